@@ -1,0 +1,68 @@
+"""Physical constants of the simulation, in one documented dataclass."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class PhysicsParams:
+    """Cloth, ball, cushion and cue constants (SI units).
+
+    Defaults and sources:
+
+    - ``mu_slide`` 0.2 and ``mu_roll`` 0.01: ball-cloth sliding and rolling resistance
+      (Alciatore, "The Illustrated Principles of Pool and Billiards", TP A.4; pooltool's defaults).
+    - ``spin_deceleration`` 10.9 rad/s^2: decay of spin about the vertical axis, which is
+      5 * mu_sp * g / (2 R) with pooltool's spinning-friction coefficient mu_sp = 0.0127.
+    - ``ball_restitution`` 0.95 and ``ball_friction`` 0.05: ball-ball contact; the friction
+      makes cut shots throw (Alciatore TP A.14 measures 0.03-0.08). Resolved by Chipmunk.
+    - ``cushion_restitution`` 0.8 and ``cushion_friction`` 0.2: cushion contact (measured
+      0.75-0.85), the friction lets side spin change the rebound angle. Resolved by Chipmunk.
+    - ``cue_mass`` 0.567 kg (a 20 oz cue) sets how much an off-centre hit loses in speed;
+      ``cue_end_mass`` 0.0057 kg sets squirt (the tip's effective mass, pooltool's default).
+    - ``miscue_limit`` 0.6: a tip offset of more than this fraction of the radius is
+      reported as a miscue (0.5 is the edge of a normal hit).
+    - ``squirt``: off by default; when on, side spin deflects the cue ball away from the
+      side struck by Alciatore's squirt formula (TP A.31).
+    - ``max_speed`` 15 m/s: the fastest accepted launch speed (a power break is ~11 m/s).
+    - ``rest_speed`` and ``rest_spin``: below these a ball counts as at rest.
+    - ``frozen_tolerance`` 0.1 mm: a ball this close to a cushion or the cue ball at the
+      strike is frozen to it.
+    - ``max_events``: a hard bound on events in one shot, so a pathological layout ends
+      with an error rather than a hang.
+    """
+
+    gravity: float = 9.81
+    mu_slide: float = 0.2
+    mu_roll: float = 0.01
+    spin_deceleration: float = 10.9
+    ball_restitution: float = 0.95
+    ball_friction: float = 0.05
+    cushion_restitution: float = 0.8
+    cushion_friction: float = 0.2
+    cue_mass: float = 0.567
+    cue_end_mass: float = 0.0057
+    miscue_limit: float = 0.6
+    squirt: bool = False
+    max_speed: float = 15.0
+    rest_speed: float = 1e-4
+    rest_spin: float = 1e-2
+    frozen_tolerance: float = 1e-4
+    max_events: int = 200_000
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "squirt":
+                if not isinstance(value, bool):
+                    raise ValueError(f"PhysicsParams.squirt must be a bool, got {value!r}")
+                continue
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ValueError(f"PhysicsParams.{f.name} must be a positive finite number, got {value!r}")
+        for name in ("ball_restitution", "cushion_restitution"):
+            if getattr(self, name) > 1.0:
+                raise ValueError(f"PhysicsParams.{name} must be in (0, 1], got {getattr(self, name)!r}")
+        if not 0 < self.miscue_limit < 1:
+            raise ValueError(f"PhysicsParams.miscue_limit must be in (0, 1), got {self.miscue_limit!r}")

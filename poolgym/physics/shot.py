@@ -1,0 +1,105 @@
+"""The cue strike (``Shot``) and execution noise (``Noise``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from poolgym.table import BALL_RADIUS
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One stroke of the cue on the cue ball.
+
+    - ``speed``: the cue ball's launch speed in m/s for a centre hit (an off-centre hit with
+      the same stroke leaves a little slower, as a real cue does).
+    - ``angle_deg``: direction of the stroke in the table frame, 0 = +x (towards the foot
+      cushion), 90 = +y.
+    - ``side``: horizontal tip offset as a fraction of the ball radius, positive = right
+      english (the ball spins clockwise seen from above).
+    - ``vertical``: vertical tip offset, positive = follow (top spin), negative = draw.
+
+    ``sqrt(side**2 + vertical**2)`` must be below 1 (the tip has to meet the ball); up to 0.5
+    is a normal hit, beyond ``PhysicsParams.miscue_limit`` the strike is reported as a miscue.
+    """
+
+    speed: float
+    angle_deg: float = 0.0
+    side: float = 0.0
+    vertical: float = 0.0
+
+    def validate(self, max_speed: float) -> None:
+        """Raise ``ValueError`` naming the field and its allowed range when out of range."""
+        for name in ("speed", "angle_deg", "side", "vertical"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+                raise ValueError(f"Shot.{name} must be a real number, got {type(value).__name__} {value!r}")
+            if not math.isfinite(value):
+                raise ValueError(f"Shot.{name} must be finite, got {value!r}")
+        if not 0.0 < self.speed <= max_speed:
+            raise ValueError(f"Shot.speed must be in (0, {max_speed}] m/s, got {self.speed!r}")
+        for name in ("side", "vertical"):
+            if not -1.0 < getattr(self, name) < 1.0:
+                raise ValueError(f"Shot.{name} must be in (-1, 1) (fraction of the ball radius), "
+                                 f"got {getattr(self, name)!r}")
+        if math.hypot(self.side, self.vertical) >= 1.0:
+            raise ValueError("Shot.side and Shot.vertical must satisfy side**2 + vertical**2 < 1 "
+                             f"(the tip must meet the ball), got side={self.side!r}, vertical={self.vertical!r}")
+
+
+@dataclass(frozen=True)
+class Noise:
+    """Gaussian execution noise, one standard deviation per shot parameter.
+
+    Tip offsets are in fractions of the ball radius. ``Noise.preset("tournament")`` is the
+    computational-pool tournament noise: tip offsets 0.5 mm, aim 0.125 degrees, speed
+    0.075 m/s; ``Noise.preset("none")`` executes shots exactly.
+    """
+
+    speed: float = 0.0
+    angle_deg: float = 0.0
+    side: float = 0.0
+    vertical: float = 0.0
+
+    PRESETS = ("none", "tournament")
+
+    def __post_init__(self) -> None:
+        for name in ("speed", "angle_deg", "side", "vertical"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"Noise.{name} must be a finite standard deviation >= 0, got {value!r}")
+
+    @classmethod
+    def preset(cls, name: str) -> "Noise":
+        if name == "none":
+            return cls()
+        if name == "tournament":
+            tip = 0.0005 / BALL_RADIUS
+            return cls(speed=0.075, angle_deg=0.125, side=tip, vertical=tip)
+        raise ValueError(f"unknown noise preset {name!r}; choose one of {list(cls.PRESETS)}")
+
+    @property
+    def is_zero(self) -> bool:
+        return self.speed == self.angle_deg == self.side == self.vertical == 0.0
+
+    def apply(self, shot: Shot, rng: np.random.Generator) -> Shot:
+        """The shot as executed: each parameter plus a Gaussian draw from ``rng``.
+
+        A draw can leave the physical range (a negative speed, a tip beyond the ball's edge);
+        the executed shot is then the nearest one that can be played, and the simulator
+        reports the executed values (and a miscue) in the strike event.
+        """
+        if self.is_zero:
+            return shot
+        d_speed, d_angle, d_side, d_vertical = rng.normal(0.0, 1.0, size=4)
+        speed = max(1e-3, shot.speed + self.speed * d_speed)
+        side = shot.side + self.side * d_side
+        vertical = shot.vertical + self.vertical * d_vertical
+        reach = math.hypot(side, vertical)
+        if reach >= 0.99:
+            side, vertical = side * 0.99 / reach, vertical * 0.99 / reach
+        return replace(shot, speed=speed, angle_deg=shot.angle_deg + self.angle_deg * d_angle,
+                       side=side, vertical=vertical)

@@ -1,0 +1,597 @@
+"""Event-driven table simulation: closed-form cloth friction between contacts, Chipmunk at contacts.
+
+Each ball moves on a parabola between events (sliding: the contact-point slip decays under
+mu_slide * g; rolling: deceleration mu_roll * g), so its state at any time is known in
+closed form. The simulation jumps from event to event: the next contact is found exactly
+(``contact_time``), never stepped over, so nothing tunnels and no contact is blurred. At a
+contact the touching bodies are handed to Chipmunk (pymunk), which resolves the impulse with
+restitution and Coulomb friction: cut shots throw, side spin changes cushion rebounds.
+
+Top and back spin (about horizontal axes) have no place in a 2D rigid body: they are kept
+here per ball and survive a collision unchanged, which is what makes a draw shot come back
+and a follow shot go on. Spin about the vertical axis is Chipmunk's angular velocity.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Mapping
+
+import numpy as np
+import pymunk
+
+from poolgym import events as ev
+from poolgym.physics.contact_time import INF, quadratic_entry, quartic_entry
+from poolgym.physics.params import PhysicsParams
+from poolgym.physics.result import ShotResult
+from poolgym.physics.shot import Noise, Shot
+from poolgym.table import Table
+
+SLIDING, ROLLING, STILL = 0, 1, 2
+# Event kinds, in the order they are processed when they fall at the same time.
+_TRANSITION, _BALL, _SEGMENT, _TIP, _HOLE, _HEAD = range(6)
+MAX_BALL = 15
+
+# Chipmunk sees a contact only when shapes overlap: its shapes are this much larger than the
+# radius the contact times are computed with, so a contact landed on exactly is detected.
+_SHAPE_INFLATION = 1e-8
+# Length of the Chipmunk step that resolves one contact: long enough to detect it, short
+# enough that nothing else moves (positions are ours, only velocities are read back).
+_CONTACT_DT = 1e-6
+_SLIP_EPS = 1e-7
+# After a grazing root (gap closed but not closing), contacts are searched again this much
+# later, so the search moves past the touch instead of finding it again.
+_RETRY_DT = 1e-9
+# Closing speeds (m/s) below this are grazing touches, parted without Chipmunk (which
+# returns no impulse at ~1e-7 m/s).
+_MIN_APPROACH = 1e-6
+# The slowest parting speed (m/s) after a contact. A ball driven by its own spin into
+# another ball or a cushion (a follow shot pushing its object ball) would otherwise meet it
+# again and again in ever shorter intervals (inelastic collapse); parting at 1 mm/s makes
+# that a bounded sequence of soft pushes, at an energy cost of micro-joules.
+_MIN_SEPARATION = 1e-3
+
+
+class Simulator:
+    """Simulates shots on one table.
+
+    >>> sim = Simulator(Table.preset("9ft"))
+    >>> res = sim.simulate({0: (0.6, 0.635), 1: (1.9, 0.635)}, Shot(speed=2.0))
+
+    ``noise`` is a ``Noise`` or a preset name (``"none"``, ``"tournament"``); with noise on,
+    ``simulate`` needs a ``numpy.random.Generator`` and the same generator state gives the
+    same shot.
+    """
+
+    def __init__(self, table: Table | None = None, params: PhysicsParams | None = None,
+                 noise: Noise | str = "none") -> None:
+        self.table = table if table is not None else Table.preset("9ft")
+        self.params = params if params is not None else PhysicsParams()
+        self.noise = Noise.preset(noise) if isinstance(noise, str) else noise
+        self._build_features()
+        self._build_spaces()
+
+    # ------------------------------------------------------------------ set-up
+    def _build_features(self) -> None:
+        """Cushion segments, protruding jaw tips and pocket holes as flat float tuples."""
+        R = self.table.ball_radius
+        boundary = self.table.boundary
+        self._segments = []  # (id, ax, ay, ux, uy, nx, ny, length, bbox)
+        for s in boundary:
+            (ax, ay), (bx, by) = s.a, s.b
+            length = math.hypot(bx - ax, by - ay)
+            ux, uy = (bx - ax) / length, (by - ay) / length
+            bbox = (min(ax, bx) - R, max(ax, bx) + R, min(ay, by) - R, max(ay, by) + R)
+            self._segments.append((s.id, ax, ay, ux, uy, -uy, ux, length, bbox))
+        # A ball can touch a vertex alone only where the outline turns right (a protruding
+        # corner seen from the table): the jaw tips. Concave corners are met by their segments.
+        self._tips = []  # (segment id reported, x, y, bbox)
+        for i, s in enumerate(boundary):
+            prev = boundary[i - 1]
+            d1 = (prev.b[0] - prev.a[0], prev.b[1] - prev.a[1])
+            d2 = (s.b[0] - s.a[0], s.b[1] - s.a[1])
+            if d1[0] * d2[1] - d1[1] * d2[0] < 0.0:
+                jaw = s if "_jaw_" in s.id else prev
+                x, y = s.a
+                self._tips.append((jaw.id, x, y, (x - R, x + R, y - R, y + R)))
+        self._holes = []  # (pocket id, cx, cy, r, bbox)
+        for p in self.table.pockets:
+            cx, cy = p.hole_centre
+            r = p.hole_radius
+            self._holes.append((p.id, cx, cy, r, (cx - r, cx + r, cy - r, cy + r)))
+
+    def _build_spaces(self) -> None:
+        """Two small Chipmunk spaces: two balls alone (ball-ball contacts) and one ball among
+        the cushions (ball-cushion contacts). A contact is resolved with only the bodies it
+        involves, so balls elsewhere, stale in the space, never interfere."""
+        p, t = self.params, self.table
+        R, m = t.ball_radius, t.ball_mass
+        moment = 0.4 * m * R * R  # solid sphere
+        e_ball = math.sqrt(p.ball_restitution)  # Chipmunk multiplies the two shapes' values
+        f_ball = math.sqrt(p.ball_friction)
+
+        def new_space() -> pymunk.Space:
+            space = pymunk.Space()
+            space.collision_slop = 1e-6  # default 0.1 world units would be 10 cm here
+            space.iterations = 20
+            return space
+
+        def ball(space: pymunk.Space) -> pymunk.Body:
+            body = pymunk.Body(m, moment)
+            shape = pymunk.Circle(body, R + _SHAPE_INFLATION)
+            shape.elasticity, shape.friction = e_ball, f_ball
+            space.add(body, shape)
+            return body
+
+        self._pair_space = new_space()
+        self._pair = (ball(self._pair_space), ball(self._pair_space))
+        self._cushion_space = new_space()
+        self._cushion_ball = ball(self._cushion_space)
+        for s in t.boundary:
+            seg = pymunk.Segment(self._cushion_space.static_body, s.a, s.b, 0.0)
+            seg.elasticity = p.cushion_restitution / e_ball
+            seg.friction = p.cushion_friction / f_ball
+            self._cushion_space.add(seg)
+
+    # ------------------------------------------------------------------ validation
+    def validate_layout(self, layout: Mapping[int, tuple[float, float]]) -> dict[int, tuple[float, float]]:
+        """Check a layout; return it as {ball: (x, y)} of floats or raise ``ValueError``."""
+        if not isinstance(layout, Mapping):
+            raise ValueError(f"layout must be a mapping ball -> (x, y), got {type(layout).__name__}")
+        out: dict[int, tuple[float, float]] = {}
+        for ball, pos in layout.items():
+            if isinstance(ball, bool) or not isinstance(ball, (int, np.integer)) or not 0 <= ball <= MAX_BALL:
+                raise ValueError(f"layout has unknown ball {ball!r}; balls are integers 0..{MAX_BALL} (0 = cue ball)")
+            try:
+                x, y = (float(v) for v in pos)
+            except (TypeError, ValueError):
+                raise ValueError(f"layout[{ball}] must be a pair of numbers (x, y), got {pos!r}") from None
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise ValueError(f"layout[{ball}] must be finite, got ({x}, {y})")
+            if not self.table.contains(x, y):
+                raise ValueError(
+                    f"ball {ball} at ({x:.4f}, {y:.4f}) is off the playing surface: its centre must be "
+                    f"at least one ball radius ({self.table.ball_radius} m) inside the cushions, "
+                    f"x in [{self.table.ball_radius:.4f}, {self.table.length - self.table.ball_radius:.4f}], "
+                    f"y in [{self.table.ball_radius:.4f}, {self.table.width - self.table.ball_radius:.4f}] "
+                    "on the open table")
+            out[int(ball)] = (x, y)
+        if 0 not in out:
+            raise ValueError("layout must contain the cue ball (ball 0)")
+        balls = sorted(out)
+        limit = 2.0 * self.table.ball_radius - 1e-6
+        for i, a in enumerate(balls):
+            ax, ay = out[a]
+            for b in balls[i + 1:]:
+                bx, by = out[b]
+                if (ax - bx) ** 2 + (ay - by) ** 2 < limit * limit:
+                    raise ValueError(f"balls {a} and {b} overlap: centres {math.hypot(ax - bx, ay - by):.5f} m "
+                                     f"apart, at least {2 * self.table.ball_radius:.5f} m needed")
+        return out
+
+    # ------------------------------------------------------------------ public API
+    def simulate(self, layout: Mapping[int, tuple[float, float]], shot: Shot,
+                 rng: np.random.Generator | None = None, trajectories: bool = False,
+                 sample_dt: float = 1.0 / 60.0) -> ShotResult:
+        """Strike the cue ball (ball 0) of ``layout`` with ``shot`` and run until rest.
+
+        With execution noise configured, ``rng`` supplies it (required). ``trajectories``
+        samples every ball's path every ``sample_dt`` seconds (and at every event) for drawing;
+        it costs nothing when off.
+        """
+        if not isinstance(shot, Shot):
+            raise ValueError(f"shot must be a poolgym.physics.Shot, got {type(shot).__name__}")
+        shot.validate(self.params.max_speed)
+        balls = self.validate_layout(layout)
+        if not self.noise.is_zero:
+            if rng is None:
+                raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")
+            shot = self.noise.apply(shot, rng)
+        return _ShotRun(self, balls, shot, trajectories, sample_dt).run()
+
+    def strike_state(self, shot: Shot) -> tuple[float, float, float, float, float]:
+        """Cue-ball velocity and spin right after the strike: (vx, vy, wx, wy, wz).
+
+        Standard cue-ball formulas (Alciatore TP A.30): an offset of a fraction ``f`` of the
+        radius leaves the ball at v = v_centre (1 + m/M) / (1 + m/M + 5 f^2 / 2) with spin
+        5 v f / (2 R) about the axis perpendicular to the offset.
+        """
+        p, R = self.params, self.table.ball_radius
+        ratio = self.table.ball_mass / p.cue_mass
+        side, vertical = shot.side, shot.vertical
+        v = shot.speed * (1.0 + ratio) / (1.0 + ratio + 2.5 * (side * side + vertical * vertical))
+        angle = math.radians(shot.angle_deg)
+        if p.squirt and side != 0.0:
+            # Squirt: the ball leaves away from the side struck (Alciatore TP A.31).
+            along = math.sqrt(1.0 - side * side)
+            mass_ratio = self.table.ball_mass / p.cue_end_mass
+            angle += math.atan(2.5 * side * along / (1.0 + mass_ratio + 2.5 * along * along))
+        cx, cy = math.cos(angle), math.sin(angle)
+        spin = 2.5 * v / R
+        # Top spin turns about z x v_hat = (-cy, cx); right english spins clockwise (wz < 0).
+        return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side
+
+
+class _ShotRun:
+    """The mutable state of one shot; plain lists indexed by a local ball index."""
+
+    def __init__(self, sim: Simulator, balls: dict[int, tuple[float, float]], shot: Shot,
+                 record: bool, sample_dt: float) -> None:
+        self.sim, self.shot = sim, shot
+        p, t = sim.params, sim.table
+        self.R = t.ball_radius
+        self.D2 = (2.0 * self.R) ** 2
+        self.g_slide = p.mu_slide * p.gravity
+        self.g_roll = p.mu_roll * p.gravity
+        self.spin_dec = p.spin_deceleration
+        self.rest_speed = p.rest_speed
+        self.head_x = t.head_string_x
+        self.nums = sorted(balls)
+        n = len(self.nums)
+        self.cue = self.nums.index(0)
+        self.T0 = [0.0] * n
+        self.X = [balls[b][0] for b in self.nums]
+        self.Y = [balls[b][1] for b in self.nums]
+        self.VX, self.VY = [0.0] * n, [0.0] * n
+        self.WX, self.WY, self.WZ = [0.0] * n, [0.0] * n, [0.0] * n
+        self.AX, self.AY = [0.0] * n, [0.0] * n
+        self.MODE = [STILL] * n
+        self.TEND = [INF] * n
+        self.BOX = [(x, x, y, y) for x, y in zip(self.X, self.Y)]
+        self.VER = [0] * n
+        self.ON = [True] * n
+        self.heap: list = []
+        self.seq = 0
+        self.log: list[ev.Event] = []
+        self.pocketed: dict[int, str] = {}
+        self.record = record
+        self.sample_dt = sample_dt
+        self.phases: list[list[tuple]] = [[] for _ in range(n)]
+        self.start = (list(self.X), list(self.Y))
+        self.frozen_segments: list[set[str]] = [set() for _ in range(n)]
+
+    # ------------------------------------------------------------------ kinematics
+    def state_at(self, k: int, t: float):
+        """(x, y, vx, vy, wx, wy, wz) of ball k at time t, in closed form."""
+        tau = t - self.T0[k]
+        wz0 = self.WZ[k]
+        spun = abs(wz0) - self.spin_dec * tau
+        wz = math.copysign(spun, wz0) if spun > 0.0 else 0.0
+        mode = self.MODE[k]
+        if mode == STILL:
+            return self.X[k], self.Y[k], 0.0, 0.0, 0.0, 0.0, wz
+        ax, ay = self.AX[k], self.AY[k]
+        vx, vy = self.VX[k] + ax * tau, self.VY[k] + ay * tau
+        x = self.X[k] + (self.VX[k] + 0.5 * ax * tau) * tau
+        y = self.Y[k] + (self.VY[k] + 0.5 * ay * tau) * tau
+        if mode == ROLLING:
+            return x, y, vx, vy, -vy / self.R, vx / self.R, wz
+        # Sliding friction torque turns the spin about z x u_hat, u_hat = -a / (mu_s g).
+        c = 2.5 * tau / self.R
+        return x, y, vx, vy, self.WX[k] + c * ay, self.WY[k] - c * ax, wz
+
+    def set_phase(self, k: int, t: float, x: float, y: float, vx: float, vy: float,
+                  wx: float, wy: float, wz: float, force_roll: bool = False) -> None:
+        """Start a new motion phase of ball k at time t from the given state."""
+        if self.record:
+            self._close_phase(k, t)
+        R = self.R
+        speed = math.hypot(vx, vy)
+        ux, uy = vx - R * wy, vy + R * wx
+        slip = math.hypot(ux, uy)
+        if slip > _SLIP_EPS and not force_roll:
+            mode = SLIDING
+            ax, ay = -self.g_slide * ux / slip, -self.g_slide * uy / slip
+            duration = 2.0 * slip / (7.0 * self.g_slide)
+        elif speed > self.rest_speed:
+            mode = ROLLING
+            ax, ay = -self.g_roll * vx / speed, -self.g_roll * vy / speed
+            duration = speed / self.g_roll
+            wx, wy = -vy / R, vx / R
+        else:
+            mode = STILL
+            vx = vy = wx = wy = ax = ay = 0.0
+            duration = INF
+        self.T0[k], self.X[k], self.Y[k] = t, x, y
+        self.VX[k], self.VY[k], self.WX[k], self.WY[k], self.WZ[k] = vx, vy, wx, wy, wz
+        self.AX[k], self.AY[k], self.MODE[k] = ax, ay, mode
+        self.TEND[k] = t + duration
+        self.VER[k] += 1
+        if mode == STILL:
+            self.BOX[k] = (x, x, y, y)
+        else:
+            self.BOX[k] = (*_parabola_range(x, vx, ax, duration), *_parabola_range(y, vy, ay, duration))
+
+    # ------------------------------------------------------------------ scheduling
+    def push(self, time: float, kind: int, k: int, other: int, ver_other: int) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (time, kind, self.seq, k, other, self.VER[k], ver_other))
+
+    def schedule(self, k: int, t: float) -> None:
+        """Queue every event ball k may take part in from time t on its current phase."""
+        moving = self.MODE[k] != STILL
+        if moving:
+            self.push(self.TEND[k], _TRANSITION, k, -1, 0)
+            self._schedule_cushions(k, t)
+            if k == self.cue:
+                self._schedule_head_string(k, t)
+        self._schedule_pairs(k, t)
+
+    def _schedule_pairs(self, k: int, t: float, partners=None) -> None:
+        """Queue ball k's contacts with every other ball (or only with ``partners``)."""
+        xk, yk, vxk, vyk = self.state_at(k, t)[:4]
+        axk, ayk = self.AX[k], self.AY[k]
+        tk_end = self.TEND[k]
+        bk0, bk1, bk2, bk3 = self.BOX[k]
+        reach = 2.0 * self.R
+        D2 = self.D2
+        ON, MODE, BOX, TEND = self.ON, self.MODE, self.BOX, self.TEND
+        k_still = MODE[k] == STILL
+        for j in range(len(ON)) if partners is None else partners:
+            if j == k or not ON[j] or (k_still and MODE[j] == STILL):
+                continue
+            bj = BOX[j]
+            if bj[0] > bk1 + reach or bj[1] < bk0 - reach or bj[2] > bk3 + reach or bj[3] < bk2 - reach:
+                continue
+            horizon = min(tk_end, TEND[j]) - t
+            if horizon <= 0.0:
+                continue
+            xj, yj, vxj, vyj = self.state_at(j, t)[:4]
+            dx, dy = xj - xk, yj - yk
+            dvx, dvy = vxj - vxk, vyj - vyk
+            dax, day = self.AX[j] - axk, self.AY[j] - ayk
+            c0 = dx * dx + dy * dy - D2
+            c1 = 2.0 * (dx * dvx + dy * dvy)
+            c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
+            c3 = dvx * dax + dvy * day
+            c4 = 0.25 * (dax * dax + day * day)
+            tau = quartic_entry(c0, c1, c2, c3, c4, horizon)
+            if tau != INF:
+                self.push(t + tau, _BALL, k, j, self.VER[j])
+
+    def _schedule_cushions(self, k: int, t: float) -> None:
+        """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole."""
+        x, y, vx, vy = self.state_at(k, t)[:4]
+        ax, ay = self.AX[k], self.AY[k]
+        horizon = self.TEND[k] - t
+        b0, b1, b2, b3 = self.BOX[k]
+        R = self.R
+        best, kind, which = INF, -1, -1
+        for i, (_, sx, sy, ux, uy, nx, ny, length, bb) in enumerate(self.sim._segments):
+            if bb[0] > b1 or bb[1] < b0 or bb[2] > b3 or bb[3] < b2:
+                continue
+            c0 = nx * (x - sx) + ny * (y - sy) - R
+            tau = quadratic_entry(c0, nx * vx + ny * vy, 0.5 * (nx * ax + ny * ay), min(horizon, best))
+            if tau < best:
+                px = x + (vx + 0.5 * ax * tau) * tau - sx
+                py = y + (vy + 0.5 * ay * tau) * tau - sy
+                if 0.0 <= ux * px + uy * py <= length:
+                    best, kind, which = tau, _SEGMENT, i
+        for i, (_, qx, qy, bb) in enumerate(self.sim._tips):
+            if bb[0] > b1 or bb[1] < b0 or bb[2] > b3 or bb[3] < b2:
+                continue
+            tau = _point_entry(x - qx, y - qy, vx, vy, ax, ay, R * R, min(horizon, best))
+            if tau < best:
+                best, kind, which = tau, _TIP, i
+        for i, (_, cx, cy, r, bb) in enumerate(self.sim._holes):
+            if bb[0] > b1 or bb[1] < b0 or bb[2] > b3 or bb[3] < b2:
+                continue
+            tau = _point_entry(x - cx, y - cy, vx, vy, ax, ay, r * r, min(horizon, best))
+            if tau < best:
+                best, kind, which = tau, _HOLE, i
+        if kind >= 0:
+            self.push(t + best, kind, k, which, 0)
+
+    def _schedule_head_string(self, k: int, after: float) -> None:
+        """Queue the cue ball's next crossing of the head string strictly after ``after``."""
+        horizon = self.TEND[k] - self.T0[k]
+        c = self.X[k] - self.head_x
+        b, a = self.VX[k], 0.5 * self.AX[k]
+        roots = []
+        if a == 0.0:
+            if b != 0.0:
+                roots.append(-c / b)
+        else:
+            disc = b * b - 4.0 * a * c
+            if disc >= 0.0:
+                sq = math.sqrt(disc)
+                roots.extend(((-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a)))
+        lower = after - self.T0[k] + 1e-12
+        hits = [r for r in roots if lower < r <= horizon]
+        if hits:
+            self.push(self.T0[k] + min(hits), _HEAD, k, -1, 0)
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> ShotResult:
+        sim, shot = self.sim, self.shot
+        cue = self.cue
+        vx, vy, wx, wy, wz = sim.strike_state(shot)
+        self.log.append(self._strike_event())
+        self.set_phase(cue, 0.0, self.X[cue], self.Y[cue], vx, vy, wx, wy, wz)
+        self.schedule(cue, 0.0)
+        max_events = sim.params.max_events
+        processed = 0
+        now = 0.0
+        heap, VER, ON = self.heap, self.VER, self.ON
+        while heap:
+            time, kind, _, k, other, ver_k, ver_other = heapq.heappop(heap)
+            if not ON[k] or VER[k] != ver_k:
+                continue
+            if kind == _BALL and (not ON[other] or VER[other] != ver_other):
+                continue
+            processed += 1
+            if processed > max_events:
+                raise RuntimeError(f"shot exceeded PhysicsParams.max_events={max_events}; "
+                                   f"layout {self.start} shot {shot}")
+            now = time
+            if kind == _TRANSITION:
+                x, y, vx, vy, wx, wy, wz = self.state_at(k, time)
+                # Slip ends exactly at the end of a sliding phase: roll from there, never re-slide
+                # on round-off. A rolling phase ends with the ball stopped.
+                self.set_phase(k, time, x, y, vx, vy, wx, wy, wz, force_roll=self.MODE[k] == SLIDING)
+                self.schedule(k, time)
+            elif kind == _BALL:
+                self._ball_ball(k, other, time)
+            elif kind == _SEGMENT or kind == _TIP:
+                self._ball_cushion(k, kind, other, time)
+            elif kind == _HOLE:
+                self._drop(k, other, time)
+            else:
+                x, y, vx = self.state_at(k, time)[:3]
+                self.log.append(ev.HeadStringCrossing(time, self.nums[k], (x, y), vx > 0.0))
+                self._schedule_head_string(k, time)
+        return self._result(now)
+
+    # ------------------------------------------------------------------ contacts
+    def _ball_ball(self, k: int, j: int, t: float) -> None:
+        sk = self.state_at(k, t)
+        sj = self.state_at(j, t)
+        nx, ny = sj[0] - sk[0], sj[1] - sk[1]
+        dist = math.hypot(nx, ny)
+        nx, ny = nx / dist, ny / dist
+        closing = (sk[2] - sj[2]) * nx + (sk[3] - sj[3]) * ny
+        if closing <= 0.0:
+            # The gap closed at a grazing root without closing: nothing to resolve.
+            self._schedule_pairs(k, t + _RETRY_DT, (j,))
+            return
+        if closing >= _MIN_APPROACH:
+            a, b = self.sim._pair
+            a.position, a.velocity, a.angular_velocity = (sk[0], sk[1]), (sk[2], sk[3]), sk[6]
+            b.position, b.velocity, b.angular_velocity = (sj[0], sj[1]), (sj[2], sj[3]), sj[6]
+            self.sim._pair_space.step(_CONTACT_DT)
+            (vxk, vyk), wzk = a.velocity, a.angular_velocity
+            (vxj, vyj), wzj = b.velocity, b.angular_velocity
+        else:
+            vxk, vyk, wzk, vxj, vyj, wzj = sk[2], sk[3], sk[6], sj[2], sj[3], sj[6]
+        # Balls must leave a contact at least _MIN_SEPARATION apart in speed (see there).
+        still_closing = (vxk - vxj) * nx + (vyk - vyj) * ny
+        if still_closing > -_MIN_SEPARATION:
+            push = 0.5 * (still_closing + _MIN_SEPARATION)
+            vxk, vyk, vxj, vyj = vxk - push * nx, vyk - push * ny, vxj + push * nx, vyj + push * ny
+        first, second = (k, j) if sk[2] ** 2 + sk[3] ** 2 >= sj[2] ** 2 + sj[3] ** 2 else (j, k)
+        s_first, s_second = (sk, sj) if first == k else (sj, sk)
+        self.log.append(ev.BallBall(t, self.nums[first], self.nums[second],
+                                    (s_first[0], s_first[1]), (s_second[0], s_second[1])))
+        self.set_phase(k, t, sk[0], sk[1], vxk, vyk, sk[4], sk[5], wzk)
+        self.set_phase(j, t, sj[0], sj[1], vxj, vyj, sj[4], sj[5], wzj)
+        self.schedule(k, t)
+        self.schedule(j, t)
+
+    def _ball_cushion(self, k: int, kind: int, which: int, t: float) -> None:
+        x, y, vx, vy, wx, wy, wz = self.state_at(k, t)
+        if kind == _SEGMENT:
+            seg_id, _, _, _, _, nx, ny, _, _ = self.sim._segments[which]
+        else:
+            seg_id, qx, qy, _ = self.sim._tips[which]
+            nx, ny = x - qx, y - qy
+            norm = math.hypot(nx, ny)
+            nx, ny = nx / norm, ny / norm
+        closing = -(vx * nx + vy * ny)  # (nx, ny) points from the cushion to the ball
+        if closing <= 0.0:
+            self._schedule_cushions(k, t + _RETRY_DT)
+            return
+        if closing >= _MIN_APPROACH:
+            body = self.sim._cushion_ball
+            body.position, body.velocity, body.angular_velocity = (x, y), (vx, vy), wz
+            self.sim._cushion_space.step(_CONTACT_DT)
+            (vx, vy), wz = body.velocity, body.angular_velocity
+        leaving = vx * nx + vy * ny
+        if leaving < _MIN_SEPARATION:
+            vx, vy = vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny
+        was_frozen = (seg_id in self.frozen_segments[k]
+                      and math.hypot(x - self.start[0][k], y - self.start[1][k]) <= self.sim.params.frozen_tolerance)
+        self.log.append(ev.BallCushion(t, self.nums[k], seg_id, (x, y), was_frozen))
+        self.set_phase(k, t, x, y, vx, vy, wx, wy, wz)
+        self.schedule(k, t)
+
+    def _drop(self, k: int, which: int, t: float) -> None:
+        x, y = self.state_at(k, t)[:2]
+        pocket_id = self.sim._holes[which][0]
+        if self.record:
+            self._close_phase(k, t)
+        self.ON[k] = False
+        self.VER[k] += 1
+        self.pocketed[self.nums[k]] = pocket_id
+        self.log.append(ev.Pocketed(t, self.nums[k], pocket_id, (x, y)))
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _strike_event(self) -> ev.Strike:
+        sim, shot = self.sim, self.shot
+        R, tol = self.R, sim.params.frozen_tolerance
+        cushion_frozen, cue_frozen = [], []
+        cx, cy = self.X[self.cue], self.Y[self.cue]
+        for k, num in enumerate(self.nums):
+            x, y = self.X[k], self.Y[k]
+            for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments:
+                along = ux * (x - sx) + uy * (y - sy)
+                if 0.0 <= along <= length and nx * (x - sx) + ny * (y - sy) <= R + tol:
+                    self.frozen_segments[k].add(seg_id)
+            if self.frozen_segments[k]:
+                cushion_frozen.append(num)
+            if k != self.cue and math.hypot(x - cx, y - cy) <= 2.0 * R + tol:
+                cue_frozen.append(num)
+        miscue = math.hypot(shot.side, shot.vertical) > sim.params.miscue_limit
+        return ev.Strike(0.0, 0, (cx, cy), shot.speed, shot.angle_deg, shot.side, shot.vertical,
+                         miscue, tuple(cushion_frozen), tuple(cue_frozen))
+
+    def _rest_time(self, last_event: float) -> float:
+        """When the last translation and the last spin (above the rest threshold) stop."""
+        end = last_event
+        rest_spin = self.sim.params.rest_spin
+        for k in range(len(self.nums)):
+            if self.ON[k]:
+                end = max(end, self.T0[k] + max(0.0, abs(self.WZ[k]) - rest_spin) / self.spin_dec)
+        return end
+
+    def _result(self, last_event: float) -> ShotResult:
+        duration = self._rest_time(last_event)
+        self.log.append(ev.Rest(duration))
+        positions = {self.nums[k]: (self.X[k], self.Y[k]) for k in range(len(self.nums)) if self.ON[k]}
+        paths = None
+        if self.record:
+            for k in range(len(self.nums)):
+                if self.ON[k]:
+                    self._close_phase(k, duration)
+            paths = {self.nums[k]: _sample(self.phases[k], self.sample_dt) for k in range(len(self.nums))}
+        return ShotResult(positions, dict(self.pocketed), tuple(self.log), duration, self.shot, paths)
+
+    def _close_phase(self, k: int, t: float) -> None:
+        self.phases[k].append((self.T0[k], t, self.X[k], self.Y[k], self.VX[k], self.VY[k],
+                               self.AX[k], self.AY[k]))
+
+
+def _point_entry(dx: float, dy: float, vx: float, vy: float, ax: float, ay: float,
+                 r2: float, horizon: float) -> float:
+    """First time the centre, offset (dx, dy) from a fixed point, comes within sqrt(r2) of it."""
+    c0 = dx * dx + dy * dy - r2
+    c1 = 2.0 * (dx * vx + dy * vy)
+    c2 = vx * vx + vy * vy + dx * ax + dy * ay
+    c3 = vx * ax + vy * ay
+    c4 = 0.25 * (ax * ax + ay * ay)
+    return quartic_entry(c0, c1, c2, c3, c4, horizon)
+
+
+def _parabola_range(p: float, v: float, a: float, duration: float) -> tuple[float, float]:
+    """Min and max of p + v t + a t^2 / 2 over t in [0, duration]."""
+    end = p + (v + 0.5 * a * duration) * duration
+    lo, hi = (p, end) if p <= end else (end, p)
+    if a != 0.0:
+        t_turn = -v / a
+        if 0.0 < t_turn < duration:
+            turn = p + 0.5 * v * t_turn
+            lo, hi = min(lo, turn), max(hi, turn)
+    return lo, hi
+
+
+def _sample(phases: list[tuple], dt: float) -> np.ndarray:
+    """Rows (t, x, y) along a ball's phases, every dt and at every phase boundary."""
+    rows = []
+    for t0, t1, x, y, vx, vy, ax, ay in phases:
+        if t1 < t0:
+            continue
+        n = max(1, int(math.ceil((t1 - t0) / dt)))
+        for i in range(n + 1):
+            tau = min(i * dt, t1 - t0)
+            rows.append((t0 + tau, x + (vx + 0.5 * ax * tau) * tau, y + (vy + 0.5 * ay * tau) * tau))
+    return np.asarray(rows, dtype=float).reshape(-1, 3)
