@@ -1,0 +1,1 @@
+"""Programs built on poolgym's public API: the ``poolgym`` command, benchmarks and peers."""
