@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -10,6 +11,31 @@ from poolgym import events as ev
 from poolgym.physics.shot import Shot
 
 Point = tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class MotionPhase:
+    """One stretch of a ball's path under constant acceleration, from ``t0`` to ``t1``.
+
+    ``mode`` is ``"sliding"``, ``"rolling"`` or ``"still"``; ``position`` and ``velocity``
+    are at ``t0``. The path is exact: p(t) = p0 + v0 (t - t0) + a (t - t0)^2 / 2.
+    """
+
+    t0: float
+    t1: float
+    mode: str
+    position: Point
+    velocity: Point
+    acceleration: Point
+
+    def position_at(self, t: float) -> Point:
+        tau = t - self.t0
+        (x, y), (vx, vy), (ax, ay) = self.position, self.velocity, self.acceleration
+        return (x + (vx + 0.5 * ax * tau) * tau, y + (vy + 0.5 * ay * tau) * tau)
+
+    def velocity_at(self, t: float) -> Point:
+        tau = t - self.t0
+        return (self.velocity[0] + self.acceleration[0] * tau, self.velocity[1] + self.acceleration[1] * tau)
 
 
 @dataclass(frozen=True)
@@ -21,7 +47,8 @@ class ShotResult:
     - ``events``: the typed event log in time order (``poolgym.events``).
     - ``duration``: simulated seconds from the strike until everything is at rest.
     - ``shot``: the shot as executed (after execution noise).
-    - ``trajectories``: ball -> array of rows (t, x, y), only when requested.
+    - ``trajectories``: ball -> its motion phases in time order, only when requested
+      (``simulate(..., trajectories=True)``); ``sample_path`` turns them into points.
     """
 
     positions: dict[int, Point]
@@ -29,7 +56,7 @@ class ShotResult:
     events: tuple[ev.Event, ...]
     duration: float
     shot: Shot
-    trajectories: dict[int, np.ndarray] | None = field(default=None, repr=False)
+    trajectories: dict[int, tuple[MotionPhase, ...]] | None = field(default=None, repr=False)
 
     @property
     def first_contact(self) -> int | None:
@@ -45,3 +72,21 @@ class ShotResult:
     def cushion_after_contact(self) -> frozenset[int]:
         """Balls that reached a cushion after the cue ball's first contact."""
         return ev.cushion_after_contact(self.events)
+
+    def sample_path(self, ball: int, dt: float = 1.0 / 60.0) -> np.ndarray:
+        """Rows (t, x, y) along ``ball``'s path every ``dt`` seconds and at every phase change."""
+        if self.trajectories is None:
+            raise ValueError("this result has no trajectories: simulate(..., trajectories=True)")
+        if ball not in self.trajectories:
+            raise ValueError(f"ball {ball} was not in this shot; balls are {sorted(self.trajectories)}")
+        if not (math.isfinite(dt) and dt > 0):
+            raise ValueError(f"dt must be a positive number of seconds, got {dt!r}")
+        rows = []
+        for n, phase in enumerate(self.trajectories[ball]):
+            span = phase.t1 - phase.t0
+            steps = max(1, int(math.ceil(span / dt)))
+            # Each phase starts where the previous one ended: skip the repeated point.
+            for i in range(0 if n == 0 else 1, steps + 1):
+                t = phase.t0 + min(i * dt, span)
+                rows.append((t, *phase.position_at(t)))
+        return np.asarray(rows, dtype=float).reshape(-1, 3)

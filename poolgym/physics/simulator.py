@@ -24,11 +24,12 @@ import pymunk
 from poolgym import events as ev
 from poolgym.physics.contact_time import INF, quadratic_entry, quartic_entry
 from poolgym.physics.params import PhysicsParams
-from poolgym.physics.result import ShotResult
+from poolgym.physics.result import MotionPhase, ShotResult
 from poolgym.physics.shot import Noise, Shot
 from poolgym.table import Table
 
 SLIDING, ROLLING, STILL = 0, 1, 2
+_MODE_NAMES = ("sliding", "rolling", "still")
 # Event kinds, in the order they are processed when they fall at the same time.
 _TRANSITION, _BALL, _SEGMENT, _TIP, _HOLE, _HEAD = range(6)
 MAX_BALL = 15
@@ -172,13 +173,12 @@ class Simulator:
 
     # ------------------------------------------------------------------ public API
     def simulate(self, layout: Mapping[int, tuple[float, float]], shot: Shot,
-                 rng: np.random.Generator | None = None, trajectories: bool = False,
-                 sample_dt: float = 1.0 / 60.0) -> ShotResult:
+                 rng: np.random.Generator | None = None, trajectories: bool = False) -> ShotResult:
         """Strike the cue ball (ball 0) of ``layout`` with ``shot`` and run until rest.
 
         With execution noise configured, ``rng`` supplies it (required). ``trajectories``
-        samples every ball's path every ``sample_dt`` seconds (and at every event) for drawing;
-        it costs nothing when off.
+        records every ball's exact motion phases (for drawing and analysis); it costs
+        nothing when off.
         """
         if not isinstance(shot, Shot):
             raise ValueError(f"shot must be a poolgym.physics.Shot, got {type(shot).__name__}")
@@ -188,7 +188,7 @@ class Simulator:
             if rng is None:
                 raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")
             shot = self.noise.apply(shot, rng)
-        return _ShotRun(self, balls, shot, trajectories, sample_dt).run()
+        return _ShotRun(self, balls, shot, trajectories).run()
 
     def strike_state(self, shot: Shot) -> tuple[float, float, float, float, float]:
         """Cue-ball velocity and spin right after the strike: (vx, vy, wx, wy, wz).
@@ -217,7 +217,7 @@ class _ShotRun:
     """The mutable state of one shot; plain lists indexed by a local ball index."""
 
     def __init__(self, sim: Simulator, balls: dict[int, tuple[float, float]], shot: Shot,
-                 record: bool, sample_dt: float) -> None:
+                 record: bool) -> None:
         self.sim, self.shot = sim, shot
         p, t = sim.params, sim.table
         self.R = t.ball_radius
@@ -246,8 +246,7 @@ class _ShotRun:
         self.log: list[ev.Event] = []
         self.pocketed: dict[int, str] = {}
         self.record = record
-        self.sample_dt = sample_dt
-        self.phases: list[list[tuple]] = [[] for _ in range(n)]
+        self.phases: list[list[MotionPhase]] = [[] for _ in range(n)]
         self.start = (list(self.X), list(self.Y))
         self.frozen_segments: list[set[str]] = [set() for _ in range(n)]
 
@@ -553,12 +552,14 @@ class _ShotRun:
             for k in range(len(self.nums)):
                 if self.ON[k]:
                     self._close_phase(k, duration)
-            paths = {self.nums[k]: _sample(self.phases[k], self.sample_dt) for k in range(len(self.nums))}
+            paths = {self.nums[k]: tuple(self.phases[k]) for k in range(len(self.nums))}
         return ShotResult(positions, dict(self.pocketed), tuple(self.log), duration, self.shot, paths)
 
     def _close_phase(self, k: int, t: float) -> None:
-        self.phases[k].append((self.T0[k], t, self.X[k], self.Y[k], self.VX[k], self.VY[k],
-                               self.AX[k], self.AY[k]))
+        if t <= self.T0[k]:
+            return  # a phase replaced at the instant it began leaves nothing to draw
+        self.phases[k].append(MotionPhase(self.T0[k], t, _MODE_NAMES[self.MODE[k]], (self.X[k], self.Y[k]),
+                                          (self.VX[k], self.VY[k]), (self.AX[k], self.AY[k])))
 
 
 def _point_entry(dx: float, dy: float, vx: float, vy: float, ax: float, ay: float,
@@ -582,16 +583,3 @@ def _parabola_range(p: float, v: float, a: float, duration: float) -> tuple[floa
             turn = p + 0.5 * v * t_turn
             lo, hi = min(lo, turn), max(hi, turn)
     return lo, hi
-
-
-def _sample(phases: list[tuple], dt: float) -> np.ndarray:
-    """Rows (t, x, y) along a ball's phases, every dt and at every phase boundary."""
-    rows = []
-    for t0, t1, x, y, vx, vy, ax, ay in phases:
-        if t1 < t0:
-            continue
-        n = max(1, int(math.ceil((t1 - t0) / dt)))
-        for i in range(n + 1):
-            tau = min(i * dt, t1 - t0)
-            rows.append((t0 + tau, x + (vx + 0.5 * ax * tau) * tau, y + (vy + 0.5 * ay * tau) * tau))
-    return np.asarray(rows, dtype=float).reshape(-1, 3)
