@@ -110,7 +110,7 @@ class Simulator:
         R, m = t.ball_radius, t.ball_mass
         moment = 0.4 * m * R * R  # solid sphere
         e_ball = math.sqrt(p.ball_restitution)  # Chipmunk multiplies the two shapes' values
-        f_ball = math.sqrt(p.ball_friction)
+        f_ball = math.sqrt(p.ball_friction_min + p.ball_friction_extra)
 
         def new_space() -> pymunk.Space:
             space = pymunk.Space()
@@ -127,6 +127,10 @@ class Simulator:
 
         self._pair_space = new_space()
         self._pair = (ball(self._pair_space), ball(self._pair_space))
+        # The first pair shape carries each contact's friction (see _ShotRun); the second
+        # shape's value is 1, so the product Chipmunk uses is the first's.
+        self._pair_shape = next(iter(self._pair[0].shapes))
+        next(iter(self._pair[1].shapes)).friction = 1.0
         self._cushion_space = new_space()
         self._cushion_ball = ball(self._cushion_space)
         for s in t.boundary:
@@ -456,6 +460,7 @@ class _ShotRun:
             return
         if closing >= _MIN_APPROACH:
             a, b = self.sim._pair
+            self.sim._pair_shape.friction = self._ball_friction_factor(sk, sj, nx, ny)
             a.position, a.velocity, a.angular_velocity = (sk[0], sk[1]), (sk[2], sk[3]), sk[6]
             b.position, b.velocity, b.angular_velocity = (sj[0], sj[1]), (sj[2], sj[3]), sj[6]
             self.sim._pair_space.step(_CONTACT_DT)
@@ -476,6 +481,22 @@ class _ShotRun:
         self.set_phase(j, t, sj[0], sj[1], vxj, vyj, sj[4], sj[5], wzj)
         self.schedule(k, t)
         self.schedule(j, t)
+
+    def _ball_friction_factor(self, sk, sj, nx: float, ny: float) -> float:
+        """The horizontal ball-ball friction coefficient for this contact.
+
+        Friction opposes the contact points' slip, which is three-dimensional: top and back
+        spin make the surfaces slide vertically past each other. The coefficient follows
+        the slip speed (PhysicsParams), and only its horizontal share throws the object
+        ball, so a rolling cue ball throws less than a stunned one, as measured (Alciatore
+        TP A.14). Chipmunk sees only the horizontal plane, so it gets that share.
+        """
+        R, p = self.R, self.sim.params
+        slip_h = (sk[2] - sj[2]) * -ny + (sk[3] - sj[3]) * nx + R * (sk[6] + sj[6])
+        slip_v = R * ((sk[4] + sj[4]) * ny - (sk[5] + sj[5]) * nx)
+        slip = math.hypot(slip_h, slip_v)
+        mu = p.ball_friction_min + p.ball_friction_extra * math.exp(-p.ball_friction_decay * slip)
+        return mu * abs(slip_h) / slip if slip > 0.0 else mu
 
     def _ball_cushion(self, k: int, kind: int, which: int, t: float) -> None:
         x, y, vx, vy, wx, wy, wz = self.state_at(k, t)
