@@ -38,6 +38,19 @@ def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+def _soak(args: argparse.Namespace) -> int:
+    from agents import soak
+
+    report = soak.run_physics_soak(shots=args.shots, seed=args.seed, table_name=args.table)
+    print(soak.format_report(report))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    failures = sum(report[k] for k in ("crashes", "escapes", "overlaps", "lost_balls", "non_finite",
+                                       "log_mismatches"))
+    return 1 if failures else 0
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -66,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
                            "~/.cache/poolgym-peers/pooltool-venv/bin/python if present)")
     peer.add_argument("--no-peer", action="store_true", help="time poolgym only")
     bench.set_defaults(handler=lambda args: _bench(args, bench))
+
+    soak = sub.add_parser("soak", help="run many random shots and check every invariant")
+    soak.add_argument("--shots", type=_positive_int, default=10_000, help="shots (default 10000)")
+    soak.add_argument("--seed", type=int, default=0)
+    soak.add_argument("--table", default="9ft", choices=sorted(TABLE_SIZES))
+    soak.add_argument("--json", metavar="FILE", help="also write the report to FILE")
+    soak.set_defaults(handler=_soak)
     return parser
 
 

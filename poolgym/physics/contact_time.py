@@ -29,9 +29,9 @@ def quadratic_entry(c0: float, c1: float, c2: float, horizon: float) -> float:
     if c0 <= 0.0:
         if c1 < -1e-12:
             return 0.0
-        if c2 >= 0.0 or c1 >= 0.0 and c0 < 0.0:
+        if c2 >= 0.0:
             return INF
-        # Opening now but decelerating: it may come back; g reopens then closes at the larger root.
+        # Opening (or at rest) but accelerating back: g closes again at the larger root.
         disc = c1 * c1 - 4.0 * c2 * c0
         t = (-c1 - math.sqrt(max(disc, 0.0))) / (2.0 * c2)
         return t if 0.0 < t <= horizon else INF

@@ -52,6 +52,7 @@ _MIN_APPROACH = 1e-6
 # again and again in ever shorter intervals (inelastic collapse); parting at 1 mm/s makes
 # that a bounded sequence of soft pushes, at an energy cost of micro-joules.
 _MIN_SEPARATION = 1e-3
+_FAR_AWAY = -1e4
 
 
 class Simulator:
@@ -115,6 +116,8 @@ class Simulator:
         def new_space() -> pymunk.Space:
             space = pymunk.Space()
             space.collision_slop = 1e-6  # default 0.1 world units would be 10 cm here
+            # Drop a contact after one step apart (see _forget_contact).
+            space.collision_persistence = 1
             space.iterations = 20
             return space
 
@@ -466,6 +469,7 @@ class _ShotRun:
             self.sim._pair_space.step(_CONTACT_DT)
             (vxk, vyk), wzk = a.velocity, a.angular_velocity
             (vxj, vyj), wzj = b.velocity, b.angular_velocity
+            _forget_contact(self.sim._pair_space, b)
         else:
             vxk, vyk, wzk, vxj, vyj, wzj = sk[2], sk[3], sk[6], sj[2], sj[3], sj[6]
         # Balls must leave a contact at least _MIN_SEPARATION apart in speed (see there).
@@ -516,6 +520,7 @@ class _ShotRun:
             body.position, body.velocity, body.angular_velocity = (x, y), (vx, vy), wz
             self.sim._cushion_space.step(_CONTACT_DT)
             (vx, vy), wz = body.velocity, body.angular_velocity
+            _forget_contact(self.sim._cushion_space, body)
         leaving = vx * nx + vy * ny
         if leaving < _MIN_SEPARATION:
             vx, vy = vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny
@@ -581,6 +586,18 @@ class _ShotRun:
             return  # a phase replaced at the instant it began leaves nothing to draw
         self.phases[k].append(MotionPhase(self.T0[k], t, _MODE_NAMES[self.MODE[k]], (self.X[k], self.Y[k]),
                                           (self.VX[k], self.VY[k]), (self.AX[k], self.AY[k])))
+
+
+def _forget_contact(space: pymunk.Space, body: pymunk.Body) -> None:
+    """Part the body from everything and step once, so Chipmunk drops the contact.
+
+    Chipmunk keeps a contact while it persists and starts the next solve from its last
+    impulses (warm starting); a kept contact also carries its accumulated normal impulse
+    into the friction limit. Our contacts are independent events: without this a result
+    would depend on the contacts resolved before it.
+    """
+    body.position = (_FAR_AWAY, _FAR_AWAY)
+    space.step(_CONTACT_DT)
 
 
 def _point_entry(dx: float, dy: float, vx: float, vy: float, ax: float, ay: float,
