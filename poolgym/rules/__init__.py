@@ -44,15 +44,18 @@ Writing a game (subclass ``Ruleset``, see ``nine_ball.py`` for a complete one):
 
 from poolgym.rules.base import (Ruleset, Verdict, available_rulesets, get_ruleset,
                                 register_ruleset)
+from poolgym.rules.checker import CheckReport, RulesetCheckError, check_ruleset, random_events
 from poolgym.rules.decisions import Choice, Decision, DecisionKind, PendingDecision
 from poolgym.rules.nine_ball import NineBall
 from poolgym.rules.options import RuleOptions
 from poolgym.rules.outcome import Foul, Outcome, Penalty
 from poolgym.rules.shot import DeclaredFoul, ShotCall, ShotEvents
 from poolgym.rules.state import CueBallZone, GameState
+from poolgym.rules.ten_ball import TenBall
 
 __all__ = [
-    "Choice", "CueBallZone", "Decision", "DecisionKind", "DeclaredFoul", "Foul", "GameState",
+    "CheckReport", "Choice", "CueBallZone", "Decision", "DecisionKind", "DeclaredFoul", "Foul", "GameState",
     "NineBall", "Outcome", "Penalty", "PendingDecision", "RuleOptions", "Ruleset", "ShotCall",
-    "ShotEvents", "Verdict", "available_rulesets", "get_ruleset", "register_ruleset",
+    "ShotEvents", "RulesetCheckError", "TenBall", "Verdict", "available_rulesets",
+    "check_ruleset", "get_ruleset", "random_events", "register_ruleset",
 ]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from poolgym.rules.outcome import Foul
 from poolgym.rules.spotting import is_free

@@ -12,7 +12,8 @@ import json
 import math
 from dataclasses import dataclass, fields, replace
 from enum import Enum
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from poolgym.rules.decisions import PendingDecision
 
