@@ -110,7 +110,7 @@ class _Rollout:
             if new.scores != (scores0[0] + points[0], scores0[1] + points[1]):
                 self.fail(f"scores {new.scores} do not match the outcomes' points {points} "
                           f"from {scores0}", new)
-            if self.step % 5 == 0:
+            if self.step % 9 == 0:
                 self.check_bad_input(state)
             state = new
         else:
@@ -154,6 +154,8 @@ class _Rollout:
         if on & down or on | down != set(rules.object_balls):
             self.fail(f"balls not conserved: on the table {sorted(on)}, out of play "
                       f"{sorted(down)}, the game has {list(rules.object_balls)}", state)
+        if not state.is_over and not on:
+            self.fail("no object ball is left on the table, yet the rack goes on", state)
         if not state.is_over and state.pending is None:
             cue_on = CUE_BALL in state.on_table
             if cue_on == (state.cue_ball_in_hand is not CueBallZone.NONE):
@@ -170,7 +172,7 @@ class _Rollout:
                     self.fail(f"balls {n} and {m} overlap", state)
         if before is not None and state.inning < before.inning:
             self.fail("the inning count went down", state)
-        if self.step % 7 == 0 and GameState.from_json(state.to_json()) != state:
+        if self.step % 13 == 0 and GameState.from_json(state.to_json()) != state:
             self.fail("the state changes in a JSON round trip", state)
 
     def check_shot(self, state: GameState, call: ShotCall, events: ShotEvents,
@@ -205,7 +207,7 @@ class _Rollout:
             self.fail(f"balls {sorted(returned - spotted)} came back without being spotted", new)
         if not spotted <= set(new.on_table) and not new.awaiting_break:
             self.fail("a ball the outcome says was spotted is not on the table", new)
-        if self.step % 7 == 3:
+        if self.step % 11 == 3:
             again = self.rules.apply_shot(state, call, events)
             if again != (new, outcome):
                 self.fail("apply_shot is not deterministic", state)
