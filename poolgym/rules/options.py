@@ -3,6 +3,9 @@
 Every field answers one entry of section 8 of ``shared/rules/RULES_FOR_SIMULATION.md``
 ("digest 8.n" below) or a procedural constant of the digest. A ruleset reads only the fields
 its game needs; the defaults reproduce the digest's proposed resolutions.
+
+Digest 8.15 (the cue ball has crossed the head string when its centre reaches x >= L/4) is
+not an option: the event log contract (``poolgym.events``) fixes it.
 """
 
 from __future__ import annotations
