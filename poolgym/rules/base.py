@@ -1,0 +1,456 @@
+"""The ``Ruleset`` interface every game implements, the shared shot pipeline, and the registry.
+
+A game subclasses ``Ruleset`` and writes ``rack``, ``legal_targets`` and ``judge_shot``
+(plus ``call_options``, ``check_call`` and ``judge_decision`` where it has calls or
+decisions of its own). ``apply_shot`` checks the input, asks ``judge_shot`` for a
+``Verdict`` and turns it into the next state and the ``Outcome`` in ``conclude``, which
+also keeps the innings, the three-foul count and its warning (WPA 6.14), the no-progress
+countdown (WPA 1.12) and the ball-spot request (WPA 1.5) for every game alike.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import zlib
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+from poolgym.rules import fouls as foul_rules
+from poolgym.rules.ball_in_hand import spot_request_candidates
+from poolgym.rules.decisions import Choice, Decision, DecisionKind, PendingDecision
+from poolgym.rules.options import RuleOptions
+from poolgym.rules.outcome import Foul, Outcome, heaviest_penalty
+from poolgym.rules.shot import ShotCall, ShotEvents
+from poolgym.rules.spotting import spot_balls, spot_position
+from poolgym.rules.state import CUE_BALL, CueBallZone, GameState
+from poolgym.table import Table
+
+Point = tuple[float, float]
+NO_PROGRESS_INNINGS = 3  # WPA 1.12: three more innings each after "no progress" is announced
+
+
+@dataclass
+class Verdict:
+    """What a game decided about one shot; ``Ruleset.conclude`` makes it a state and an outcome.
+
+    ``balls`` are the balls on the table after the shot with any spotting done (the cue ball
+    may stay listed when it goes in hand: ``conclude`` lifts it). ``changes`` sets further
+    ``GameState`` fields (``groups``, ``breaker``, ``extra``...). ``counts_toward_three_fouls``
+    is False for a foul the three-foul rule ignores (14.1 break fouls, WPA 4.11).
+    """
+
+    fouls: list[Foul]
+    balls: dict[int, Point]
+    out_of_play: set[int]
+    next_shooter: int
+    cue_ball_in_hand: CueBallZone = CueBallZone.NONE
+    spotted: list[tuple[int, Point]] = field(default_factory=list)
+    pocketed_legally: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    winner: int | None = None
+    end_reason: str = ""
+    pending: PendingDecision | None = None
+    points: tuple[int, int] = (0, 0)
+    push_out_available: bool = False
+    awaiting_break: bool = False
+    counts_toward_three_fouls: bool = True
+    changes: dict[str, Any] = field(default_factory=dict)
+
+
+class Ruleset:
+    """One game's rules as pure functions of a ``GameState``.
+
+    Class attributes a game sets: ``name`` (its registry name), ``object_balls``,
+    ``fouls_in_force`` (the WPA 6 sections that are fouls in it, e.g. WPA 2.7's list) and
+    ``three_foul_rule`` (WPA 6.14 applies).
+    """
+
+    name: ClassVar[str] = ""
+    object_balls: ClassVar[tuple[int, ...]] = ()
+    fouls_in_force: ClassVar[frozenset[str]] = frozenset()
+    three_foul_rule: ClassVar[bool] = True
+
+    def __init__(self, options: RuleOptions | None = None, table: Table | None = None) -> None:
+        self.options = options if options is not None else RuleOptions()
+        self.table = table if table is not None else Table.preset("9ft")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(table={self.table.name!r})"
+
+    # ================================================================= what a game writes
+    def rack(self, rng: np.random.Generator) -> dict[int, Point]:
+        """The racked object balls' positions for a new rack."""
+        raise NotImplementedError
+
+    def legal_targets(self, state: GameState) -> frozenset[int]:
+        """The balls the cue ball may legally touch first in ``state`` (WPA 6.2)."""
+        raise NotImplementedError
+
+    def judge_shot(self, state: GameState, call: ShotCall, events: ShotEvents) -> Verdict:
+        """Apply the game's rules to a checked shot."""
+        raise NotImplementedError
+
+    def call_options(self, state: GameState) -> tuple[ShotCall, ...]:
+        """The calls the shooter may make now (the checker draws from these).
+
+        Default: no call, and a push out when one is available (WPA 2.4).
+        """
+        calls = (ShotCall(),)
+        return calls + (ShotCall.push(),) if state.push_out_available else calls
+
+    def check_call(self, state: GameState, call: ShotCall) -> None:
+        """Raise ``ValueError`` if ``call`` is not allowed in ``state``. Games add their rules."""
+        if call.ball is not None:
+            self._check_ball_known(call.ball)
+            if call.ball not in state.object_balls_on_table:
+                raise ValueError(f"the call names ball {call.ball}, which is not on the table")
+        if call.push_out and not state.push_out_available:
+            raise ValueError("a push out is not available now (WPA 2.4: only on the shot "
+                             "after a foul-free break)")
+
+    def judge_decision(self, state: GameState, decision: Decision) -> GameState:
+        """Apply a checked decision. Handles shoot/pass back and the 1.5 spot request;
+        games with decisions of their own override this and defer to it for these."""
+        kind = state.pending.kind
+        if kind in (DecisionKind.PUSH_OUT_RESPONSE, DecisionKind.UNCALLED_POT_RESPONSE):
+            cleared = replace(state, pending=None)
+            if decision.choice is Choice.SHOOT:
+                return cleared
+            return self.hand_table_to(cleared, 1 - state.pending.player)[0]
+        if kind is DecisionKind.SPOT_REQUEST:
+            cleared = replace(state, pending=None)
+            if decision.choice is Choice.DECLINE_SPOT:
+                return cleared
+            balls = cleared.positions
+            del balls[decision.ball]
+            balls[decision.ball] = spot_position(balls, self.table,
+                                                 self.options.spotting_cue_ball_gap)
+            return replace(cleared, balls=balls)
+        raise ValueError(f"{self.name} has no decision of kind {kind.value!r}")
+
+    def next_breaker(self, state: GameState) -> int:
+        """Who breaks the rack after ``state``: the same breaker after a stalemate (WPA 2.9,
+        3.11), else alternating breaks (WPA 2.1) or, without them, the winner."""
+        if state.stalemate:
+            return state.breaker
+        if self.options.alternate_breaks or state.winner is None:
+            return 1 - state.breaker
+        return state.winner
+
+    # ================================================================= games and racks
+    def new_game(self, rng: np.random.Generator | int | None = None, breaker: int = 0) -> GameState:
+        """A fresh rack: cue ball in hand in the kitchen for ``breaker`` (WPA 2.3(a), 3.3(a))."""
+        if breaker not in (0, 1):
+            raise ValueError(f"breaker must be player 0 or 1, got {breaker!r}")
+        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        return GameState(game=self.name, balls=self.rack(rng), shooter=breaker, breaker=breaker,
+                         awaiting_break=True, cue_ball_in_hand=CueBallZone.KITCHEN)
+
+    def next_rack(self, state: GameState, rng: np.random.Generator | int | None = None) -> GameState:
+        """The next rack of a match once ``state`` is over (scores and target carried over)."""
+        if not state.is_over:
+            raise ValueError("the rack is still being played")
+        fresh = self.new_game(rng, self.next_breaker(state))
+        return replace(fresh, rack_number=state.rack_number + 1, scores=state.scores,
+                       target_score=state.target_score)
+
+    def rerack(self, state: GameState, breaker: int) -> GameState:
+        """The same rack racked again for ``breaker`` to break (e.g. WPA 3.3(d)-(f)).
+
+        Pure: the random order of the rack comes from a generator seeded by the state.
+        """
+        racked = self.new_game(self.rng_for(state), breaker)
+        handed, _ = self.hand_table_to(replace(state, pending=None), breaker)
+        return replace(handed, balls=racked.balls, out_of_play=(), breaker=breaker,
+                       shot_number=0, awaiting_break=True, cue_ball_in_hand=CueBallZone.KITCHEN,
+                       push_out_available=False)
+
+    @staticmethod
+    def rng_for(state: GameState) -> np.random.Generator:
+        """A generator seeded by the state itself, for randomness inside pure transitions."""
+        return np.random.default_rng(zlib.crc32(state.to_json().encode()))
+
+    # ================================================================= shots
+    def apply_shot(self, state: GameState, call: ShotCall, events: ShotEvents
+                   ) -> tuple[GameState, Outcome]:
+        """The state after the shot and what the shot did. Raises ``ValueError`` on input
+        that does not fit the state (nothing changes: states are values)."""
+        self._check_playable(state)
+        if not isinstance(call, ShotCall) or not isinstance(events, ShotEvents):
+            raise ValueError("apply_shot takes a ShotCall and a ShotEvents")
+        self.check_call(state, call)
+        self.check_events(state, events)
+        return self.conclude(state, call, events, self.judge_shot(state, call, events))
+
+    def apply_decision(self, state: GameState, decision: Decision) -> GameState:
+        """The state after the pending decision is answered."""
+        if state.game != self.name:
+            raise ValueError(f"this state is a {state.game!r} game, not {self.name!r}")
+        pending = state.pending
+        if pending is None:
+            raise ValueError("no decision is pending")
+        if not isinstance(decision, Decision):
+            raise ValueError("apply_decision takes a Decision")
+        if decision.player is not None and decision.player != pending.player:
+            raise ValueError(f"the decision is player {pending.player}'s, not player {decision.player}'s")
+        if decision.choice not in pending.choices:
+            raise ValueError(f"{decision.choice.value!r} is not a choice now; the choices are "
+                             f"{[c.value for c in pending.choices]}")
+        if decision.choice is Choice.SPOT_BALL and decision.ball not in pending.balls:
+            raise ValueError(f"ball {decision.ball} cannot be spotted; the choice is among "
+                             f"{list(pending.balls)}")
+        new = self.judge_decision(state, decision)
+        if new.pending is None and not new.is_over:
+            new = self.offer_spot_request(new)
+        return new
+
+    def check_events(self, state: GameState, events: ShotEvents) -> None:
+        """Raise ``ValueError`` when the events cannot have happened from ``state``."""
+        in_hand = state.cue_ball_in_hand is not CueBallZone.NONE
+        on_table = set(state.on_table) | ({CUE_BALL} if in_hand else set())
+        for ball in sorted(events.referenced_balls()):
+            self._check_ball_known(ball)
+            if ball not in on_table:
+                raise ValueError(f"the events name ball {ball}, which is not on the table")
+        if in_hand and events.cue_ball_start is None:
+            raise ValueError("the cue ball is in hand: the events need its placement "
+                             "(cue_ball_start)")
+        if events.final_positions is not None:
+            expected = on_table - set(events.pocketed_balls) - events.off_table
+            given = {r[0] for r in events.final_positions}
+            if given != expected:
+                missing, extra = sorted(expected - given), sorted(given - expected)
+                raise ValueError(f"final_positions must list exactly the balls left on the table; "
+                                 f"missing {missing}, unexpected {extra}")
+        foul_rules.declared(events, self.fouls_in_force)
+
+    def _check_playable(self, state: GameState) -> None:
+        if state.game != self.name:
+            raise ValueError(f"this state is a {state.game!r} game, not {self.name!r}")
+        if state.is_over:
+            raise ValueError("the rack is over; start the next one with next_rack")
+        if state.pending is not None:
+            raise ValueError(f"a decision is pending ({state.pending.kind.value}, player "
+                             f"{state.pending.player}); answer it with apply_decision")
+
+    def _check_ball_known(self, ball: int) -> None:
+        if ball != CUE_BALL and ball not in self.object_balls:
+            raise ValueError(f"unknown ball {ball}: {self.name} plays balls "
+                             f"{self.object_balls[0]}-{self.object_balls[-1]} and the cue ball 0")
+
+    # ================================================================= helpers for judge_shot
+    def balls_after_shot(self, state: GameState, events: ShotEvents) -> dict[int, Point]:
+        """The balls on the table at rest, before any spotting."""
+        if events.final_positions is not None:
+            return {n: (x, y) for n, x, y in events.final_positions}
+        balls = state.positions
+        if state.cue_ball_in_hand is not CueBallZone.NONE:
+            balls[CUE_BALL] = events.cue_ball_start
+        for ball in events.pocketed_balls + tuple(events.off_table):
+            balls.pop(ball, None)
+        return balls
+
+    def head_string_facts(self, state: GameState, events: ShotEvents) -> tuple[bool, bool]:
+        """(crossed the head string before the first contact, crossed it at all) (WPA 6.11).
+
+        Values the events give are used as they are. Otherwise, from positions: the cue ball
+        crossed before contact if it started at or past the string or its first contact lies
+        at or past it; it crossed at all if so, or if it came to rest at or past it.
+        """
+        hs = self.table.head_string_x
+        start = events.cue_ball_start
+        if start is None and CUE_BALL in state.on_table:
+            start = state.position(CUE_BALL)
+        before = events.crossed_head_string_before_contact
+        if before is None:
+            contact = events.first_contact
+            before = (start is not None and start[0] >= hs) or (
+                contact is not None and state.position(contact)[0] >= hs)
+        ever = events.ever_crossed_head_string
+        if ever is None:
+            final = {r[0]: r[1] for r in events.final_positions or ()}
+            ever = before or final.get(CUE_BALL, -math.inf) >= hs
+        return bool(before), bool(ever)
+
+    def detect_fouls(self, state: GameState, events: ShotEvents, *,
+                     legal_first: frozenset[int] | None, push_out: bool = False
+                     ) -> tuple[list[Foul], list[str]]:
+        """The fouls the events show plus the declared ones, and any 6.16 warnings."""
+        before, ever = self.head_string_facts(state, events)
+        found = foul_rules.detect_fouls(
+            state, events, self.table, legal_first=legal_first, in_force=self.fouls_in_force,
+            push_out=push_out, complete_miss_is_wrong_ball=self.options.complete_miss_is_wrong_ball,
+            crossed_before_contact=before, ever_crossed=ever)
+        declared, warnings = foul_rules.declared(events, self.fouls_in_force)
+        return found + declared, warnings
+
+    def spot(self, balls: dict[int, Point], to_spot) -> list[tuple[int, Point]]:
+        """Spot ``to_spot`` (WPA 1.4) into ``balls`` in place; returns where each went."""
+        placed = spot_balls(balls, to_spot, self.table, self.options.spotting_cue_ball_gap,
+                            self.options.spot_lowest_first)
+        balls.update(placed)
+        return placed
+
+    # ================================================================= turn bookkeeping
+    def conclude(self, state: GameState, call: ShotCall, events: ShotEvents,
+                 verdict: Verdict) -> tuple[GameState, Outcome]:
+        """Turn a verdict into the next state and the outcome (shared by every game)."""
+        s = state.shooter
+        balls = dict(verdict.balls)
+        zone = verdict.cue_ball_in_hand
+        over = verdict.winner is not None
+        if zone is not CueBallZone.NONE or over:
+            balls.pop(CUE_BALL, None)
+        if over:
+            zone = CueBallZone.NONE
+        counts, warned = list(state.consecutive_fouls), list(state.warned_on_two_fouls)
+        if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
+            foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
+        scores = (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1])
+        new = replace(state, balls=balls, out_of_play=tuple(verdict.out_of_play),
+                      shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
+                      cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
+                      warned_on_two_fouls=tuple(warned), scores=scores,
+                      push_out_available=verdict.push_out_available and not over,
+                      pending=None if over else verdict.pending, winner=verdict.winner,
+                      **verdict.changes)
+        warning_to = None
+        if not over:
+            new, warning_to = self.hand_table_to(new, verdict.next_shooter)
+            if new.pending is None:
+                new = self.offer_spot_request(new)
+        outcome = Outcome(
+            shooter=s, break_shot=state.awaiting_break, push_out=call.push_out,
+            fouls=tuple(verdict.fouls), penalty=heaviest_penalty(verdict.fouls),
+            pocketed=events.pocketed, driven_off=tuple(sorted(events.off_table)),
+            pocketed_legally=tuple(verdict.pocketed_legally),
+            spotted=tuple((b, x, y) for b, (x, y) in verdict.spotted),
+            turn_kept=not over and new.shooter == s and new.pending is None,
+            next_shooter=None if over else new.shooter, cue_ball_in_hand=new.cue_ball_in_hand,
+            points=tuple(verdict.points), winner=verdict.winner, end_reason=verdict.end_reason,
+            pending=new.pending, warning_to=warning_to, warnings=tuple(verdict.warnings))
+        return new, outcome
+
+    def hand_table_to(self, state: GameState, player: int) -> tuple[GameState, int | None]:
+        """Give ``player`` the table: a new inning if it changes hands, the no-progress
+        countdown of the player leaving (WPA 1.12), and the two-foul warning (WPA 6.14).
+
+        Returns the state and the player warned, if any.
+        """
+        if player == state.shooter:
+            return state, None
+        no_progress = state.no_progress_innings
+        if no_progress is not None:
+            left = list(no_progress)
+            left[state.shooter] = max(0, left[state.shooter] - 1)
+            no_progress = tuple(left)
+        new = replace(state, shooter=player, inning=state.inning + 1,
+                      no_progress_innings=no_progress)
+        if (self.three_foul_rule and self.options.always_warn_on_two_fouls
+                and new.consecutive_fouls[player] >= 2 and not new.warned_on_two_fouls[player]):
+            return self.issue_two_foul_warning(new, player), player
+        return new, None
+
+    def offer_spot_request(self, state: GameState) -> GameState:
+        """Pend the WPA 1.5 request when the shooter has the cue ball in hand in the kitchen
+        and every legal object ball lies there too."""
+        if state.cue_ball_in_hand is not CueBallZone.KITCHEN or state.awaiting_break:
+            return state
+        candidates = spot_request_candidates(state.positions, self.legal_targets(state), self.table)
+        if not candidates:
+            return state
+        return replace(state, pending=PendingDecision(
+            DecisionKind.SPOT_REQUEST, state.shooter, (Choice.SPOT_BALL, Choice.DECLINE_SPOT),
+            candidates))
+
+    # ================================================================= referee actions
+    def issue_two_foul_warning(self, state: GameState, player: int) -> GameState:
+        """Warn ``player``, who is on two fouls, so a third foul counts (WPA 6.14)."""
+        if state.consecutive_fouls[player] < 2:
+            raise ValueError(f"player {player} is not on two fouls")
+        warned = list(state.warned_on_two_fouls)
+        warned[player] = True
+        return replace(state, warned_on_two_fouls=tuple(warned))
+
+    def declare_no_progress(self, state: GameState) -> GameState:
+        """The referee announces that the game is not progressing: three more innings each
+        (WPA 1.12)."""
+        self._check_live(state)
+        return replace(state, no_progress_innings=(NO_PROGRESS_INNINGS, NO_PROGRESS_INNINGS))
+
+    def declare_stalemate(self, state: GameState) -> GameState:
+        """The referee declares a stalemate once the extra innings are used (WPA 1.12)."""
+        self._check_live(state)
+        if state.no_progress_innings is None or any(state.no_progress_innings):
+            raise ValueError("a stalemate needs 'no progress' announced and three more innings "
+                             "each played (WPA 1.12); the players may agree to one instead")
+        return self.stalemate(state)
+
+    def agree_stalemate(self, state: GameState) -> GameState:
+        """Both players agree to a stalemate (WPA 1.12); also for outside interference (1.9)."""
+        self._check_live(state)
+        return self.stalemate(state)
+
+    def stalemate(self, state: GameState) -> GameState:
+        """The state of a rack ended in stalemate; ``next_rack`` says who breaks again."""
+        return replace(state, stalemate=True, pending=None)
+
+    def concede(self, state: GameState, player: int) -> GameState:
+        """``player`` concedes: the opponent wins (WPA 1.11)."""
+        self._check_live(state)
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        return replace(state, winner=1 - player, pending=None)
+
+    def _check_live(self, state: GameState) -> None:
+        if state.game != self.name:
+            raise ValueError(f"this state is a {state.game!r} game, not {self.name!r}")
+        if state.is_over:
+            raise ValueError("the rack is already over")
+
+
+# ===================================================================== registry
+RulesetFactory = Callable[..., Ruleset]
+_REGISTRY: dict[str, RulesetFactory] = {}
+# Games shipped with poolgym, imported on first use (their modules register themselves).
+_BUILTIN_MODULES = {
+    "nine_ball": "poolgym.rules.nine_ball",
+    "ten_ball": "poolgym.rules.ten_ball",
+    "eight_ball": "poolgym.rules.eight_ball",
+    "straight_pool": "poolgym.rules.straight_pool",
+}
+
+
+def register_ruleset(name: str, factory: RulesetFactory | None = None, *, overwrite: bool = False):
+    """Register a ruleset class (or factory) under ``name``; usable as a class decorator.
+
+    ``factory(options=..., table=..., **kwargs)`` must return a ``Ruleset``.
+    """
+    def add(f: RulesetFactory) -> RulesetFactory:
+        if name in _REGISTRY and _REGISTRY[name] is not f and not overwrite:
+            raise ValueError(f"a ruleset named {name!r} is already registered")
+        _REGISTRY[name] = f
+        return f
+    return add if factory is None else add(factory)
+
+
+def get_ruleset(name: str, options: RuleOptions | None = None, table: Table | None = None,
+                **kwargs) -> Ruleset:
+    """The ruleset registered as ``name``, built with ``options`` and ``table``."""
+    if name not in _REGISTRY and name in _BUILTIN_MODULES:
+        try:
+            importlib.import_module(_BUILTIN_MODULES[name])
+        except ModuleNotFoundError as exc:
+            if exc.name != _BUILTIN_MODULES[name]:
+                raise
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown ruleset {name!r}; registered: {available_rulesets()}")
+    return _REGISTRY[name](options=options, table=table, **kwargs)
+
+
+def available_rulesets() -> tuple[str, ...]:
+    """Names registered so far (built-in games register when first looked up or imported)."""
+    return tuple(sorted(_REGISTRY))

@@ -1,0 +1,208 @@
+"""The game state: a frozen value any position of any game can be written as.
+
+Ball 0 is the cue ball. ``balls`` holds the balls on the playing surface with their centres;
+a ball in ``out_of_play`` was pocketed or driven off and stays down. While the cue ball is in
+hand (``cue_ball_in_hand`` is ``ANYWHERE`` or ``KITCHEN``) it is in neither: the shooter
+places it as part of the shot.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, fields, replace
+from enum import Enum
+from collections.abc import Mapping
+from typing import Any
+
+from poolgym.rules.decisions import PendingDecision
+
+Point = tuple[float, float]
+CUE_BALL = 0
+
+
+class CueBallZone(str, Enum):
+    """Where the incoming player may place the cue ball (WPA 1.5)."""
+
+    NONE = "none"  # the cue ball is played from where it lies
+    ANYWHERE = "anywhere"  # anywhere on the playing surface
+    KITCHEN = "kitchen"  # behind the head string only (WPA 6.10, 6.11)
+
+
+@dataclass(frozen=True)
+class GameState:
+    """One position of one game, between shots. Players are 0 and 1.
+
+    ``balls`` may be given as a mapping ``{ball: (x, y)}``; it is stored as a sorted tuple of
+    ``(ball, x, y)``. ``consecutive_fouls`` and ``warned_on_two_fouls`` serve the three-foul
+    rule (WPA 6.14); ``groups`` is eight-ball's (``None``: open table, WPA 3.4), e.g.
+    ``("solids", "stripes")`` for player 0 and player 1; ``scores`` and ``target_score`` are
+    14.1's (WPA 4.7). ``no_progress_innings`` counts the innings each player has left after the
+    referee declared no progress (WPA 1.12). ``extra`` carries any further JSON-compatible
+    values a game or a variant needs, as sorted ``(key, value)`` pairs.
+    """
+
+    game: str
+    balls: tuple[tuple[int, float, float], ...]
+    out_of_play: tuple[int, ...] = ()
+    shooter: int = 0
+    breaker: int = 0
+    inning: int = 1
+    shot_number: int = 0
+    awaiting_break: bool = True
+    cue_ball_in_hand: CueBallZone = CueBallZone.KITCHEN
+    consecutive_fouls: tuple[int, int] = (0, 0)
+    warned_on_two_fouls: tuple[bool, bool] = (False, False)
+    push_out_available: bool = False
+    groups: tuple[str, str] | None = None
+    scores: tuple[int, int] = (0, 0)
+    target_score: int | None = None
+    pending: PendingDecision | None = None
+    winner: int | None = None
+    stalemate: bool = False
+    no_progress_innings: tuple[int, int] | None = None
+    rack_number: int = 1
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        balls = self.balls.items() if isinstance(self.balls, Mapping) else self.balls
+        normal = []
+        for item in balls:
+            if isinstance(self.balls, Mapping):
+                number, (x, y) = item
+            else:
+                number, x, y = item
+            x, y = float(x), float(y)
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise ValueError(f"ball {number} has a non-finite position ({x}, {y})")
+            normal.append((int(number), x, y))
+        normal.sort()
+        set_ = object.__setattr__
+        set_(self, "balls", tuple(normal))
+        set_(self, "out_of_play", tuple(sorted(int(b) for b in self.out_of_play)))
+        set_(self, "cue_ball_in_hand", CueBallZone(self.cue_ball_in_hand))
+        set_(self, "consecutive_fouls", tuple(int(n) for n in self.consecutive_fouls))
+        set_(self, "warned_on_two_fouls", tuple(bool(w) for w in self.warned_on_two_fouls))
+        set_(self, "scores", tuple(int(s) for s in self.scores))
+        if self.groups is not None:
+            set_(self, "groups", tuple(self.groups))
+        if self.no_progress_innings is not None:
+            set_(self, "no_progress_innings", tuple(int(n) for n in self.no_progress_innings))
+        set_(self, "extra", tuple(sorted((str(k), _freeze(v)) for k, v in
+                                         (self.extra.items() if isinstance(self.extra, Mapping)
+                                          else self.extra))))
+        self._check()
+
+    def _check(self) -> None:
+        numbers = [b[0] for b in self.balls]
+        if len(set(numbers)) != len(numbers):
+            raise ValueError(f"a ball is listed twice on the table: {numbers}")
+        if len(set(self.out_of_play)) != len(self.out_of_play):
+            raise ValueError(f"a ball is listed twice out of play: {self.out_of_play}")
+        both = set(numbers) & set(self.out_of_play)
+        if both:
+            raise ValueError(f"balls {sorted(both)} are both on the table and out of play")
+        if CUE_BALL in self.out_of_play:
+            raise ValueError("the cue ball is never out of play; it is in hand instead")
+        for name in ("shooter", "breaker"):
+            if getattr(self, name) not in (0, 1):
+                raise ValueError(f"{name} must be player 0 or 1, got {getattr(self, name)!r}")
+        if self.winner not in (None, 0, 1):
+            raise ValueError(f"winner must be None, 0 or 1, got {self.winner!r}")
+        if len(self.consecutive_fouls) != 2 or min(self.consecutive_fouls) < 0:
+            raise ValueError(f"consecutive_fouls must be two counts >= 0: {self.consecutive_fouls}")
+        if len(self.warned_on_two_fouls) != 2 or len(self.scores) != 2:
+            raise ValueError("warned_on_two_fouls and scores hold one value per player")
+        if self.groups is not None and len(self.groups) != 2:
+            raise ValueError(f"groups must name one group per player: {self.groups}")
+        if self.cue_ball_in_hand is not CueBallZone.NONE and CUE_BALL in numbers:
+            raise ValueError("the cue ball is in hand, so it cannot also be on the table")
+
+    # ----------------------------------------------------------------- queries
+    @property
+    def positions(self) -> dict[int, Point]:
+        """Balls on the table and their centres (a fresh dict)."""
+        return {n: (x, y) for n, x, y in self.balls}
+
+    @property
+    def on_table(self) -> tuple[int, ...]:
+        """Numbers of the balls on the table, the cue ball included when it is there."""
+        return tuple(b[0] for b in self.balls)
+
+    @property
+    def object_balls_on_table(self) -> tuple[int, ...]:
+        return tuple(b[0] for b in self.balls if b[0] != CUE_BALL)
+
+    def position(self, ball: int) -> Point:
+        for n, x, y in self.balls:
+            if n == ball:
+                return (x, y)
+        raise ValueError(f"ball {ball} is not on the table")
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the rack (the game) has ended: someone won or a stalemate was declared."""
+        return self.winner is not None or self.stalemate
+
+    @property
+    def open_table(self) -> bool:
+        """Eight-ball: the groups are not decided yet (WPA 3.4)."""
+        return self.groups is None
+
+    def extra_value(self, key: str, default: Any = None) -> Any:
+        for k, v in self.extra:
+            if k == key:
+                return v
+        return default
+
+    def with_extra(self, **values: Any) -> "GameState":
+        """A copy with ``extra`` entries set (values must be JSON-compatible)."""
+        merged = dict(self.extra)
+        merged.update(values)
+        return replace(self, extra=tuple(merged.items()))
+
+    # ----------------------------------------------------------------- serialisation
+    def to_dict(self) -> dict:
+        """A JSON-compatible dict; ``GameState.from_dict`` gives back an equal state."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "balls":
+                value = [[n, x, y] for n, x, y in value]
+            elif f.name == "extra":
+                value = [[k, v] for k, v in value]
+            elif isinstance(value, Enum):
+                value = value.value
+            elif isinstance(value, PendingDecision):
+                value = value.to_dict()
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "GameState":
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown GameState fields {sorted(unknown)}")
+        values = dict(data)
+        values["balls"] = tuple(tuple(b) for b in values.get("balls", ()))
+        if values.get("pending") is not None:
+            values["pending"] = PendingDecision.from_dict(values["pending"])
+        values["extra"] = tuple(tuple(kv) for kv in values.get("extra", ()))
+        return cls(**values)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameState":
+        return cls.from_dict(json.loads(text))
+
+
+def _freeze(value: Any) -> Any:
+    """Lists become tuples, so ``extra`` stays immutable and equal after a JSON round trip."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
