@@ -1,0 +1,96 @@
+"""Observations: a ``Dict`` space describing a game state from one player's side, and its
+flat ``Box`` version for stable-baselines3's ``MlpPolicy``."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from poolgym.rules import Choice, CueBallZone, DecisionKind, GameState
+from poolgym.table import Table
+
+N_BALLS = 16
+ZONES = (CueBallZone.NONE, CueBallZone.ANYWHERE, CueBallZone.KITCHEN)
+DECISION_KINDS = tuple(DecisionKind)
+CHOICES = tuple(Choice)
+GROUPS = ("open", "solids", "stripes")
+# Balls may rest a little past the cushion noses, in a pocket's jaws.
+_COORD_LOW, _COORD_HIGH = -0.1, 1.1
+
+
+def observation_space() -> spaces.Dict:
+    """The ``Dict`` observation space (the same for every game).
+
+    - ``balls``: 16 x 3 rows (x / L, y / W, on table) for balls 0-15, the cue ball first;
+      a ball off the table or in hand is (0, 0, 0).
+    - ``targets``: 16 flags, the balls the player to act may legally hit first.
+    - ``cue_ball_in_hand``: 0 none, 1 anywhere, 2 kitchen.
+    - ``pending``: 0 none, else 1 + the index of the decision kind in ``DecisionKind``.
+    - ``choices``: flags of the pending decision's choices, in ``Choice`` order.
+    - ``push_out_available``: 1 when the shot may be declared a push out.
+    - ``group``: the acting player's 8-ball group, 0 open / none, 1 solids, 2 stripes.
+    - ``scores``: (mine, opponent's) 14.1 scores over the target (0 elsewhere).
+    - ``fouls``: (mine, opponent's) consecutive fouls over 3.
+    - ``breaking``: 1 when the next shot is a break.
+    - ``player``: the acting player, 0 or 1.
+    """
+    return spaces.Dict({
+        "balls": spaces.Box(_COORD_LOW, _COORD_HIGH, shape=(N_BALLS, 3), dtype=np.float32),
+        "targets": spaces.MultiBinary(N_BALLS),
+        "cue_ball_in_hand": spaces.Discrete(len(ZONES)),
+        "pending": spaces.Discrete(len(DECISION_KINDS) + 1),
+        "choices": spaces.MultiBinary(len(CHOICES)),
+        "push_out_available": spaces.Discrete(2),
+        "group": spaces.Discrete(len(GROUPS)),
+        "scores": spaces.Box(-2.0, 2.0, shape=(2,), dtype=np.float32),
+        "fouls": spaces.Box(0.0, 1.0, shape=(2,), dtype=np.float32),
+        "breaking": spaces.Discrete(2),
+        "player": spaces.Discrete(2),
+    })
+
+
+def actor(state: GameState) -> int:
+    """The player who acts next: the decider when a decision is pending, else the shooter."""
+    return state.pending.player if state.pending is not None else state.shooter
+
+
+def observe(state: GameState, targets, table: Table, player: int) -> dict:
+    """The state seen from ``player``'s side (scores and fouls put ``player`` first);
+    ``targets`` are the balls that may be hit first."""
+    balls = np.zeros((N_BALLS, 3), dtype=np.float32)
+    for number, x, y in state.balls:
+        if number < N_BALLS:
+            balls[number] = (x / table.length, y / table.width, 1.0)
+    np.clip(balls, _COORD_LOW, _COORD_HIGH, out=balls)
+    target_flags = np.zeros(N_BALLS, dtype=np.int8)
+    for b in targets:
+        if b < N_BALLS:
+            target_flags[b] = 1
+    choices = np.zeros(len(CHOICES), dtype=np.int8)
+    pending = 0
+    if state.pending is not None:
+        pending = 1 + DECISION_KINDS.index(state.pending.kind)
+        for c in state.pending.choices:
+            choices[CHOICES.index(c)] = 1
+    group = 0
+    if state.groups is not None and state.groups[player] in GROUPS:
+        group = GROUPS.index(state.groups[player])
+    other = 1 - player
+    target = float(state.target_score or 0) or 1.0
+    scores = np.clip(np.array([state.scores[player], state.scores[other]], dtype=np.float32) / target,
+                     -2.0, 2.0)
+    fouls = np.clip(np.array([state.consecutive_fouls[player], state.consecutive_fouls[other]],
+                             dtype=np.float32) / 3.0, 0.0, 1.0)
+    return {
+        "balls": balls,
+        "targets": target_flags,
+        "cue_ball_in_hand": ZONES.index(state.cue_ball_in_hand),
+        "pending": pending,
+        "choices": choices,
+        "push_out_available": int(state.push_out_available),
+        "group": group,
+        "scores": scores.astype(np.float32),
+        "fouls": fouls.astype(np.float32),
+        "breaking": int(state.awaiting_break),
+        "player": player,
+    }

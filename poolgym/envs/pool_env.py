@@ -1,0 +1,230 @@
+"""The game environments: one class, variants by keyword arguments."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+
+from poolgym.envs.actions import ActionMapper, ShotMove
+from poolgym.envs.observations import actor, observation_space, observe
+from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
+from poolgym.envs.opponents import RandomPolicy, make_opponent
+from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
+from poolgym.physics import Simulator
+from poolgym.rules import GameState, Outcome, RuleOptions, Ruleset, ShotEvents, get_ruleset
+from poolgym.table import Table
+
+
+def make_table(table: Table | str) -> Table:
+    return table if isinstance(table, Table) else Table.preset(table)
+
+
+def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
+    """``RuleOptions`` from a mapping; an unknown name is an error that names it."""
+    if options is None or isinstance(options, RuleOptions):
+        return options or RuleOptions()
+    if not isinstance(options, dict):
+        raise ValueError(f"rule_options must be a mapping of option -> value, got {options!r}")
+    known = {f.name for f in fields(RuleOptions)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(f"unknown rule options {unknown}; options are {sorted(known)}")
+    return RuleOptions(**options)
+
+
+class PoolEnv(RenderMixin, gym.Env):
+    """## Description
+
+    A game of pool under WPA rules, shot by shot: 9-ball, 8-ball, 10-ball or 14.1
+    continuous (``game``), on a simulated table. The agent is player 0 and breaks the first
+    rack; the opponent's shots and decisions happen inside ``step``.
+
+    ## Action Space
+
+    ``Box(-1, 1, (n,), float32)``; see ``poolgym.envs.actions.ActionMapper`` for the exact
+    mapping. ``action_mode="raw"`` (n = 8): aim, speed, side, vertical, place_x, place_y,
+    decision, call. ``action_mode="aim"`` (n = 10, aim-assisted): target (ball and pocket,
+    also the call), cut residual, speed, side, vertical, place_x, place_y, decision,
+    push_out, safety. Placement components matter when the cue ball is in hand, the decision
+    component when a decision is pending (push-out response, 8-ball break options, 14.1
+    re-break, spot request); one policy can play a whole game. A cue-ball placement that
+    overlaps a ball is the WPA 6.10 foul, not an error.
+
+    ## Observation Space
+
+    ``obs_mode="dict"``: the ``Dict`` of ``poolgym.envs.observations.observation_space``
+    (ball positions and on-table flags, legal targets, cue ball in hand and zone, pending
+    decision and its choices, push-out availability, 8-ball group, 14.1 scores, foul counts,
+    break flag, acting player). ``obs_mode="flat"``: the same flattened into one ``Box``
+    (``gymnasium.spaces.flatten``), for ``MlpPolicy``.
+
+    ## Rewards
+
+    Named terms from the rules' outcome of every shot in the step, weighted by
+    ``reward_weights`` (``poolgym.envs.rewards.RewardWeights``: legal pot +1, foul -1, ball
+    in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1 points +1 each;
+    shaping off). ``info["reward_terms"]`` holds the step's terms.
+
+    ## Starting State
+
+    A new rack from ``numpy`` seeded by ``reset(seed=...)``, the agent to break with the cue
+    ball in hand in the kitchen.
+
+    ## Episode End
+
+    Terminated when a player has won ``race_to`` racks (a rack is won under the game's
+    rules, including a stalemate's re-rack); truncated by the registered step limit.
+    ``info["winner"]`` names the winner (0 = agent).
+
+    ## Arguments
+
+    ``game`` ("nine_ball", "eight_ball", "ten_ball", "straight_pool" or any registered
+    ruleset name), ``table`` (preset name or ``Table``), ``opponent`` ("random", "solo" or a
+    callable ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
+    ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
+    (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
+    ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering).
+
+    ## Version History
+
+    - v0: initial release.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+
+    def __init__(self, game: str = "nine_ball", table: Table | str = "9ft", opponent: Any = "random",
+                 action_mode: str = "raw", obs_mode: str = "dict", noise: Any = "none",
+                 reward_weights: RewardWeights | dict | None = None, rule_options: RuleOptions | dict | None = None,
+                 race_to: int = 1, max_speed: float = 10.0, render_mode: str | None = None,
+                 trajectories: bool = False, ruleset: Ruleset | None = None) -> None:
+        if obs_mode not in ("dict", "flat"):
+            raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
+        check_render_mode(render_mode)
+        if not isinstance(race_to, int) or race_to < 1:
+            raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
+        self.table = make_table(table)
+        self.rules = ruleset if ruleset is not None else get_ruleset(
+            game, options=make_rule_options(rule_options), table=self.table)
+        self.simulator = Simulator(self.table, noise=noise)
+        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
+        self.action_space = self.mapper.space
+        self._dict_space = observation_space()
+        self.obs_mode = obs_mode
+        self.observation_space = (self._dict_space if obs_mode == "dict"
+                                  else spaces.flatten_space(self._dict_space))
+        self.weights = RewardWeights.from_config(reward_weights)
+        self.opponent = make_opponent(opponent, self.action_space)
+        self.solo = self.opponent is None
+        self.race_to = race_to
+        self.render_mode = render_mode
+        self.trajectories = trajectories or render_mode is not None
+        self.agent = 0
+        self.state: GameState | None = None
+        self.racks_won = [0, 0]
+        self._done = True
+        self._last_result = None
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if isinstance(self.opponent, RandomPolicy):
+            self.opponent.reseed(int(self.np_random.integers(2**63)))
+        self.state = self.rules.new_game(rng=self.np_random, breaker=self.agent)
+        self.racks_won = [0, 0]
+        self._done = False
+        self._last_result = None
+        return self._observation(self.agent), self._info([], {})
+
+    def step(self, action):
+        if self._done:
+            raise ResetNeeded("the episode is over: call reset() before step()")
+        action = self.mapper.validate(action)
+        outcomes: list[Outcome] = []
+        self._act(action, outcomes)
+        while not self._done and not self.solo and actor(self.state) != self.agent:
+            theirs = 1 - self.agent
+            opp_action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
+            self._act(self.mapper.validate(opp_action), outcomes)
+        terms = {name: 0.0 for name in self.weights.as_dict()}
+        for outcome in outcomes:
+            for name, value in reward_terms(outcome, self.agent, self.solo).items():
+                terms[name] += value
+        reward = weigh(terms, self.weights)
+        player = actor(self.state) if self.solo else self.agent
+        return self._observation(player), reward, self._done, False, self._info(outcomes, terms)
+
+    def _render_scene(self):
+        positions = self.state.positions if self.state is not None else {}
+        paths = self._last_result.trajectories if self._last_result is not None else None
+        return self.table, positions, paths, None
+
+
+    # ------------------------------------------------------------------ play
+    def _act(self, action: np.ndarray, outcomes: list[Outcome]) -> None:
+        """The acting player's move: a decision, or a shot simulated and judged."""
+        move = self.mapper.decode(action, self.state, self.rules)
+        if not isinstance(move, ShotMove):
+            self.state = self.rules.apply_decision(self.state, move)
+            return
+        events = self._simulate(move)
+        self.state, outcome = self.rules.apply_shot(self.state, move.call, events)
+        outcomes.append(outcome)
+        if outcome.rack_over:
+            self._end_rack(outcome)
+
+    def _simulate(self, move: ShotMove) -> ShotEvents:
+        layout = self.state.positions
+        if move.placement is not None:
+            layout[0] = move.placement
+            try:
+                self.simulator.validate_layout(layout)
+            except ValueError:
+                # No stroke can be played from there: the WPA 6.10 foul, judged by the rules.
+                self._last_result = None
+                return ShotEvents(cue_ball_start=move.placement, final_positions=layout)
+        rng = self.np_random if not self.simulator.noise.is_zero else None
+        result = self.simulator.simulate(layout, move.shot, rng=rng, trajectories=self.trajectories)
+        self._last_result = result
+        return ShotEvents.from_log(result.events, self.table, final_positions=result.positions,
+                                   options=self.rules.options)
+
+    def _end_rack(self, outcome: Outcome) -> None:
+        if outcome.winner is not None:
+            self.racks_won[outcome.winner] += 1
+        if max(self.racks_won) >= self.race_to:
+            self._done = True
+        else:
+            self.state = self.rules.next_rack(self.state, rng=self.np_random)
+
+    # ------------------------------------------------------------------ views
+    def _observation(self, player: int):
+        over = self.state.winner is not None or self.state.stalemate
+        targets = () if over else self.rules.legal_targets(self.state)
+        obs = observe(self.state, targets, self.table, player)
+        return obs if self.obs_mode == "dict" else spaces.flatten(self._dict_space, obs).astype(np.float32)
+
+    def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
+        last = self._last_result
+        winner = None
+        if self._done:
+            winner = max((0, 1), key=lambda p: self.racks_won[p])
+        info = {
+            "player": self.agent if player is None else player,
+            "to_act": actor(self.state) if not self._done else None,
+            "outcomes": [o.to_dict() for o in outcomes],
+            "outcome": next((o.to_dict() for o in outcomes if self.solo or o.shooter == self.agent), None),
+            "reward_terms": dict(terms),
+            "racks_won": tuple(self.racks_won),
+            "winner": winner,
+            "state": self.state,
+        }
+        if last is not None:
+            info["shot"] = {"first_contact": last.first_contact, "pocketed": dict(last.pocketed),
+                            "cushion_after_contact": sorted(last.cushion_after_contact),
+                            "events": len(last.events), "duration": last.duration}
+        return info

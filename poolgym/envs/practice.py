@@ -1,0 +1,165 @@
+"""Practice environments that make learning feasible before whole games."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+
+from poolgym.envs.actions import ActionMapper
+from poolgym.envs.observations import observation_space, observe
+from poolgym.envs.pool_env import make_table
+from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
+from poolgym.physics import Simulator
+from poolgym.physics.invariants import random_layout
+from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
+from poolgym.table import Table
+
+
+class _PotBallTargets(Ruleset):
+    """The one-ball "rules" of the pot-ball drill: the target is the only legal first ball.
+    Used only to drive the shared action mapping (candidates and calls)."""
+
+    name = "pot_ball"
+
+    def __init__(self, table: Table, target: int) -> None:
+        super().__init__(table=table)
+        self.target = target
+
+    def legal_targets(self, state: GameState) -> frozenset[int]:
+        return frozenset({self.target})
+
+    def call_options(self, state: GameState) -> tuple[ShotCall, ...]:
+        return (ShotCall(),)
+
+
+class PotBallEnv(RenderMixin, gym.Env):
+    """## Description
+
+    A drill: balls lie at random on the table; pot the given target ball in any pocket with
+    one shot, without scratching. Each episode is a single shot.
+
+    ## Action Space
+
+    As ``PoolEnv`` (``action_mode`` "aim" by default: target/pocket, cut residual, speed,
+    side, vertical, ...; or "raw"). Only the target ball can be chosen in aim mode; placement,
+    decision and call components are ignored (the cue ball is never in hand).
+
+    ## Observation Space
+
+    As ``PoolEnv`` (``obs_mode`` "dict" or "flat"); ``targets`` flags the target ball.
+
+    ## Rewards
+
+    ``pot_reward`` (1) when the target drops and the cue ball stays up, ``scratch_penalty``
+    (-1) when the cue ball drops, ``miss_penalty`` (0) otherwise; with ``shaping`` on, a
+    miss also earns up to 0.5 for bringing the target closer to its nearest pocket.
+
+    ## Starting State
+
+    The cue ball and ``n_balls`` object balls (``n_balls`` an int, or a (low, high) range
+    drawn per episode) at uniform random non-overlapping spots; the target is one of them.
+
+    ## Episode End
+
+    Terminated after the one shot.
+
+    ## Arguments
+
+    ``table``, ``n_balls`` (default (1, 5)), ``action_mode``, ``obs_mode``, ``noise``,
+    ``max_speed``, ``pot_reward``, ``scratch_penalty``, ``miss_penalty``, ``shaping``,
+    ``render_mode``.
+
+    ## Version History
+
+    - v0: initial release.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+
+    def __init__(self, table: Table | str = "9ft", n_balls: int | tuple[int, int] = (1, 5),
+                 action_mode: str = "aim", obs_mode: str = "dict", noise: Any = "none",
+                 max_speed: float = 8.0, pot_reward: float = 1.0, scratch_penalty: float = -1.0,
+                 miss_penalty: float = 0.0, shaping: bool = False, render_mode: str | None = None) -> None:
+        low, high = (n_balls, n_balls) if isinstance(n_balls, int) else tuple(n_balls)
+        if not 1 <= low <= high <= 15:
+            raise ValueError(f"n_balls must be an int or a (low, high) range within 1..15, got {n_balls!r}")
+        if obs_mode not in ("dict", "flat"):
+            raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
+        check_render_mode(render_mode)
+        self.table = make_table(table)
+        self.n_balls = (low, high)
+        self.simulator = Simulator(self.table, noise=noise)
+        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
+        self.action_space = self.mapper.space
+        self._dict_space = observation_space()
+        self.obs_mode = obs_mode
+        self.observation_space = (self._dict_space if obs_mode == "dict"
+                                  else spaces.flatten_space(self._dict_space))
+        self.rewards = (pot_reward, scratch_penalty, miss_penalty)
+        self.shaping = shaping
+        self.render_mode = render_mode
+        self.state: GameState | None = None
+        self.target = 1
+        self._done = True
+        self._last_result = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        n = int(self.np_random.integers(self.n_balls[0], self.n_balls[1] + 1))
+        layout = random_layout(self.table, n, self.np_random)
+        self.target = int(self.np_random.integers(1, n + 1))
+        self.state = GameState(game="pot_ball", balls=layout, awaiting_break=False,
+                               cue_ball_in_hand=CueBallZone.NONE)
+        self._done = False
+        self._last_result = None
+        return self._observation(), {"target": self.target}
+
+    def step(self, action):
+        if self._done:
+            raise ResetNeeded("the episode is over: call reset() before step()")
+        action = self.mapper.validate(action)
+        move = self.mapper.decode(action, self.state, _PotBallTargets(self.table, self.target))
+        rng = self.np_random if not self.simulator.noise.is_zero else None
+        result = self.simulator.simulate(self.state.positions, move.shot, rng=rng,
+                                         trajectories=self.render_mode is not None)
+        self._last_result = result
+        potted, scratched = self.target in result.pocketed, 0 in result.pocketed
+        pot_reward, scratch_penalty, miss_penalty = self.rewards
+        if scratched:
+            reward = scratch_penalty
+        elif potted:
+            reward = pot_reward
+        else:
+            reward = miss_penalty
+            if self.shaping:
+                before = self._pocket_distance(self.state.position(self.target))
+                after = self._pocket_distance(result.positions[self.target])
+                reward += 0.5 * max(0.0, before - after) / max(before, 1e-9)
+        self.state = GameState(game="pot_ball", balls=result.positions,
+                               out_of_play=tuple(b for b in result.pocketed if b != 0),
+                               awaiting_break=False,
+                               cue_ball_in_hand=CueBallZone.ANYWHERE if scratched else CueBallZone.NONE)
+        self._done = True
+        info = {"target": self.target, "potted": potted, "scratched": scratched,
+                "pocketed": dict(result.pocketed), "first_contact": result.first_contact,
+                "pocket": result.pocketed.get(self.target)}
+        return self._observation(), float(reward), True, False, info
+
+    def _pocket_distance(self, position) -> float:
+        return min(math.hypot(position[0] - p.hole_centre[0], position[1] - p.hole_centre[1])
+                   for p in self.table.pockets)
+
+    def _observation(self):
+        obs = observe(self.state, (self.target,), self.table, 0)
+        return obs if self.obs_mode == "dict" else spaces.flatten(self._dict_space, obs).astype(np.float32)
+
+    def _render_scene(self):
+        positions = self.state.positions if self.state is not None else {}
+        paths = self._last_result.trajectories if self._last_result is not None else None
+        return self.table, positions, paths, self.target
+
