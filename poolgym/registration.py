@@ -1,0 +1,153 @@
+"""Custom variants: register a game environment with its own rules, rack, table, rewards
+and noise, from Python (``register_variant``) or from a YAML file (``register_from_yaml``).
+
+A variant is ``PoolEnv`` with keyword arguments, registered with ``gymnasium.register``;
+it may bring its own ``Ruleset`` subclass (a new game) given as a class or an import path
+``"package.module:ClassName"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, Callable
+
+import gymnasium
+
+from poolgym.envs import GAME_STEP_LIMIT
+from poolgym.envs.pool_env import PoolEnv, make_rule_options
+from poolgym.physics import Noise
+from poolgym.envs.rewards import RewardWeights
+from poolgym.rules import Ruleset, available_rulesets, get_ruleset, register_ruleset
+from poolgym.table import TABLE_SIZES, Table
+
+# YAML keys and the Python types they take.
+_YAML_KEYS: dict[str, tuple[type, ...]] = {
+    "id": (str,), "game": (str,), "table": (str, dict), "rules_options": (dict,), "rack": (str,),
+    "reward": (dict,), "noise": (str, dict), "opponent": (str,), "action_mode": (str,),
+    "obs_mode": (str,), "race_to": (int,), "max_speed": (int, float), "max_episode_steps": (int,),
+    "description": (str,),
+}
+_ENV_KWARGS = ("opponent", "action_mode", "obs_mode", "race_to", "max_speed")
+
+
+def _import(path: str, what: str):
+    module, _, name = path.partition(":")
+    if not module or not name:
+        raise ValueError(f"{what} must be an import path 'package.module:name', got {path!r}")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot import {what} {path!r}: {exc}") from None
+
+
+def _table(spec: Table | str | dict) -> Table:
+    if isinstance(spec, Table):
+        return spec
+    if isinstance(spec, str):
+        return Table.preset(spec)
+    spec = dict(spec)
+    preset = spec.pop("preset", "9ft")
+    if preset not in TABLE_SIZES:
+        raise ValueError(f"table preset must be one of {sorted(TABLE_SIZES)}, got {preset!r}")
+    known = {f.name for f in fields(Table)}
+    unknown = sorted(set(spec) - known)
+    if unknown:
+        raise ValueError(f"unknown table fields {unknown}; fields are {sorted(known)}")
+    return Table.preset(preset, **spec)
+
+
+def _game_name(game: str | type[Ruleset]) -> str:
+    """The registry name of ``game``: a registered name, a Ruleset subclass, or an import
+    path to one (registered on the way)."""
+    if isinstance(game, str) and ":" not in game:
+        if game not in available_rulesets():
+            raise ValueError(f"unknown game {game!r}; registered games are {list(available_rulesets())}")
+        return game
+    cls = _import(game, "game") if isinstance(game, str) else game
+    if not (isinstance(cls, type) and issubclass(cls, Ruleset)):
+        raise ValueError(f"game must be a Ruleset subclass, got {cls!r}")
+    if cls.name not in available_rulesets():
+        register_ruleset(cls.name, cls)
+    return cls.name
+
+
+def _with_rack(game: str, rack: Callable | str) -> str:
+    """A ruleset that racks with ``rack(rng, table) -> {ball: (x, y)}``, registered under a
+    derived name so environments stay picklable by name."""
+    rack_fn = _import(rack, "rack") if isinstance(rack, str) else rack
+    if not callable(rack_fn):
+        raise ValueError(f"rack must be a callable rack(rng, table) -> {{ball: (x, y)}}, got {rack_fn!r}")
+    base = type(get_ruleset(game))
+    name = f"{game}+{getattr(rack_fn, '__module__', 'rack')}.{getattr(rack_fn, '__qualname__', 'rack')}"
+    if name not in available_rulesets():
+        cls = type(f"{base.__name__}WithRack", (base,),
+                   {"name": name, "rack": lambda self, rng: rack_fn(rng, self.table)})
+        register_ruleset(name, cls)
+    return name
+
+
+def register_variant(id: str, game: str | type[Ruleset] = "nine_ball", table: Table | str | dict = "9ft",
+                     rules_options: dict | None = None, rack: Callable | str | None = None,
+                     reward: dict | None = None, noise: Any = "none",
+                     max_episode_steps: int | None = GAME_STEP_LIMIT, **env_kwargs) -> str:
+    """Register a game environment variant with Gymnasium and return its id.
+
+    ``game`` is a registered ruleset name ("nine_ball", ...), a ``Ruleset`` subclass or an
+    import path to one; ``rack`` optionally replaces the rack (a callable
+    ``rack(rng, table)`` or its import path); ``rules_options`` are ``RuleOptions`` fields;
+    ``reward`` are ``RewardWeights`` terms; the rest go to ``PoolEnv``. Everything is checked
+    here, so a bad variant fails at registration, not in the middle of training.
+    """
+    if not isinstance(id, str) or "/" not in id or not id.rsplit("-v", 1)[-1].isdigit():
+        raise ValueError(f"a variant id looks like 'namespace/Name-v0', got {id!r}")
+    name = _game_name(game)
+    if rack is not None:
+        name = _with_rack(name, rack)
+    if isinstance(noise, dict):
+        noise = Noise(**noise)
+    kwargs = dict(game=name, table=_table(table), rule_options=make_rule_options(rules_options),
+                  reward_weights=RewardWeights.from_config(reward), noise=noise, **env_kwargs)
+    PoolEnv(**kwargs).close()  # a bad argument fails here, not when the env is made
+    gymnasium.register(id, entry_point="poolgym.envs.pool_env:PoolEnv", kwargs=kwargs,
+                       max_episode_steps=max_episode_steps)
+    return id
+
+
+def register_from_yaml(path: str | Path) -> str:
+    """Register the variant described by a YAML file; errors name the key and the file."""
+    import yaml
+
+    path = Path(path)
+    try:
+        spec = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: cannot read the variant: {exc}") from None
+    if not isinstance(spec, dict):
+        raise ValueError(f"{path}: a variant is a mapping of keys {sorted(_YAML_KEYS)}")
+    for key, value in spec.items():
+        if key not in _YAML_KEYS:
+            raise ValueError(f"{path}: unknown key {key!r}; keys are {sorted(_YAML_KEYS)}")
+        types = _YAML_KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, types):
+            raise ValueError(f"{path}: key {key!r} must be {' or '.join(t.__name__ for t in types)}, "
+                             f"got {type(value).__name__} {value!r}")
+    for key in ("id", "game"):
+        if key not in spec:
+            raise ValueError(f"{path}: missing key {key!r}")
+    spec.pop("description", None)
+    try:
+        return register_variant(
+            spec.pop("id"), game=spec.pop("game"), table=spec.pop("table", "9ft"),
+            rules_options=spec.pop("rules_options", None), rack=spec.pop("rack", None),
+            reward=spec.pop("reward", None), noise=spec.pop("noise", "none"),
+            max_episode_steps=spec.pop("max_episode_steps", GAME_STEP_LIMIT),
+            **{k: spec.pop(k) for k in _ENV_KWARGS if k in spec})
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def register_directory(directory: str | Path) -> list[str]:
+    """Register every ``*.yaml`` variant in ``directory``; returns their ids."""
+    return [register_from_yaml(p) for p in sorted(Path(directory).glob("*.yaml"))]
