@@ -1,0 +1,53 @@
+"""An on-screen window for Gymnasium's ``render_mode="human"``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from poolgym.render._pygame import load_pygame
+
+
+class HumanWindow:
+    """A pygame window showing RGB frames; it opens on the first ``show``.
+
+    ``fps`` caps how often frames are shown (an environment's ``metadata["render_fps"]``),
+    so a human can follow the play; ``None`` shows every frame at once. Headless machines
+    can run it with the environment variable ``SDL_VIDEODRIVER=dummy``.
+    """
+
+    def __init__(self, title: str = "poolgym", fps: float | None = None):
+        self.title = title
+        self.fps = fps
+        self._screen = None
+        self._clock = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._screen is not None
+
+    def show(self, frame: np.ndarray) -> None:
+        """Display ``frame``, an (H, W, 3) uint8 array such as ``render_rgb`` returns."""
+        frame = np.asarray(frame)
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError(f"a frame is an (H, W, 3) uint8 array, got {frame.shape} {frame.dtype}")
+        pygame = load_pygame()
+        size = (frame.shape[1], frame.shape[0])
+        if self._screen is None or self._screen.get_size() != size:
+            if not pygame.display.get_init():
+                pygame.display.init()
+            self._screen = pygame.display.set_mode(size)
+            pygame.display.set_caption(self.title)
+            self._clock = pygame.time.Clock()
+        pygame.surfarray.blit_array(self._screen, frame.transpose(1, 0, 2))
+        # Handling the event queue keeps the operating system from marking the window hung.
+        pygame.event.pump()
+        pygame.display.flip()
+        if self.fps:
+            self._clock.tick(self.fps)
+
+    def close(self) -> None:
+        """Close the window; a later ``show`` opens a new one. Safe to call more than once."""
+        if self._screen is not None:
+            load_pygame().display.quit()
+            self._screen = None
+            self._clock = None
