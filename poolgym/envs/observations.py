@@ -21,8 +21,9 @@ _COORD_LOW, _COORD_HIGH = -0.1, 1.1
 def observation_space() -> spaces.Dict:
     """The ``Dict`` observation space (the same for every game).
 
-    - ``balls``: 16 x 3 rows (x / L, y / W, on table) for balls 0-15, the cue ball first;
-      a ball off the table or in hand is (0, 0, 0).
+    - ``balls``: 48 values, (x / L, y / W, on table) for each ball 0-15 in turn, the cue
+      ball first; a ball off the table or in hand is (0, 0, 0). (A flat vector, as
+      stable-baselines3's policies expect.)
     - ``targets``: 16 flags, the balls the player to act may legally hit first.
     - ``cue_ball_in_hand``: 0 none, 1 anywhere, 2 kitchen.
     - ``pending``: 0 none, else 1 + the index of the decision kind in ``DecisionKind``.
@@ -35,7 +36,7 @@ def observation_space() -> spaces.Dict:
     - ``player``: the acting player, 0 or 1.
     """
     return spaces.Dict({
-        "balls": spaces.Box(_COORD_LOW, _COORD_HIGH, shape=(N_BALLS, 3), dtype=np.float32),
+        "balls": spaces.Box(_COORD_LOW, _COORD_HIGH, shape=(N_BALLS * 3,), dtype=np.float32),
         "targets": spaces.MultiBinary(N_BALLS),
         "cue_ball_in_hand": spaces.Discrete(len(ZONES)),
         "pending": spaces.Discrete(len(DECISION_KINDS) + 1),
@@ -49,9 +50,34 @@ def observation_space() -> spaces.Dict:
     })
 
 
+def flat_observation_space() -> spaces.Box:
+    """The ``Dict`` space flattened (``gymnasium.spaces.flatten`` order) into a float32 Box."""
+    flat = spaces.flatten_space(observation_space())
+    return spaces.Box(flat.low.astype(np.float32), flat.high.astype(np.float32), dtype=np.float32)
+
+
+def flatten_observation(obs: dict) -> np.ndarray:
+    return spaces.flatten(_DICT_SPACE, obs).astype(np.float32)
+
+
+def observation_spaces(obs_mode: str) -> spaces.Space:
+    """The space of ``obs_mode`` "dict" or "flat"."""
+    if obs_mode == "dict":
+        return observation_space()
+    if obs_mode == "flat":
+        return flat_observation_space()
+    raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
+
+
 def actor(state: GameState) -> int:
     """The player who acts next: the decider when a decision is pending, else the shooter."""
     return state.pending.player if state.pending is not None else state.shooter
+
+
+def observe_game(state: GameState, rules, table: Table, player: int) -> dict:
+    """``observe`` with the legal targets the rules give (none once the rack is over)."""
+    over = state.winner is not None or state.stalemate
+    return observe(state, () if over else rules.legal_targets(state), table, player)
 
 
 def observe(state: GameState, targets, table: Table, player: int) -> dict:
@@ -82,7 +108,7 @@ def observe(state: GameState, targets, table: Table, player: int) -> dict:
     fouls = np.clip(np.array([state.consecutive_fouls[player], state.consecutive_fouls[other]],
                              dtype=np.float32) / 3.0, 0.0, 1.0)
     return {
-        "balls": balls,
+        "balls": balls.reshape(-1),
         "targets": target_flags,
         "cue_ball_in_hand": ZONES.index(state.cue_ball_in_hand),
         "pending": pending,
@@ -94,3 +120,6 @@ def observe(state: GameState, targets, table: Table, player: int) -> dict:
         "breaking": int(state.awaiting_break),
         "player": player,
     }
+
+
+_DICT_SPACE = observation_space()

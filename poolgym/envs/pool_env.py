@@ -7,16 +7,16 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from poolgym.envs.actions import ActionMapper, ShotMove
-from poolgym.envs.observations import actor, observation_space, observe
+from poolgym.envs.observations import actor, flatten_observation, observation_spaces, observe_game
+from poolgym.envs.play import simulate_move
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.envs.opponents import RandomPolicy, make_opponent
 from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
 from poolgym.physics import Simulator
-from poolgym.rules import GameState, Outcome, RuleOptions, Ruleset, ShotEvents, get_ruleset
+from poolgym.rules import GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
 
 
@@ -102,8 +102,6 @@ class PoolEnv(RenderMixin, gym.Env):
                  reward_weights: RewardWeights | dict | None = None, rule_options: RuleOptions | dict | None = None,
                  race_to: int = 1, max_speed: float = 10.0, render_mode: str | None = None,
                  trajectories: bool = False, ruleset: Ruleset | None = None) -> None:
-        if obs_mode not in ("dict", "flat"):
-            raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
         check_render_mode(render_mode)
         if not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
@@ -113,10 +111,8 @@ class PoolEnv(RenderMixin, gym.Env):
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
         self.action_space = self.mapper.space
-        self._dict_space = observation_space()
+        self.observation_space = observation_spaces(obs_mode)
         self.obs_mode = obs_mode
-        self.observation_space = (self._dict_space if obs_mode == "dict"
-                                  else spaces.flatten_space(self._dict_space))
         self.weights = RewardWeights.from_config(reward_weights)
         self.opponent = make_opponent(opponent, self.action_space)
         self.solo = self.opponent is None
@@ -171,27 +167,12 @@ class PoolEnv(RenderMixin, gym.Env):
         if not isinstance(move, ShotMove):
             self.state = self.rules.apply_decision(self.state, move)
             return
-        events = self._simulate(move)
+        events, self._last_result = simulate_move(self.simulator, self.rules, self.state, move,
+                                                  self.np_random, self.trajectories)
         self.state, outcome = self.rules.apply_shot(self.state, move.call, events)
         outcomes.append(outcome)
         if outcome.rack_over:
             self._end_rack(outcome)
-
-    def _simulate(self, move: ShotMove) -> ShotEvents:
-        layout = self.state.positions
-        if move.placement is not None:
-            layout[0] = move.placement
-            try:
-                self.simulator.validate_layout(layout)
-            except ValueError:
-                # No stroke can be played from there: the WPA 6.10 foul, judged by the rules.
-                self._last_result = None
-                return ShotEvents(cue_ball_start=move.placement, final_positions=layout)
-        rng = self.np_random if not self.simulator.noise.is_zero else None
-        result = self.simulator.simulate(layout, move.shot, rng=rng, trajectories=self.trajectories)
-        self._last_result = result
-        return ShotEvents.from_log(result.events, self.table, final_positions=result.positions,
-                                   options=self.rules.options)
 
     def _end_rack(self, outcome: Outcome) -> None:
         if outcome.winner is not None:
@@ -203,10 +184,8 @@ class PoolEnv(RenderMixin, gym.Env):
 
     # ------------------------------------------------------------------ views
     def _observation(self, player: int):
-        over = self.state.winner is not None or self.state.stalemate
-        targets = () if over else self.rules.legal_targets(self.state)
-        obs = observe(self.state, targets, self.table, player)
-        return obs if self.obs_mode == "dict" else spaces.flatten(self._dict_space, obs).astype(np.float32)
+        obs = observe_game(self.state, self.rules, self.table, player)
+        return obs if self.obs_mode == "dict" else flatten_observation(obs)
 
     def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
         last = self._last_result

@@ -6,12 +6,10 @@ import math
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
-from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from poolgym.envs.actions import ActionMapper
-from poolgym.envs.observations import observation_space, observe
+from poolgym.envs.observations import flatten_observation, observation_spaces, observe
 from poolgym.envs.pool_env import make_table
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.physics import Simulator
@@ -88,18 +86,14 @@ class PotBallEnv(RenderMixin, gym.Env):
         low, high = (n_balls, n_balls) if isinstance(n_balls, int) else tuple(n_balls)
         if not 1 <= low <= high <= 15:
             raise ValueError(f"n_balls must be an int or a (low, high) range within 1..15, got {n_balls!r}")
-        if obs_mode not in ("dict", "flat"):
-            raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
         check_render_mode(render_mode)
         self.table = make_table(table)
         self.n_balls = (low, high)
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
         self.action_space = self.mapper.space
-        self._dict_space = observation_space()
+        self.observation_space = observation_spaces(obs_mode)
         self.obs_mode = obs_mode
-        self.observation_space = (self._dict_space if obs_mode == "dict"
-                                  else spaces.flatten_space(self._dict_space))
         self.rewards = (pot_reward, scratch_penalty, miss_penalty)
         self.shaping = shaping
         self.render_mode = render_mode
@@ -156,7 +150,7 @@ class PotBallEnv(RenderMixin, gym.Env):
 
     def _observation(self):
         obs = observe(self.state, (self.target,), self.table, 0)
-        return obs if self.obs_mode == "dict" else spaces.flatten(self._dict_space, obs).astype(np.float32)
+        return obs if self.obs_mode == "dict" else flatten_observation(obs)
 
     def _render_scene(self):
         positions = self.state.positions if self.state is not None else {}
