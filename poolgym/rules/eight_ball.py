@@ -8,9 +8,9 @@ Nothing is spotted except the 8-ball on the break (3.7), fouls give cue ball in 
 anywhere (3.9) and there is no three-foul rule (3.10). The losses of 3.8 and the digest's
 resolutions 8.2-8.4 are in ``losing_reason``.
 
-One choice of ours: if the table is still open when every solid and stripe is down, both
-players are on the 8-ball (it is the legal first contact and may be called), since the text
-otherwise leaves no way to end the rack.
+Where the text and the digest are both silent: if the table is still open when every solid
+and stripe is down, both players are on the 8-ball (it is the legal first contact and may be
+called), since otherwise the rack could not end.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ def group_of(ball: int) -> str | None:
 
 
 def other_group(group: str) -> str:
+    """The group that is not ``group``."""
     return "stripes" if group == "solids" else "solids"
 
 
