@@ -278,10 +278,10 @@ class EightBall(Ruleset):
         other_faults = [f for f in fouls if f.section != "6.1"]
         if EIGHT in pots and scratch and (
                 not other_faults or self.options.eight_ball_combined_break_faults_use_f_first):
+            kind = DecisionKind.EIGHT_BALL_EIGHT_AND_SCRATCH_ON_BREAK
             return Verdict(fouls, balls, out, next_shooter=o, spotted=spotted, warnings=warnings,
                            cue_ball_in_hand=CueBallZone.KITCHEN,
-                           pending=PendingDecision(DecisionKind.EIGHT_BALL_EIGHT_AND_SCRATCH_ON_BREAK,
-                                                   o, EIGHT_AND_SCRATCH_CHOICES))
+                           pending=PendingDecision(kind, o, EIGHT_AND_SCRATCH_CHOICES))
         if fouls:
             # 3.3(g)/(h); with the cue ball gone, accepting the table means cue ball in hand
             # in the kitchen (digest 8.5).

@@ -3,7 +3,8 @@
 import pytest
 
 from poolgym.rules import (Choice, CueBallZone, Decision, DecisionKind, DeclaredFoul, Penalty,
-                           RuleOptions, ShotCall, ShotEvents, check_ruleset, get_ruleset)
+                           PendingDecision, RuleOptions, ShotCall, ShotEvents, check_ruleset,
+                           get_ruleset)
 from poolgym.rules.eight_ball import EightBall
 from tests.rules.helpers import FOOT_SPOT, HEAD_STRING_X, KITCHEN_SPOT, R, position, spread
 
@@ -273,6 +274,17 @@ def test_wpa_3_3_h_scratch_on_the_break_accepting_means_cue_ball_in_hand_in_the_
         assert new.shooter == 1 and new.cue_ball_in_hand is CueBallZone.KITCHEN
 
 
+def test_wpa_3_3_h_cue_ball_in_kitchen_with_every_legal_ball_there_offers_the_1_5_spot():
+    pending = position("eight_ball", {0: (1.2, 0.9), 3: (0.3, 0.3), 8: (1.5, 0.4)},
+                       out_of_play=tuple(sorted(ALL_BALLS - {3, 8})), shooter=1,
+                       pending=PendingDecision(DecisionKind.EIGHT_BALL_BREAK_FOUL, 1,
+                                               (Choice.ACCEPT_TABLE, Choice.KITCHEN_IN_HAND)))
+    new = EIGHT_BALL.apply_decision(pending, Decision(Choice.KITCHEN_IN_HAND))
+    assert new.pending.kind is DecisionKind.SPOT_REQUEST and new.pending.balls == (3,)
+    accepted = EIGHT_BALL.apply_decision(pending, Decision(Choice.ACCEPT_TABLE))
+    assert accepted.pending is None and accepted.position(3) == (0.3, 0.3)
+
+
 def test_digest_8_5_illegal_break_with_a_scratch_is_a_break_foul_not_a_dry_break():
     pending, out = break_foul(pocketed={0: "foot_left"}, cushion_balls=(2,))
     assert out.foul_sections == ("6.1",) and pending.cue_ball_in_hand is CueBallZone.KITCHEN
@@ -402,8 +414,9 @@ def test_wpa_3_6_call_options_follow_the_group():
 ])
 def test_wpa_3_6_bad_calls_raise_and_leave_the_state_unchanged(state, call, message):
     before = state.to_json()
+    events = ShotEvents(first_contact=2 if 2 in state.on_table else 8)
     with pytest.raises(ValueError, match=message):
-        EIGHT_BALL.apply_shot(state, call, ShotEvents(first_contact=2 if 2 in state.on_table else 8))
+        EIGHT_BALL.apply_shot(state, call, events)
     assert state.to_json() == before
 
 
@@ -463,7 +476,7 @@ def test_digest_8_4_eight_with_the_last_group_ball_is_spotted_when_option_off():
         first_contact=2, pocketed={2: "foot_left", 8: "side_left"}))
     assert out.winner is None and out.turn_kept and out.spotted == SPOTTED_EIGHT
     assert EIGHT_BALL.callable_balls(new) == (8,)
-    still, out = rules.apply_shot(groups_set(), ShotCall.called(2, "foot_left"), ShotEvents(
+    _, out = rules.apply_shot(groups_set(), ShotCall.called(2, "foot_left"), ShotEvents(
         first_contact=2, pocketed={2: "foot_left", 8: "side_left"}))
     assert out.winner == 1  # 5 is still on the table: 3.8(b) as written
 
