@@ -139,3 +139,13 @@ def test_human_mode_runs_headless(monkeypatch):
     env.step(env.action_space.sample())
     assert env.render() is None
     env.close()
+
+
+def test_pocketing_the_eight_before_the_group_is_cleared_loses_the_eight_ball_game():
+    env = _env(game="eight_ball")
+    cb, ob, angle = straight_in(env.table)
+    _set(env, {0: cb, 8: ob, 1: (0.5, 0.3), 9: (0.5, 0.9)}, groups=("solids", "stripes"))
+    obs, reward, terminated, truncated, info = env.step(raw_action(env.mapper, angle, 2.0, vertical=-0.3))
+    assert 8 in dict(info["outcome"]["pocketed"])
+    assert terminated and info["winner"] == 1
+    assert info["reward_terms"]["rack_lost"] == 1.0 and reward <= -10.0
