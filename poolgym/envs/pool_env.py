@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.error import ResetNeeded
 
+from poolgym.config import from_mapping
 from poolgym.envs.actions import ActionMapper, ShotMove
 from poolgym.envs.observations import actor, flatten_observation, observation_spaces, observe_game
 from poolgym.envs.play import simulate_move
@@ -26,15 +26,7 @@ def make_table(table: Table | str) -> Table:
 
 def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
     """``RuleOptions`` from a mapping; an unknown name is an error that names it."""
-    if options is None or isinstance(options, RuleOptions):
-        return options or RuleOptions()
-    if not isinstance(options, dict):
-        raise ValueError(f"rule_options must be a mapping of option -> value, got {options!r}")
-    known = {f.name for f in fields(RuleOptions)}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise ValueError(f"unknown rule options {unknown}; options are {sorted(known)}")
-    return RuleOptions(**options)
+    return from_mapping(RuleOptions, options, "rule options")
 
 
 class PoolEnv(RenderMixin, gym.Env):

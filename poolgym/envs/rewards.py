@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, fields
 
+from poolgym.config import from_mapping
 from poolgym.rules import CueBallZone, Outcome
 
 
@@ -47,17 +48,7 @@ class RewardWeights:
     @classmethod
     def from_config(cls, config: "RewardWeights | dict | None") -> "RewardWeights":
         """Weights from a mapping (unknown names are an error naming them) or defaults."""
-        if config is None:
-            return cls()
-        if isinstance(config, cls):
-            return config
-        if not isinstance(config, dict):
-            raise ValueError(f"reward weights must be a mapping of term -> weight, got {config!r}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(f"unknown reward terms {unknown}; terms are {sorted(known)}")
-        return cls(**config)
+        return from_mapping(cls, config, "reward terms")
 
     def as_dict(self) -> dict:
         return asdict(self)

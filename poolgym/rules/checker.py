@@ -237,7 +237,6 @@ class _Rollout:
 def random_events(ruleset: Ruleset, state: GameState, call: ShotCall,
                   rng: np.random.Generator) -> ShotEvents:
     """Well-formed random events for a shot from ``state`` (any outcome is possible)."""
-    table = ruleset.table
     objects = list(state.object_balls_on_table)
     start = None
     if state.cue_ball_in_hand is not CueBallZone.NONE:
