@@ -5,7 +5,7 @@ import math
 import pytest
 
 from poolgym import events as ev
-from poolgym.physics import Shot, Simulator
+from poolgym.physics import Shot
 from poolgym.table import Table
 
 
