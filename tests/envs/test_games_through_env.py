@@ -149,3 +149,26 @@ def test_pocketing_the_eight_before_the_group_is_cleared_loses_the_eight_ball_ga
     assert 8 in dict(info["outcome"]["pocketed"])
     assert terminated and info["winner"] == 1
     assert info["reward_terms"]["rack_lost"] == 1.0 and reward <= -10.0
+
+
+def test_a_frozen_stable_baselines3_model_plays_as_the_opponent(tmp_path):
+    from stable_baselines3 import PPO
+
+    from poolgym.envs.opponents import SB3Policy
+
+    trainee = PoolEnv(game="nine_ball", obs_mode="flat")
+    model = PPO("MlpPolicy", trainee, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=32)
+    model.save(tmp_path / "frozen")
+    opponent = SB3Policy(str(tmp_path / "frozen"), algorithm="PPO")
+    env = PoolEnv(game="nine_ball", obs_mode="flat", opponent=opponent)
+    obs, _ = env.reset(seed=4)
+    players = set()
+    for _ in range(10):
+        obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        players.update(o["shooter"] for o in info["outcomes"])
+        if terminated:
+            obs, _ = env.reset()
+    assert players == {0, 1}  # the model took shots inside step
+    with pytest.raises(ValueError, match="unknown stable-baselines3 algorithm"):
+        SB3Policy(str(tmp_path / "frozen"), algorithm="PPX")
