@@ -206,7 +206,8 @@ class Ruleset:
                              f"{list(pending.balls)}")
         new = self.judge_decision(state, decision)
         # A declined spot request is not offered again on the same shot (WPA 1.5).
-        if new.pending is None and not new.is_over and pending.kind is not DecisionKind.SPOT_REQUEST:
+        if (new.pending is None and not new.is_over
+                and pending.kind is not DecisionKind.SPOT_REQUEST):
             new = self.offer_spot_request(new)
         return new
 

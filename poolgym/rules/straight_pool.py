@@ -373,8 +373,13 @@ def _checked_target(target_score) -> int:
     return target_score
 
 
+# Every call there can be, built once: a safety, then each ball into each pocket.
+_SAFETY = ShotCall.safety_shot()
+_BALL_CALLS = {b: tuple(ShotCall.called(b, p) for p in POCKET_IDS)
+               for b in StraightPool.object_balls}
+
+
 @lru_cache(maxsize=4096)
 def _calls(balls: tuple[int, ...]) -> tuple[ShotCall, ...]:
     """A safety and each ball on the table into each pocket (cached: the sets recur)."""
-    return (ShotCall.safety_shot(),) + tuple(ShotCall.called(b, p) for b in balls
-                                             for p in POCKET_IDS)
+    return (_SAFETY,) + tuple(call for b in balls for call in _BALL_CALLS[b])
