@@ -37,7 +37,8 @@ class Verdict:
     """What a game decided about one shot; ``Ruleset.conclude`` makes it a state and an outcome.
 
     ``balls`` are the balls on the table after the shot with any spotting done (the cue ball
-    may stay listed when it goes in hand: ``conclude`` lifts it). ``changes`` sets further
+    may stay listed when it goes in hand: ``conclude`` lifts it). ``reracked`` lists the balls
+    put back in a rack during play (14.1, WPA 4.4) with their positions. ``changes`` sets further
     ``GameState`` fields (``groups``, ``breaker``, ``extra``...). ``counts_toward_three_fouls``
     is False for a foul the three-foul rule ignores (14.1 break fouls, WPA 4.11).
     """
@@ -48,6 +49,7 @@ class Verdict:
     next_shooter: int
     cue_ball_in_hand: CueBallZone = CueBallZone.NONE
     spotted: list[tuple[int, Point]] = field(default_factory=list)
+    reracked: list[tuple[int, Point]] = field(default_factory=list)
     pocketed_legally: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     winner: int | None = None
@@ -203,7 +205,9 @@ class Ruleset:
             raise ValueError(f"ball {decision.ball} cannot be spotted; the choice is among "
                              f"{list(pending.balls)}")
         new = self.judge_decision(state, decision)
-        if new.pending is None and not new.is_over:
+        # A declined spot request is not offered again on the same shot (WPA 1.5).
+        if (new.pending is None and not new.is_over
+                and pending.kind is not DecisionKind.SPOT_REQUEST):
             new = self.offer_spot_request(new)
         return new
 
@@ -328,6 +332,7 @@ class Ruleset:
             pocketed=events.pocketed, driven_off=tuple(sorted(events.off_table)),
             pocketed_legally=tuple(verdict.pocketed_legally),
             spotted=tuple((b, x, y) for b, (x, y) in verdict.spotted),
+            reracked=tuple((b, x, y) for b, (x, y) in verdict.reracked),
             turn_kept=not over and new.shooter == s and new.pending is None,
             next_shooter=None if over else new.shooter, cue_ball_in_hand=new.cue_ball_in_hand,
             points=tuple(verdict.points), winner=verdict.winner, end_reason=verdict.end_reason,

@@ -113,8 +113,6 @@ class _Rollout:
             if self.step % 9 == 0:
                 self.check_bad_input(state)
             state = new
-        else:
-            state = self.call("agree_stalemate", rules.agree_stalemate, state)
         if not state.is_over:
             state = self.call("agree_stalemate", rules.agree_stalemate, state)
         if state.winner is None and not state.stalemate:
@@ -202,11 +200,13 @@ class _Rollout:
             self.fail(f"balls {sorted(newly_down - gone)} went out of play without being "
                       "pocketed or driven off", new)
         spotted = {b for b, *_ in outcome.spotted}
+        reracked = {b for b, *_ in outcome.reracked}
         returned = set(new.object_balls_on_table) - set(state.object_balls_on_table)
-        if not new.awaiting_break and not returned <= spotted:
-            self.fail(f"balls {sorted(returned - spotted)} came back without being spotted", new)
-        if not spotted <= set(new.on_table) and not new.awaiting_break:
-            self.fail("a ball the outcome says was spotted is not on the table", new)
+        if not new.awaiting_break and not returned <= spotted | reracked:
+            self.fail(f"balls {sorted(returned - spotted - reracked)} came back without being "
+                      "spotted or re-racked", new)
+        if not (spotted | reracked) <= set(new.on_table) and not new.awaiting_break:
+            self.fail("a ball the outcome says was spotted or re-racked is not on the table", new)
         if self.step % 11 == 3:
             again = self.rules.apply_shot(state, call, events)
             if again != (new, outcome):

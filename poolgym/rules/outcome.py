@@ -47,9 +47,10 @@ class Outcome:
     ``pocketed`` lists every ball that dropped (with its pocket), ``driven_off`` those that
     left the table, ``pocketed_legally`` the object balls that count for the shooter (they
     dropped on a legal shot and stay down), ``spotted`` the balls put back with where they
-    went. ``points`` are the score changes of players 0 and 1 (14.1). ``next_shooter`` is the
-    player at the table afterwards (the decider when a decision is pending; None once the
-    rack is over).
+    went, ``reracked`` the balls racked again during play with where they went (14.1, WPA
+    4.4). ``points`` are the score changes of players 0 and 1 (14.1). ``next_shooter`` is
+    the player at the table afterwards (the decider when a decision is pending; None once
+    the rack is over).
     """
 
     shooter: int
@@ -71,6 +72,7 @@ class Outcome:
     pending: PendingDecision | None = None
     warning_to: int | None = None
     warnings: tuple[str, ...] = ()
+    reracked: tuple[tuple[int, float, float], ...] = ()
 
     @property
     def legal(self) -> bool:
@@ -103,4 +105,5 @@ class Outcome:
             "end_reason": self.end_reason,
             "pending": None if self.pending is None else self.pending.to_dict(),
             "warning_to": self.warning_to, "warnings": list(self.warnings),
+            "reracked": [[b, x, y] for b, x, y in self.reracked],
         }
