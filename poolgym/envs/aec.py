@@ -126,7 +126,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
             self.truncations[name] = not over and self.turns >= self.max_turns
             self.infos[name] = self._masks(name)
             if outcome is not None:
-                self.infos[name]["outcome"] = outcome.to_dict()
+                self.infos[name]["outcome"] = outcome
         if not over:
             self.agent_selection = self.possible_agents[actor(self.state)]
         self._accumulate_rewards()

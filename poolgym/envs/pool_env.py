@@ -60,7 +60,10 @@ class PoolEnv(RenderMixin, gym.Env):
     Named terms from the rules' outcome of every shot in the step, weighted by
     ``reward_weights`` (``poolgym.envs.rewards.RewardWeights``: legal pot +1, foul -1, ball
     in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1 points +1 each;
-    shaping off). ``info["reward_terms"]`` holds the step's terms.
+    shaping off). ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
+    shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal, pending decision),
+    ``info["outcome"]`` the agent's own, and ``info["shot"]`` the last ``ShotResult``
+    (its event log).
 
     ## Starting State
 
@@ -71,7 +74,8 @@ class PoolEnv(RenderMixin, gym.Env):
 
     Terminated when a player has won ``race_to`` racks (a rack is won under the game's
     rules, including a stalemate's re-rack); truncated by the registered step limit.
-    ``info["winner"]`` names the winner (0 = agent).
+    ``info["winner"]`` names the winner (0 = agent) once the episode is over; until then
+    ``info["to_act"]`` says who acts next.
 
     ## Arguments
 
@@ -80,7 +84,8 @@ class PoolEnv(RenderMixin, gym.Env):
     callable ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
     ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
-    ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering).
+    ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering),
+    ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1).
 
     ## Version History
 
@@ -93,13 +98,14 @@ class PoolEnv(RenderMixin, gym.Env):
                  action_mode: str = "raw", obs_mode: str = "dict", noise: Any = "none",
                  reward_weights: RewardWeights | dict | None = None, rule_options: RuleOptions | dict | None = None,
                  race_to: int = 1, max_speed: float = 10.0, render_mode: str | None = None,
-                 trajectories: bool = False, ruleset: Ruleset | None = None) -> None:
+                 trajectories: bool = False, ruleset: Ruleset | None = None,
+                 ruleset_kwargs: dict | None = None) -> None:
         check_render_mode(render_mode)
         if not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
         self.table = make_table(table)
         self.rules = ruleset if ruleset is not None else get_ruleset(
-            game, options=make_rule_options(rule_options), table=self.table)
+            game, options=make_rule_options(rule_options), table=self.table, **(ruleset_kwargs or {}))
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
         self.action_space = self.mapper.space
@@ -180,22 +186,22 @@ class PoolEnv(RenderMixin, gym.Env):
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
 
     def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
-        last = self._last_result
-        winner = None
-        if self._done:
-            winner = max((0, 1), key=lambda p: self.racks_won[p])
+        """The step's info. Keys keep one type (optional ones are left out rather than None)
+        so Gymnasium's vector envs can stack them."""
         info = {
             "player": self.agent if player is None else player,
-            "to_act": actor(self.state) if not self._done else None,
-            "outcomes": [o.to_dict() for o in outcomes],
-            "outcome": next((o.to_dict() for o in outcomes if self.solo or o.shooter == self.agent), None),
+            "outcomes": list(outcomes),
             "reward_terms": dict(terms),
             "racks_won": tuple(self.racks_won),
-            "winner": winner,
             "state": self.state,
         }
-        if last is not None:
-            info["shot"] = {"first_contact": last.first_contact, "pocketed": dict(last.pocketed),
-                            "cushion_after_contact": sorted(last.cushion_after_contact),
-                            "events": len(last.events), "duration": last.duration}
+        mine = next((o for o in outcomes if self.solo or o.shooter == self.agent), None)
+        if mine is not None:
+            info["outcome"] = mine
+        if self._done:
+            info["winner"] = max((0, 1), key=lambda p: self.racks_won[p])
+        else:
+            info["to_act"] = actor(self.state)
+        if self._last_result is not None:
+            info["shot"] = self._last_result
         return info

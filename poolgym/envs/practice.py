@@ -139,9 +139,7 @@ class PotBallEnv(RenderMixin, gym.Env):
                                awaiting_break=False,
                                cue_ball_in_hand=CueBallZone.ANYWHERE if scratched else CueBallZone.NONE)
         self._done = True
-        info = {"target": self.target, "potted": potted, "scratched": scratched,
-                "pocketed": dict(result.pocketed), "first_contact": result.first_contact,
-                "pocket": result.pocketed.get(self.target)}
+        info = {"target": self.target, "potted": potted, "scratched": scratched, "shot": result}
         return self._observation(), float(reward), True, False, info
 
     def _pocket_distance(self, position) -> float:

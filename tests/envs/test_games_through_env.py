@@ -31,8 +31,8 @@ def test_a_deliberate_scratch_gives_the_opponent_ball_in_hand_and_the_foul_rewar
     _set(env, {0: (t.length - 0.5, t.ball_radius + 0.001), 1: (0.6, 0.9), 9: (0.4, 0.9)})
     obs, reward, terminated, truncated, info = env.step(raw_action(env.mapper, 0.0, 2.0))
     outcome = info["outcome"]
-    assert outcome["shooter"] == 0
-    assert {f["section"] for f in outcome["fouls"]} >= {"6.1"}
+    assert outcome.shooter == 0
+    assert {f.section for f in outcome.fouls} >= {"6.1"}
     assert info["reward_terms"]["foul"] == 1.0
     assert info["reward_terms"]["ball_in_hand_conceded"] == 1.0
     weights = env.weights.as_dict()
@@ -48,7 +48,7 @@ def test_a_legal_pot_keeps_the_turn():
     cb, ob, angle = straight_in(env.table)
     _set(env, {0: cb, 1: ob, 2: (0.5, 0.3), 9: (0.5, 0.9)})
     obs, reward, terminated, truncated, info = env.step(raw_action(env.mapper, angle, 2.0, vertical=-0.3))
-    assert info["outcome"]["pocketed_legally"] == [1]
+    assert info["outcome"].pocketed_legally == (1,)
     assert info["reward_terms"]["legal_pot"] == 1.0 and reward == pytest.approx(1.0)
     assert opponent.seen == [] and info["to_act"] == 0
     assert obs["targets"][2] == 1 and not terminated
@@ -95,7 +95,7 @@ def test_an_overlapping_cue_ball_placement_is_a_6_10_foul_not_an_error():
                           cue_ball_in_hand=CueBallZone.ANYWHERE)
     action = raw_action(env.mapper, 0.0, 1.0, place=(1.5, 0.6))
     *_, info = env.step(action)
-    assert "6.10" in [f["section"] for f in info["outcome"]["fouls"]]
+    assert "6.10" in [f.section for f in info["outcome"].fouls]
     assert info["reward_terms"]["foul"] == 1.0
 
 
@@ -110,7 +110,7 @@ def test_push_out_response_is_taken_from_the_decision_component():
     _set(env, {0: (0.6, 0.6), 1: (1.6, 0.3), 9: (1.6, 0.9)}, push_out_available=True)
     push = raw_action(env.mapper, 90.0, 0.5, call=1.0)  # call bins: no call, push out
     *_, info = env.step(push)
-    assert info["outcome"]["push_out"] is True
+    assert info["outcome"].push_out is True
     assert info["to_act"] == 0  # passed back
 
 
@@ -146,7 +146,7 @@ def test_pocketing_the_eight_before_the_group_is_cleared_loses_the_eight_ball_ga
     cb, ob, angle = straight_in(env.table)
     _set(env, {0: cb, 8: ob, 1: (0.5, 0.3), 9: (0.5, 0.9)}, groups=("solids", "stripes"))
     obs, reward, terminated, truncated, info = env.step(raw_action(env.mapper, angle, 2.0, vertical=-0.3))
-    assert 8 in dict(info["outcome"]["pocketed"])
+    assert 8 in dict(info["outcome"].pocketed)
     assert terminated and info["winner"] == 1
     assert info["reward_terms"]["rack_lost"] == 1.0 and reward <= -10.0
 
@@ -166,9 +166,28 @@ def test_a_frozen_stable_baselines3_model_plays_as_the_opponent(tmp_path):
     players = set()
     for _ in range(10):
         obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
-        players.update(o["shooter"] for o in info["outcomes"])
+        players.update(o.shooter for o in info["outcomes"])
         if terminated:
             obs, _ = env.reset()
     assert players == {0, 1}  # the model took shots inside step
     with pytest.raises(ValueError, match="unknown stable-baselines3 algorithm"):
         SB3Policy(str(tmp_path / "frozen"), algorithm="PPX")
+
+
+def test_straight_pool_scores_accrue_through_the_env():
+    env = _env(game="straight_pool", ruleset_kwargs={"target_score": 3})
+    assert env.rules.target_score == 3
+    cb, ob, angle = straight_in(env.table)
+    balls = {0: cb, 1: ob, **{b: (0.3 + 0.08 * b, 0.25) for b in range(2, 8)}}
+    _set(env, balls, target_score=3)
+    # aim-assisted calls are the rules' ball-and-pocket calls; raw mode picks a call by bin:
+    call_index = next(i for i, c in enumerate(env.rules.call_options(env.state))
+                      if c.ball == 1 and c.pocket == "foot_right")
+    n_calls = len(env.rules.call_options(env.state))
+    call = -1 + (2 * call_index + 1) / n_calls
+    obs, reward, terminated, truncated, info = env.step(raw_action(env.mapper, angle, 2.0, vertical=-0.3,
+                                                                   call=call))
+    assert info["outcome"].points == (1, 0)
+    assert info["reward_terms"]["points"] == 1.0 and info["to_act"] == 0
+    assert env.state.scores == (1, 0)
+    assert obs["scores"][0] == pytest.approx(1 / 3)
