@@ -1,0 +1,101 @@
+"""Training with Ray RLlib: PPO on a poolgym environment with several env runners.
+
+Runs on a local Ray instance or joins a cluster (``address``): start one with
+``ray start --head`` on the head node and ``ray start --address HEAD:6379`` on each worker,
+then pass ``--address HEAD:6379`` (or ``auto`` on a cluster node). Requires the
+``distributed`` extra (``pip install "poolgym[distributed]"``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+RLLIB_ENV_NAME = "poolgym"
+
+
+def make_env(env_config: dict):
+    """The env creator RLlib calls in every env runner (which may be another machine):
+    imports poolgym there, so its ids are registered, and makes the env with flat
+    observations."""
+    import gymnasium
+
+    import poolgym  # noqa: F401  (registers the ids in this process)
+
+    kwargs = dict(env_config.get("kwargs", {}))
+    kwargs.setdefault("obs_mode", "flat")
+    return gymnasium.make(env_config["id"], **kwargs)
+
+
+def build_ppo(env_id: str, env_kwargs: dict | None = None, num_env_runners: int = 2,
+              train_batch_size: int = 512, minibatch_size: int = 128, num_epochs: int = 2,
+              lr: float = 3e-4, seed: int = 0):
+    """A PPO algorithm for ``env_id`` with ``num_env_runners`` remote env runners."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.tune.registry import register_env
+
+    register_env(RLLIB_ENV_NAME, make_env)
+    fragment = max(1, train_batch_size // max(1, num_env_runners))
+    config = (
+        PPOConfig()
+        .environment(RLLIB_ENV_NAME, env_config={"id": env_id, "kwargs": dict(env_kwargs or {})})
+        .framework("torch")
+        .env_runners(num_env_runners=num_env_runners, rollout_fragment_length=fragment,
+                     num_cpus_per_env_runner=1)
+        .learners(num_learners=0)
+        .training(train_batch_size=train_batch_size, minibatch_size=minibatch_size,
+                  num_epochs=num_epochs, lr=lr)
+        .debugging(seed=seed)
+    )
+    return config.build_algo()
+
+
+def train_rllib(config: dict[str, Any], out_dir: str | Path, address: str | None = None,
+                num_cpus: int | None = None) -> dict:
+    """Train PPO with RLlib as ``config`` says and write a JSON summary to ``out_dir``.
+
+    ``config`` keys: ``env`` (id), ``env_kwargs``, ``iterations``, ``num_env_runners``,
+    ``train_batch_size``, ``minibatch_size``, ``num_epochs``, ``lr``, ``seed``.
+    """
+    import ray
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        algo = build_ppo(config["env"], config.get("env_kwargs"), config.get("num_env_runners", 2),
+                         config.get("train_batch_size", 512), config.get("minibatch_size", 128),
+                         config.get("num_epochs", 2), config.get("lr", 3e-4), config.get("seed", 0))
+        history = []
+        start = time.perf_counter()
+        for i in range(config.get("iterations", 1)):
+            result = algo.train()
+            runners = result.get("env_runners", {})
+            history.append({"iteration": i + 1,
+                            "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
+                            "episode_return_mean": _finite(runners.get("episode_return_mean")),
+                            "episodes": int(runners.get("num_episodes_lifetime", 0))})
+        elapsed = time.perf_counter() - start
+        checkpoint = algo.save_to_path(str((out / "checkpoint").resolve()))
+        algo.stop()
+    finally:
+        if started_here:
+            ray.shutdown()
+    summary = {"backend": "rllib", "env": config["env"], "iterations": len(history),
+               "seconds": round(elapsed, 1), "history": history,
+               "env_steps_per_s": round(history[-1]["env_steps"] / elapsed, 1) if history else 0.0,
+               "checkpoint": str(checkpoint)}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _finite(value) -> float | None:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if value == value and abs(value) != float("inf") else None
