@@ -147,3 +147,13 @@ class SoftStroke:
 
     def __call__(self, obs, info):
         return np.array([-1.0, 0.0, -0.6, 0, 0, 0, 0, -1.0, -1.0, -1.0], dtype=np.float32)
+
+
+def test_quickstart_tiny_budget_writes_pictures(tmp_path, capsys):
+    from agents.quickstart import run_quickstart
+
+    run_quickstart(out=tmp_path, steps=128, episodes=5, config=tiny_config(), progress_bar=False)
+    printed = capsys.readouterr().out
+    assert "trained" in printed and "random" in printed and "95%" in printed
+    for name in ("learning_curve.png", "shots.png"):
+        assert (tmp_path / name).stat().st_size > 10_000
