@@ -88,9 +88,13 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float):
     return PeriodicEval()
 
 
-def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | None = None) -> list[dict]:
+def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | None = None,
+                     untrained: Any = None) -> list[dict]:
     """The trained policy and the baseline agent on the same seeded episodes, against each
-    evaluation opponent: ``[{"opponent", "trained": Score dict, "baseline": Score dict}]``."""
+    evaluation opponent: ``[{"opponent", "trained": Score dict, "baseline": Score dict}]``.
+    With ``untrained`` (the policy before learning), rows also hold its score: a
+    deterministic fresh network already plays a fixed middling shot, so beating random
+    alone does not show that anything was learned."""
     from poolgym.envs.opponents import SB3Policy
 
     policy = model_or_policy if callable(model_or_policy) else SB3Policy(
@@ -104,6 +108,8 @@ def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | Non
                      "trained": evaluate(policy, cfg.env_id, kwargs, n, seed=seed).to_dict(),
                      "baseline_name": cfg.eval.baseline,
                      "baseline": evaluate(cfg.eval.baseline, cfg.env_id, kwargs, n, seed=seed).to_dict()})
+        if untrained is not None:
+            rows[-1]["untrained"] = evaluate(untrained, cfg.env_id, kwargs, n, seed=seed).to_dict()
     return rows
 
 
@@ -117,6 +123,8 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     training ten times slower."""
     import stable_baselines3
     import torch
+
+    from poolgym.envs.opponents import SB3Policy
     from stable_baselines3.common.callbacks import CheckpointCallback
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -138,6 +146,9 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         algorithm = getattr(stable_baselines3, cfg.algorithm)
         model = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, verbose=verbose,
                           tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
+        # A frozen copy of the starting weights, scored at the end beside the trained ones.
+        untrained = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, **cfg.hyperparameters)
+        untrained.policy.load_state_dict(model.policy.state_dict())
         start = time.perf_counter()
         callbacks = []
         evaluator = None
@@ -151,7 +162,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
                     tb_log_name=cfg.algorithm)
         train_time = time.perf_counter() - start
         model.save(out / "model.zip")
-        final = final_evaluation(model, cfg)
+        final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic))
     finally:
         vec_env.close()
 
@@ -187,7 +198,8 @@ def format_final(summary: dict) -> str:
         lines.append(f"{summary['config']['env']['id']}{vs}, {t['episodes']} episodes each "
                      f"(same seeds), 95% intervals:")
         lines.append(f"  {'agent':<14}{t['success_name']:<28}{'mean reward':<26}legal pots/episode")
-        for label, s in (("trained", t), (row["baseline_name"], b)):
+        agents = [("trained", t), ("untrained", row.get("untrained")), (row["baseline_name"], b)]
+        for label, s in [(label, s) for label, s in agents if s is not None]:
             rate = f"{s['success_rate']:.3f} [{s['success_ci'][0]:.3f}, {s['success_ci'][1]:.3f}]"
             reward = f"{s['mean_reward']:+.3f} [{s['reward_ci'][0]:+.3f}, {s['reward_ci'][1]:+.3f}]"
             lines.append(f"  {label:<14}{rate:<28}{reward:<26}{s['mean_pots']:.2f}")
