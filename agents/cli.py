@@ -51,6 +51,24 @@ def _soak(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    from agents.train import format_final, train
+
+    summary = train(args.config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
+                    progress_bar=not args.no_progress)
+    print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
+          f"model and summary in {os.path.dirname(summary['model'])}")
+    print(format_final(summary))
+    return 0
+
+
+def _quickstart(args: argparse.Namespace) -> int:
+    from agents.quickstart import run_quickstart
+
+    run_quickstart(out=args.out, steps=args.steps, episodes=args.episodes, progress_bar=not args.no_progress)
+    return 0
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -86,6 +104,25 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--table", default="9ft", choices=sorted(TABLE_SIZES))
     soak.add_argument("--json", metavar="FILE", help="also write the report to FILE")
     soak.set_defaults(handler=_soak)
+
+    train = sub.add_parser("train", help="train an agent from a YAML config (configs/train/)")
+    train.add_argument("--config", required=True, metavar="FILE", help="e.g. configs/train/default.yaml")
+    train.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="torch device (default cpu)")
+    train.add_argument("--steps", type=_positive_int, help="total steps (overrides the config)")
+    train.add_argument("--out", metavar="DIR", help="run directory (default runs/<config name>)")
+    train.add_argument("--seed", type=int, help="seed (overrides the config)")
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.set_defaults(handler=_train)
+
+    quick = sub.add_parser("quickstart", help="train the default agent briefly, compare it with the "
+                                              "random agent, save a learning curve and rendered shots")
+    quick.add_argument("--out", default=os.path.join("runs", "quickstart"), metavar="DIR",
+                       help="run directory (default runs/quickstart)")
+    quick.add_argument("--steps", type=_positive_int, help="training steps (default: the config's)")
+    quick.add_argument("--episodes", type=_positive_int, help="evaluation episodes per agent "
+                                                              "(default: the config's)")
+    quick.add_argument("--no-progress", action="store_true", help="no progress bar")
+    quick.set_defaults(handler=_quickstart)
     return parser
 
 

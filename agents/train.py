@@ -1,0 +1,206 @@
+"""Training a stable-baselines3 agent from a config (``agents.train_config``).
+
+``train(config)`` builds the vectorized environment, trains with tensorboard logs, periodic
+evaluations and checkpoints, saves the final model and writes ``summary.json`` in the run
+directory::
+
+    runs/<name>/
+      model.zip            the final model
+      best_model.zip       the model of the best periodic evaluation (when there are any)
+      checkpoints/         every ``checkpoint_every`` steps
+      monitor/             per-episode training rewards (SB3 Monitor CSVs)
+      tb/                  tensorboard logs (``tensorboard --logdir runs``)
+      summary.json         config, steps, time, evaluation history, final scores
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+import poolgym  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
+from agents.policy_eval import evaluate, resolve_opponent
+from agents.train_config import TrainConfig, load_config
+
+# Evaluation racks are seeded apart from the training envs' seeds.
+EVAL_SEED_OFFSET = 1_000_000
+
+
+def make_env(env_id: str, **kwargs) -> gym.Env:
+    """``gymnasium.make`` at module level, so SubprocVecEnv workers can unpickle it."""
+    return gym.make(env_id, **kwargs)
+
+
+def _env_kwargs(cfg: TrainConfig, opponent: str | None = None) -> dict:
+    kwargs = cfg.make_kwargs()
+    spec = opponent if opponent is not None else kwargs.get("opponent")
+    if spec is not None:
+        kwargs["opponent"] = resolve_opponent(spec)
+    return kwargs
+
+
+def _matchups(cfg: TrainConfig) -> list[str | None]:
+    """The opponents evaluations play against; None is the env as configured."""
+    return list(cfg.eval.opponents) or [None]
+
+
+def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float):
+    """An SB3 callback that evaluates every ``cfg.eval.every_steps`` steps, logs to
+    tensorboard and keeps the best model; its ``history`` is the list of results."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from poolgym.envs.opponents import SB3Policy
+
+    class PeriodicEval(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.history: list[dict] = []
+            self.next_at = cfg.eval.every_steps
+            self.best = None
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps < self.next_at:
+                return True
+            self.next_at += cfg.eval.every_steps
+            policy = SB3Policy(self.model, deterministic=cfg.eval.deterministic)
+            for opponent in _matchups(cfg):
+                score = evaluate(policy, cfg.env_id, _env_kwargs(cfg, opponent), cfg.eval.episodes,
+                                 seed=cfg.seed + EVAL_SEED_OFFSET)
+                tag = f"eval/{opponent}" if opponent else "eval"
+                self.logger.record(f"{tag}/mean_reward", score.mean_reward)
+                self.logger.record(f"{tag}/{score.success_name.replace(' ', '_')}", score.success_rate)
+                self.history.append({"timesteps": self.num_timesteps,
+                                     "time_s": round(time.perf_counter() - start, 2),
+                                     "opponent": opponent or cfg.opponent, **score.to_dict()})
+            first = next(h for h in reversed(self.history) if h["timesteps"] == self.num_timesteps)
+            key = (first["success_rate"], first["mean_reward"])
+            if self.best is None or key > self.best:
+                self.best = key
+                self.model.save(out / "best_model.zip")
+            return True
+
+    return PeriodicEval()
+
+
+def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | None = None,
+                     untrained: Any = None) -> list[dict]:
+    """The trained policy and the baseline agent on the same seeded episodes, against each
+    evaluation opponent: ``[{"opponent", "trained": Score dict, "baseline": Score dict}]``.
+    With ``untrained`` (the policy before learning), rows also hold its score: a
+    deterministic fresh network already plays a fixed middling shot, so beating random
+    alone does not show that anything was learned."""
+    from poolgym.envs.opponents import SB3Policy
+
+    policy = model_or_policy if callable(model_or_policy) else SB3Policy(
+        model_or_policy, deterministic=cfg.eval.deterministic)
+    n = episodes or cfg.eval.final_episodes
+    seed = cfg.seed + EVAL_SEED_OFFSET
+    rows = []
+    for opponent in _matchups(cfg):
+        kwargs = _env_kwargs(cfg, opponent)
+        rows.append({"opponent": opponent or cfg.opponent,
+                     "trained": evaluate(policy, cfg.env_id, kwargs, n, seed=seed).to_dict(),
+                     "baseline_name": cfg.eval.baseline,
+                     "baseline": evaluate(cfg.eval.baseline, cfg.env_id, kwargs, n, seed=seed).to_dict()})
+        if untrained is not None:
+            rows[-1]["untrained"] = evaluate(untrained, cfg.env_id, kwargs, n, seed=seed).to_dict()
+    return rows
+
+
+def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = None,
+          steps: int | None = None, seed: int | None = None, device: str = "cpu",
+          progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1) -> dict:
+    """Train the agent a config describes and return the run's summary (also written to
+    ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
+    to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads: small MLP
+    updates gain nothing from more, and on a shared machine busy-waiting threads made
+    training ten times slower."""
+    import stable_baselines3
+    import torch
+
+    from poolgym.envs.opponents import SB3Policy
+    from stable_baselines3.common.callbacks import CheckpointCallback
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    cfg = load_config(config)
+    torch.set_num_threads(torch_threads)
+    if steps is not None:
+        cfg = dataclasses.replace(cfg, total_steps=int(steps))
+    if seed is not None:
+        cfg = dataclasses.replace(cfg, seed=int(seed))
+    name = Path(cfg.source).stem if cfg.source != "<dict>" else "train"
+    out = Path(out) if out is not None else Path("runs") / name
+    out.mkdir(parents=True, exist_ok=True)
+
+    vec_env = make_vec_env(functools.partial(make_env, cfg.env_id), n_envs=cfg.n_envs, seed=cfg.seed,
+                           env_kwargs=_env_kwargs(cfg), monitor_dir=str(out / "monitor"),
+                           vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv)
+    try:
+        algorithm = getattr(stable_baselines3, cfg.algorithm)
+        model = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, verbose=verbose,
+                          tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
+        # A frozen copy of the starting weights, scored at the end beside the trained ones.
+        untrained = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, **cfg.hyperparameters)
+        untrained.policy.load_state_dict(model.policy.state_dict())
+        start = time.perf_counter()
+        callbacks = []
+        evaluator = None
+        if cfg.eval.every_steps > 0:
+            evaluator = _periodic_eval_callback(cfg, out, start)
+            callbacks.append(evaluator)
+        if cfg.checkpoint_every > 0:
+            callbacks.append(CheckpointCallback(max(1, cfg.checkpoint_every // cfg.n_envs),
+                                                str(out / "checkpoints"), name_prefix=cfg.algorithm.lower()))
+        model.learn(total_timesteps=cfg.total_steps, callback=callbacks, progress_bar=progress_bar,
+                    tb_log_name=cfg.algorithm)
+        train_time = time.perf_counter() - start
+        model.save(out / "model.zip")
+        final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic))
+    finally:
+        vec_env.close()
+
+    summary = {
+        "config": cfg.to_dict(),
+        "config_source": cfg.source,
+        "device": str(model.device),
+        "steps": int(model.num_timesteps),
+        "train_time_s": round(train_time, 2),
+        "steps_per_s": round(model.num_timesteps / max(train_time, 1e-9), 1),
+        "eval_history": evaluator.history if evaluator is not None else [],
+        "final": final,
+        "model": str(out / "model.zip"),
+        "monitor_dir": str(out / "monitor"),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def load_model(path: str | Path, algorithm: str, device: str = "cpu"):
+    """A saved model of ``algorithm`` ("PPO", "SAC" or "TD3")."""
+    import stable_baselines3
+
+    return getattr(stable_baselines3, algorithm).load(str(path), device=device)
+
+
+def format_final(summary: dict) -> str:
+    """The final evaluation as a small table: trained vs baseline with 95% intervals."""
+    lines = []
+    for row in summary["final"]:
+        t, b = row["trained"], row["baseline"]
+        vs = f" vs opponent {row['opponent']}" if row["opponent"] else ""
+        lines.append(f"{summary['config']['env']['id']}{vs}, {t['episodes']} episodes each "
+                     f"(same seeds), 95% intervals:")
+        lines.append(f"  {'agent':<14}{t['success_name']:<28}{'mean reward':<26}legal pots/episode")
+        agents = [("trained", t), ("untrained", row.get("untrained")), (row["baseline_name"], b)]
+        for label, s in [(label, s) for label, s in agents if s is not None]:
+            rate = f"{s['success_rate']:.3f} [{s['success_ci'][0]:.3f}, {s['success_ci'][1]:.3f}]"
+            reward = f"{s['mean_reward']:+.3f} [{s['reward_ci'][0]:+.3f}, {s['reward_ci'][1]:+.3f}]"
+            lines.append(f"  {label:<14}{rate:<28}{reward:<26}{s['mean_pots']:.2f}")
+    return "\n".join(lines)

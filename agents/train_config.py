@@ -1,0 +1,225 @@
+"""Training configurations: a YAML file (or a mapping) checked against a small schema.
+
+A config names the environment, the algorithm and its hyperparameters, the budget and the
+evaluation schedule::
+
+    env:
+      id: poolgym/PotBall-v0            # any registered id
+      kwargs: {obs_mode: flat}          # keyword arguments for gymnasium.make
+      opponent: random                  # game envs: "random", "solo" or "pkg.mod:callable"
+      reward_weights: {legal_pot: 1.0}  # game envs: RewardWeights terms
+    algorithm: PPO                      # PPO, SAC or TD3
+    policy: MlpPolicy
+    hyperparameters: {learning_rate: 0.0003, n_steps: 256}   # constructor arguments
+    total_steps: 40000
+    seed: 0
+    n_envs: 1                           # 1: DummyVecEnv, more: SubprocVecEnv
+    checkpoint_every: 10000             # steps; 0 = no checkpoints
+    eval:
+      every_steps: 5000                 # 0 = only the final evaluation
+      episodes: 100                     # per periodic evaluation
+      final_episodes: 500
+      opponents: [random]               # game envs: opponents to evaluate against
+      baseline: random                  # the agent the trained one is compared with
+
+Every mistake (unknown key, wrong type, missing field, unknown hyperparameter) is a
+``ValueError`` that names the key and the file.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ALGORITHMS = ("PPO", "SAC", "TD3")
+_REQUIRED = object()
+
+# key -> (accepted types, default or _REQUIRED); nested sections have their own tables.
+_TOP: dict[str, tuple[tuple[type, ...], Any]] = {
+    "description": ((str,), ""),
+    "env": ((dict,), _REQUIRED),
+    "algorithm": ((str,), _REQUIRED),
+    "policy": ((str,), "MlpPolicy"),
+    "hyperparameters": ((dict,), {}),
+    "total_steps": ((int,), _REQUIRED),
+    "seed": ((int,), 0),
+    "n_envs": ((int,), 1),
+    "checkpoint_every": ((int,), 0),
+    "eval": ((dict,), {}),
+}
+_ENV: dict[str, tuple[tuple[type, ...], Any]] = {
+    "id": ((str,), _REQUIRED),
+    "kwargs": ((dict,), {}),
+    "opponent": ((str,), None),
+    "reward_weights": ((dict,), None),
+}
+_EVAL: dict[str, tuple[tuple[type, ...], Any]] = {
+    "every_steps": ((int,), 0),
+    "episodes": ((int,), 50),
+    "final_episodes": ((int,), 200),
+    "opponents": ((list,), []),
+    "baseline": ((str,), "random"),
+    "deterministic": ((bool,), True),
+}
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """When and how the policy is evaluated (see the module docstring)."""
+
+    every_steps: int = 0
+    episodes: int = 50
+    final_episodes: int = 200
+    opponents: tuple[str, ...] = ()
+    baseline: str = "random"
+    deterministic: bool = True
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A checked training configuration; ``source`` is the file it came from (for messages)."""
+
+    env_id: str
+    algorithm: str
+    total_steps: int
+    env_kwargs: dict = field(default_factory=dict)
+    opponent: str | None = None
+    reward_weights: dict | None = None
+    policy: str = "MlpPolicy"
+    hyperparameters: dict = field(default_factory=dict)
+    seed: int = 0
+    n_envs: int = 1
+    checkpoint_every: int = 0
+    eval: EvalConfig = EvalConfig()
+    description: str = ""
+    source: str = "<dict>"
+
+    def make_kwargs(self) -> dict:
+        """Keyword arguments for ``gymnasium.make(self.env_id, ...)`` (opponent unresolved)."""
+        kwargs = dict(self.env_kwargs)
+        if self.opponent is not None:
+            kwargs["opponent"] = self.opponent
+        if self.reward_weights is not None:
+            kwargs["reward_weights"] = dict(self.reward_weights)
+        return kwargs
+
+    def to_dict(self) -> dict:
+        """The config as plain data (what a run's summary records)."""
+        return {
+            "description": self.description,
+            "env": {"id": self.env_id, "kwargs": self.env_kwargs, "opponent": self.opponent,
+                    "reward_weights": self.reward_weights},
+            "algorithm": self.algorithm, "policy": self.policy,
+            "hyperparameters": self.hyperparameters, "total_steps": self.total_steps,
+            "seed": self.seed, "n_envs": self.n_envs, "checkpoint_every": self.checkpoint_every,
+            "eval": {"every_steps": self.eval.every_steps, "episodes": self.eval.episodes,
+                     "final_episodes": self.eval.final_episodes,
+                     "opponents": list(self.eval.opponents), "baseline": self.eval.baseline,
+                     "deterministic": self.eval.deterministic},
+        }
+
+
+def _check_section(data: dict, schema: dict, prefix: str, source: str) -> dict:
+    """``data`` with defaults filled in, or a ValueError naming the bad key and ``source``."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: {prefix or 'the config'} must be a mapping, got {type(data).__name__}")
+    out = {}
+    for key, value in data.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if key not in schema:
+            raise ValueError(f"{source}: unknown key {name!r}; keys here are {sorted(schema)}")
+        types, _ = schema[key]
+        # bool is an int in Python; a flag where a count belongs is a mistake.
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            raise ValueError(f"{source}: key {name!r} must be {' or '.join(t.__name__ for t in types)}, "
+                             f"got {type(value).__name__} {value!r}")
+        out[key] = value
+    for key, (_, default) in schema.items():
+        if key not in out:
+            if default is _REQUIRED:
+                name = f"{prefix}.{key}" if prefix else key
+                raise ValueError(f"{source}: missing key {name!r}")
+            out[key] = default
+    return out
+
+
+def _at_least(value: int, low: int, name: str, source: str) -> None:
+    if value < low:
+        raise ValueError(f"{source}: key {name!r} must be at least {low}, got {value}")
+
+
+def _check_hyperparameters(algorithm: str, hyperparameters: dict, source: str) -> None:
+    """Names the first hyperparameter the algorithm's constructor does not take."""
+    import stable_baselines3
+
+    accepted = set(inspect.signature(getattr(stable_baselines3, algorithm)).parameters)
+    # These are set by the trainer from other keys or its own arguments.
+    reserved = {"policy", "env", "seed", "device", "tensorboard_log", "verbose", "_init_setup_model"}
+    for key in hyperparameters:
+        if key in reserved:
+            raise ValueError(f"{source}: key 'hyperparameters.{key}' is set by the trainer, not the config")
+        if key not in accepted:
+            raise ValueError(f"{source}: unknown key 'hyperparameters.{key}' for {algorithm}; "
+                             f"{algorithm} takes {sorted(accepted - reserved)}")
+        value = hyperparameters[key]
+        # YAML 1.1 reads 3e-4 (no dot) as a string; SB3 would fail much later.
+        if isinstance(value, str) and _is_number(value):
+            raise ValueError(f"{source}: key 'hyperparameters.{key}' is the string {value!r}; "
+                             f"write it as a number (e.g. 3.0e-4, with a dot)")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_config(data: dict, source: str = "<dict>") -> TrainConfig:
+    """A ``TrainConfig`` from a mapping; errors name the key and ``source``."""
+    top = _check_section(data, _TOP, "", source)
+    env = _check_section(top["env"], _ENV, "env", source)
+    ev = _check_section(top["eval"], _EVAL, "eval", source)
+    if top["algorithm"] not in ALGORITHMS:
+        raise ValueError(f"{source}: key 'algorithm' must be one of {list(ALGORITHMS)}, got {top['algorithm']!r}")
+    _at_least(top["total_steps"], 1, "total_steps", source)
+    _at_least(top["n_envs"], 1, "n_envs", source)
+    _at_least(top["checkpoint_every"], 0, "checkpoint_every", source)
+    _at_least(ev["every_steps"], 0, "eval.every_steps", source)
+    _at_least(ev["episodes"], 1, "eval.episodes", source)
+    _at_least(ev["final_episodes"], 1, "eval.final_episodes", source)
+    for i, opponent in enumerate(ev["opponents"]):
+        if not isinstance(opponent, str):
+            raise ValueError(f"{source}: key 'eval.opponents[{i}]' must be str, got {opponent!r}")
+    for key in env["kwargs"]:
+        if key in ("opponent", "reward_weights"):
+            raise ValueError(f"{source}: key 'env.kwargs.{key}' belongs at 'env.{key}'")
+    _check_hyperparameters(top["algorithm"], top["hyperparameters"], source)
+    return TrainConfig(
+        env_id=env["id"], env_kwargs=dict(env["kwargs"]), opponent=env["opponent"],
+        reward_weights=env["reward_weights"], algorithm=top["algorithm"], policy=top["policy"],
+        hyperparameters=dict(top["hyperparameters"]), total_steps=top["total_steps"],
+        seed=top["seed"], n_envs=top["n_envs"], checkpoint_every=top["checkpoint_every"],
+        eval=EvalConfig(every_steps=ev["every_steps"], episodes=ev["episodes"],
+                        final_episodes=ev["final_episodes"], opponents=tuple(ev["opponents"]),
+                        baseline=ev["baseline"], deterministic=ev["deterministic"]),
+        description=top["description"], source=source)
+
+
+def load_config(config: str | Path | dict | TrainConfig) -> TrainConfig:
+    """A checked ``TrainConfig`` from a YAML path, a mapping or an existing config."""
+    if isinstance(config, TrainConfig):
+        return config
+    if isinstance(config, dict):
+        return parse_config(config)
+    import yaml
+
+    path = Path(config)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: cannot read the training config: {exc}") from None
+    return parse_config(data if data is not None else {}, source=str(path))

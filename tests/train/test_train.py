@@ -1,0 +1,159 @@
+"""Training from configs: a tiny run of the default config, the CLI, config validation."""
+
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import poolgym  # noqa: F401
+from agents.cli import main
+from agents.policy_eval import evaluate, resolve_opponent, wilson_interval
+from agents.train import load_model, train
+from agents.train_config import load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = ROOT / "configs" / "train" / "default.yaml"
+TINY = dict(steps=256)
+
+
+def tiny_config(**changes) -> dict:
+    """The default config with a budget small enough for a test."""
+    import yaml
+
+    data = yaml.safe_load(DEFAULT.read_text())
+    data["hyperparameters"].update(n_steps=128, batch_size=64, n_epochs=1)
+    data["total_steps"] = 256
+    data["checkpoint_every"] = 128
+    data["eval"].update(every_steps=128, episodes=5, final_episodes=10)
+    data.update(changes)
+    return data
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    return out, train(tiny_config(), out=out)
+
+
+def test_tiny_run_writes_model_summary_checkpoints(tiny_run):
+    out, summary = tiny_run
+    assert summary["steps"] >= 256
+    assert (out / "model.zip").exists() and (out / "best_model.zip").exists()
+    assert list((out / "checkpoints").glob("*.zip"))
+    assert list((out / "tb").rglob("events.out.tfevents*"))
+    on_disk = json.loads((out / "summary.json").read_text())
+    assert on_disk["steps"] == summary["steps"]
+    assert [h["timesteps"] for h in summary["eval_history"]] == [128, 256]
+    final = summary["final"][0]
+    for side in ("trained", "baseline"):
+        s = final[side]
+        assert s["episodes"] == 10 and s["success_name"] == "pot rate"
+        assert s["success_ci"][0] <= s["success_rate"] <= s["success_ci"][1]
+
+
+def test_saved_model_loads_and_plays_legal_games(tiny_run):
+    out, summary = tiny_run
+    model = load_model(out / "model.zip", "PPO")
+    for env_id in ("poolgym/PotBall-v0", "poolgym/NineBallSolo-v0"):
+        env = gym.make(env_id, obs_mode="flat", action_mode="aim", max_episode_steps=30)
+        obs, info = env.reset(seed=3)
+        for _ in range(30):
+            action, _ = model.predict(obs, deterministic=True)
+            assert env.action_space.contains(np.asarray(action, dtype=np.float32))
+            obs, reward, terminated, truncated, info = env.step(action)
+            assert np.isfinite(reward) and env.observation_space.contains(obs)
+            if terminated or truncated:
+                break
+        env.close()
+
+
+def test_train_cli_tiny_budget(tmp_path, capsys):
+    import yaml
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(eval={"final_episodes": 5}, checkpoint_every=0)))
+    assert main(["train", "--config", str(config), "--steps", "128", "--out", str(tmp_path / "run"),
+                 "--seed", "3", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "pot rate" in printed and "random" in printed
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["config"]["seed"] == 3 and summary["steps"] >= 128
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"learnin_rate": 1}, "'learnin_rate'"),
+    ({"total_steps": "many"}, "'total_steps'"),
+    ({"total_steps": True}, "'total_steps'"),
+    ({"n_envs": 0}, "'n_envs'"),
+    ({"algorithm": "DQN"}, "'algorithm'"),
+    ({"env": {"kwargs": {}}}, "'env.id'"),
+    ({"env": {"id": "poolgym/PotBall-v0", "kwarg": {}}}, "'env.kwarg'"),
+    ({"eval": {"episodes": "ten"}}, "'eval.episodes'"),
+    ({"eval": {"opponents": [3]}}, "'eval.opponents[0]'"),
+    ({"hyperparameters": {"n_step": 64}}, "'hyperparameters.n_step'"),
+    ({"hyperparameters": {"learning_rate": "3e-4"}}, "'hyperparameters.learning_rate'"),
+    ({"hyperparameters": {"seed": 1}}, "'hyperparameters.seed'"),
+])
+def test_config_errors_name_the_key_and_the_file(tmp_path, change, key):
+    import yaml
+
+    data = tiny_config()
+    data.update(change)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ValueError) as err:
+        load_config(path)
+    assert key in str(err.value) and str(path) in str(err.value)
+
+
+def test_missing_key_and_unreadable_file(tmp_path):
+    path = tmp_path / "short.yaml"
+    path.write_text("algorithm: PPO\nenv: {id: poolgym/PotBall-v0}\n")
+    with pytest.raises(ValueError, match=r"short.yaml: missing key 'total_steps'"):
+        load_config(path)
+    path.write_text("algorithm: [PPO\n")
+    with pytest.raises(ValueError, match="short.yaml"):
+        load_config(path)
+
+
+def test_shipped_configs_are_valid():
+    for path in sorted((ROOT / "configs" / "train").glob("*.yaml")):
+        cfg = load_config(path)
+        gym.make(cfg.env_id, **cfg.make_kwargs()).close()
+
+
+def test_wilson_interval():
+    low, high = wilson_interval(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
+    assert wilson_interval(0, 20)[0] == 0.0 and wilson_interval(20, 20)[1] == 1.0
+
+
+def test_opponents_by_name_and_import_path():
+    assert resolve_opponent("random") == "random"
+    policy = resolve_opponent("tests.train.test_train:SoftStroke")
+    assert isinstance(policy, SoftStroke)
+    with pytest.raises(ValueError, match="bot"):
+        resolve_opponent("bot")
+    score = evaluate("random", "poolgym/NineBall-v0",
+                     {"obs_mode": "flat", "action_mode": "aim", "opponent": policy,
+                      "max_episode_steps": 20}, episodes=1, seed=0)
+    assert score.success_name == "win rate" and score.episodes == 1
+
+
+class SoftStroke:
+    """A stand-in bot: aims at the first candidate at low speed, decides the first choice."""
+
+    def __call__(self, obs, info):
+        return np.array([-1.0, 0.0, -0.6, 0, 0, 0, 0, -1.0, -1.0, -1.0], dtype=np.float32)
+
+
+def test_quickstart_tiny_budget_writes_pictures(tmp_path, capsys):
+    from agents.quickstart import run_quickstart
+
+    run_quickstart(out=tmp_path, steps=128, episodes=5, config=tiny_config(), progress_bar=False)
+    printed = capsys.readouterr().out
+    assert "trained" in printed and "random" in printed and "95%" in printed
+    for name in ("learning_curve.png", "shots.png"):
+        assert (tmp_path / name).stat().st_size > 10_000
