@@ -57,7 +57,7 @@ class ActionMapper:
 
     ``aim`` (aim-assisted): ``target`` -> one (ball, pocket) pair of the candidates (the
     legal first balls times the six pockets, or the rules' ball-and-pocket calls in call-shot
-    games), which is also the call; the stroke aims at the ghost ball that sends that ball
+    games), ranked easiest first (``candidates``), which is also the call; the stroke aims at the ghost ball that sends that ball
     to that pocket, turned by ``cut`` * ``max_cut_deg``; ``push_out`` > 0 declares a push out
     when one is available, ``safety`` > 0 calls a safety in call-shot games.
     """
@@ -118,7 +118,7 @@ class ActionMapper:
             calls = rules.call_options(state)
             call = calls[bin_index(a["call"], len(calls))]
             return ShotMove(call, placement, Shot(speed, 180.0 * a["aim"], side, vertical))
-        target, pocket, call = self._target(a, state, rules)
+        target, pocket, call = self._target(a, state, rules, cue)
         angle = ghost_ball_angle(self.table, cue, state.position(target), pocket) + a["cut"] * self.max_cut_deg
         return ShotMove(call, placement, Shot(speed, angle, side, vertical), target, pocket)
 
@@ -132,18 +132,32 @@ class ActionMapper:
         y = R + (a["place_y"] + 1.0) * 0.5 * (self.table.width - 2 * R)
         return (x, y)
 
-    def _target(self, a: dict, state: GameState, rules: Ruleset) -> tuple[int, str, ShotCall]:
-        """The aimed-at (ball, pocket) and the call that goes with it."""
+    def candidates(self, state: GameState, rules: Ruleset, cue: Point) -> list[tuple[int, str, ShotCall]]:
+        """The (ball, pocket, call) choices of the ``target`` component, easiest first.
+
+        The choices are the legal first balls times the six pockets, or the rules'
+        ball-and-pocket calls in call-shot games. They are ranked by ``shot_difficulty``
+        from ``cue`` (ties by ball, then pocket order), so the low end of ``target`` picks
+        the most natural shots whatever the layout.
+        """
         calls = rules.call_options(state)
         ball_calls = [c for c in calls if c.names_ball]
         if ball_calls:
-            candidates = [(c.ball, c.pocket, c) for c in ball_calls]
+            choices = [(c.ball, c.pocket, c) for c in ball_calls]
         else:
             plain = ShotCall()
             targets = sorted(b for b in rules.legal_targets(state) if b in state.object_balls_on_table)
             if not targets:  # nothing legal to hit: aim at any ball, the rules will judge it
                 targets = sorted(state.object_balls_on_table)
-            candidates = [(b, p, plain) for b in targets for p in POCKET_IDS]
+            choices = [(b, p, plain) for b in targets for p in POCKET_IDS]
+        rank = {p: i for i, p in enumerate(POCKET_IDS)}
+        return sorted(choices, key=lambda c: (shot_difficulty(self.table, cue, state.position(c[0]), c[1]),
+                                              c[0], rank[c[1]]))
+
+    def _target(self, a: dict, state: GameState, rules: Ruleset, cue: Point) -> tuple[int, str, ShotCall]:
+        """The aimed-at (ball, pocket) and the call that goes with it."""
+        calls = rules.call_options(state)
+        candidates = self.candidates(state, rules, cue)
         ball, pocket, call = candidates[bin_index(a["target"], len(candidates))]
         if a["push_out"] > 0.0 and ShotCall.push() in calls:
             call = ShotCall.push()
@@ -166,3 +180,19 @@ def ghost_ball_angle(table: Table, cue: Point, ball: Point, pocket_id: str) -> f
     gx = ball[0] - 2 * table.ball_radius * dx / d
     gy = ball[1] - 2 * table.ball_radius * dy / d
     return math.degrees(math.atan2(gy - cue[1], gx - cue[0]))
+
+
+def shot_difficulty(table: Table, cue: Point, ball: Point, pocket_id: str) -> float:
+    """A cut-and-distance score of sending ``ball`` to a pocket from ``cue`` (lower is
+    easier): the cut angle in degrees plus 20 per metre the two balls travel, and 1000 for
+    cuts beyond 80 degrees, which are all but impossible."""
+    px, py = pocket_aim_point(table, pocket_id)
+    to_pocket = (px - ball[0], py - ball[1])
+    d_pocket = math.hypot(*to_pocket) or 1e-9
+    gx = ball[0] - 2 * table.ball_radius * to_pocket[0] / d_pocket
+    gy = ball[1] - 2 * table.ball_radius * to_pocket[1] / d_pocket
+    to_ghost = (gx - cue[0], gy - cue[1])
+    d_ghost = math.hypot(*to_ghost) or 1e-9
+    cosine = (to_ghost[0] * to_pocket[0] + to_ghost[1] * to_pocket[1]) / (d_ghost * d_pocket)
+    cut = math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
+    return cut + 20.0 * (d_ghost + d_pocket) + (1000.0 if cut > 80.0 else 0.0)
