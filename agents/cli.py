@@ -52,6 +52,16 @@ def _soak(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    if args.backend == "rllib":
+        from agents.rllib_train import train_rllib
+
+        out = args.out or os.path.join("runs", "rllib")
+        summary = train_rllib(args.config, out, address=args.address)
+        last = summary["history"][-1] if summary["history"] else {}
+        print(f"RLlib PPO: {summary['iterations']} iterations, {last.get('env_steps', 0)} env steps in "
+              f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
+              f"mean episode return {last.get('episode_return_mean')}; summary in {out}")
+        return 0
     from agents.train import format_final, train
 
     summary = train(args.config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
@@ -66,6 +76,17 @@ def _quickstart(args: argparse.Namespace) -> int:
     from agents.quickstart import run_quickstart
 
     run_quickstart(out=args.out, steps=args.steps, episodes=args.episodes, progress_bar=not args.no_progress)
+    return 0
+
+
+def _bench_envs(args: argparse.Namespace) -> int:
+    from agents import scale_bench
+
+    rows = scale_bench.run(args.env, args.steps, with_ray=not args.no_ray, address=args.address)
+    print(scale_bench.format_report(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
     return 0
 
 
@@ -112,7 +133,18 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", metavar="DIR", help="run directory (default runs/<config name>)")
     train.add_argument("--seed", type=int, help="seed (overrides the config)")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
+                       help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
+    train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")
     train.set_defaults(handler=_train)
+
+    bench_envs = sub.add_parser("bench-envs", help="env steps/s with 1 and 2 workers and with Ray")
+    bench_envs.add_argument("--env", default="poolgym/NineBall-v0", help="env id")
+    bench_envs.add_argument("--steps", type=_positive_int, default=300, help="steps per worker")
+    bench_envs.add_argument("--no-ray", action="store_true", help="skip the Ray measurement")
+    bench_envs.add_argument("--address", help="measure on a running Ray cluster")
+    bench_envs.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    bench_envs.set_defaults(handler=_bench_envs)
 
     quick = sub.add_parser("quickstart", help="train the default agent briefly, compare it with the "
                                               "random agent, save a learning curve and rendered shots")

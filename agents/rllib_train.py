@@ -13,7 +13,46 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.train_config import REQUIRED, check_section
+
 RLLIB_ENV_NAME = "poolgym"
+# key -> (accepted types, default or REQUIRED), as in agents.train_config.
+_SCHEMA = {
+    "description": ((str,), ""),
+    "backend": ((str,), "rllib"),
+    "env": ((dict,), REQUIRED),
+    "iterations": ((int,), 1),
+    "num_env_runners": ((int,), 2),
+    "train_batch_size": ((int,), 512),
+    "minibatch_size": ((int,), 128),
+    "num_epochs": ((int,), 2),
+    "lr": ((float,), 3e-4),
+    "seed": ((int,), 0),
+}
+_ENV_SCHEMA = {"id": ((str,), REQUIRED), "kwargs": ((dict,), {})}
+
+
+def load_rllib_config(config: str | Path | dict) -> dict:
+    """An RLlib training config from a YAML file or a mapping, checked; errors name the key
+    and the file. Keys: ``env`` (``id``, ``kwargs``), ``iterations``, ``num_env_runners``,
+    ``train_batch_size``, ``minibatch_size``, ``num_epochs``, ``lr``, ``seed``."""
+    source = "<dict>"
+    if not isinstance(config, dict):
+        import yaml
+
+        source = str(config)
+        try:
+            config = yaml.safe_load(Path(config).read_text())
+        except (OSError, yaml.YAMLError) as exc:
+            raise ValueError(f"{source}: cannot read the config: {exc}") from None
+    checked = check_section(config, _SCHEMA, "", source)
+    checked["env"] = check_section(checked["env"], _ENV_SCHEMA, "env", source)
+    if checked["backend"] != "rllib":
+        raise ValueError(f"{source}: key 'backend' must be 'rllib' here, got {checked['backend']!r}")
+    for key in ("iterations", "num_env_runners", "train_batch_size", "minibatch_size", "num_epochs"):
+        if checked[key] < (0 if key == "num_env_runners" else 1):
+            raise ValueError(f"{source}: key {key!r} must be positive, got {checked[key]}")
+    return checked
 
 
 def make_env(env_config: dict):
@@ -52,27 +91,25 @@ def build_ppo(env_id: str, env_kwargs: dict | None = None, num_env_runners: int 
     return config.build_algo()
 
 
-def train_rllib(config: dict[str, Any], out_dir: str | Path, address: str | None = None,
+def train_rllib(config: str | Path | dict[str, Any], out_dir: str | Path, address: str | None = None,
                 num_cpus: int | None = None) -> dict:
-    """Train PPO with RLlib as ``config`` says and write a JSON summary to ``out_dir``.
-
-    ``config`` keys: ``env`` (id), ``env_kwargs``, ``iterations``, ``num_env_runners``,
-    ``train_batch_size``, ``minibatch_size``, ``num_epochs``, ``lr``, ``seed``.
-    """
+    """Train PPO with RLlib as ``config`` (see ``load_rllib_config``) says and write a JSON
+    summary to ``out_dir``; ``address`` joins a running Ray cluster."""
     import ray
 
+    config = load_rllib_config(config)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(address=address, num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
     try:
-        algo = build_ppo(config["env"], config.get("env_kwargs"), config.get("num_env_runners", 2),
-                         config.get("train_batch_size", 512), config.get("minibatch_size", 128),
-                         config.get("num_epochs", 2), config.get("lr", 3e-4), config.get("seed", 0))
+        algo = build_ppo(config["env"]["id"], config["env"]["kwargs"], config["num_env_runners"],
+                         config["train_batch_size"], config["minibatch_size"], config["num_epochs"],
+                         config["lr"], config["seed"])
         history = []
         start = time.perf_counter()
-        for i in range(config.get("iterations", 1)):
+        for i in range(config["iterations"]):
             result = algo.train()
             runners = result.get("env_runners", {})
             history.append({"iteration": i + 1,
@@ -85,7 +122,7 @@ def train_rllib(config: dict[str, Any], out_dir: str | Path, address: str | None
     finally:
         if started_here:
             ray.shutdown()
-    summary = {"backend": "rllib", "env": config["env"], "iterations": len(history),
+    summary = {"backend": "rllib", "env": config["env"]["id"], "iterations": len(history),
                "seconds": round(elapsed, 1), "history": history,
                "env_steps_per_s": round(history[-1]["env_steps"] / elapsed, 1) if history else 0.0,
                "checkpoint": str(checkpoint)}

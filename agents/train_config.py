@@ -34,23 +34,23 @@ from pathlib import Path
 from typing import Any
 
 ALGORITHMS = ("PPO", "SAC", "TD3")
-_REQUIRED = object()
+REQUIRED = object()  # marks a key with no default
 
-# key -> (accepted types, default or _REQUIRED); nested sections have their own tables.
+# key -> (accepted types, default or REQUIRED); nested sections have their own tables.
 _TOP: dict[str, tuple[tuple[type, ...], Any]] = {
     "description": ((str,), ""),
-    "env": ((dict,), _REQUIRED),
-    "algorithm": ((str,), _REQUIRED),
+    "env": ((dict,), REQUIRED),
+    "algorithm": ((str,), REQUIRED),
     "policy": ((str,), "MlpPolicy"),
     "hyperparameters": ((dict,), {}),
-    "total_steps": ((int,), _REQUIRED),
+    "total_steps": ((int,), REQUIRED),
     "seed": ((int,), 0),
     "n_envs": ((int,), 1),
     "checkpoint_every": ((int,), 0),
     "eval": ((dict,), {}),
 }
 _ENV: dict[str, tuple[tuple[type, ...], Any]] = {
-    "id": ((str,), _REQUIRED),
+    "id": ((str,), REQUIRED),
     "kwargs": ((dict,), {}),
     "opponent": ((str,), None),
     "reward_weights": ((dict,), None),
@@ -121,7 +121,7 @@ class TrainConfig:
         }
 
 
-def _check_section(data: dict, schema: dict, prefix: str, source: str) -> dict:
+def check_section(data: dict, schema: dict, prefix: str, source: str) -> dict:
     """``data`` with defaults filled in, or a ValueError naming the bad key and ``source``."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: {prefix or 'the config'} must be a mapping, got {type(data).__name__}")
@@ -138,7 +138,7 @@ def _check_section(data: dict, schema: dict, prefix: str, source: str) -> dict:
         out[key] = value
     for key, (_, default) in schema.items():
         if key not in out:
-            if default is _REQUIRED:
+            if default is REQUIRED:
                 name = f"{prefix}.{key}" if prefix else key
                 raise ValueError(f"{source}: missing key {name!r}")
             out[key] = default
@@ -180,9 +180,9 @@ def _is_number(text: str) -> bool:
 
 def parse_config(data: dict, source: str = "<dict>") -> TrainConfig:
     """A ``TrainConfig`` from a mapping; errors name the key and ``source``."""
-    top = _check_section(data, _TOP, "", source)
-    env = _check_section(top["env"], _ENV, "env", source)
-    ev = _check_section(top["eval"], _EVAL, "eval", source)
+    top = check_section(data, _TOP, "", source)
+    env = check_section(top["env"], _ENV, "env", source)
+    ev = check_section(top["eval"], _EVAL, "eval", source)
     if top["algorithm"] not in ALGORITHMS:
         raise ValueError(f"{source}: key 'algorithm' must be one of {list(ALGORITHMS)}, got {top['algorithm']!r}")
     _at_least(top["total_steps"], 1, "total_steps", source)
