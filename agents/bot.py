@@ -100,7 +100,7 @@ class HeuristicBot:
             if cue is not None and state.cue_ball_in_hand is CueBallZone.NONE:
                 best = _better(best, self.rechecked(state, search.push_out_candidates(state, cue)))
         if best is None or best.value < GOOD_ENOUGH:
-            safe_spots = spots[:2] if spots != [None] else spots
+            safe_spots = spots if spots == [None] else search.safety_spots(state)[:3]
             best = _better(best, self.best_from(state, safe_spots, search.safety_candidates))
         if best is None:
             return self.desperate(state, spots[0])

@@ -18,7 +18,7 @@ from agents.geometry import aim_point, ghost_ball, path_is_clear, pot_chance, us
 
 WIN = 3.0
 # The value of breaking a fresh rack, for the breaker (a made ball is likely, a run less so).
-BREAK_VALUE = 0.3
+BREAK_VALUE = 0.2
 # With the cue ball in hand the shooter places it this far behind the ghost ball.
 IN_HAND_DISTANCE = 0.3
 # How many pending decisions in a row are looked through (a re-rack may pend a spot request).

@@ -25,6 +25,9 @@ from agents.geometry import (aim_point, bounce_point, cut_angle_deg, direction_d
 from agents.position import plain_call, pot_pairs, state_value
 
 Point = tuple[float, float]
+# Taken off a break that fouls or hands the opponent a choice: a dry break re-racked
+# again and again would never end a rack.
+BREAK_FAULT_PENALTY = 1.0
 # Object-ball direction errors (degrees) below this are left alone by the aim refinement.
 AIM_ERROR_TOLERANCE_DEG = 0.05
 MIN_SPEED = 0.3
@@ -33,7 +36,9 @@ MIN_SPEED = 0.3
 @dataclass(frozen=True)
 class SearchBudget:
     """How much the bot searches. ``speeds`` are cue-ball launch speeds (m/s) tried on pots,
-    ``spins`` the (side, vertical) tip offsets; ``max_pairs`` caps the (ball, pocket) pots
+    ``spins`` the (side, vertical) tip offsets; breaks are tried from ``break_spots`` spots
+    across the kitchen (two rows when more than two) at ``break_speeds``, hitting the head
+    ball ``break_offsets`` radii off centre; ``max_pairs`` caps the (ball, pocket) pots
     simulated per cue-ball position; ``top_k`` candidates are re-played ``noise_samples``
     times with execution noise; ``placements`` cue-ball spots are searched with ball in hand.
     """
@@ -49,7 +54,8 @@ class SearchBudget:
     safety_speeds: tuple[float, ...] = (0.6, 1.0, 1.6, 2.6)
     safety_offsets: tuple[float, ...] = (-1.6, -1.0, -0.5, 0.0, 0.5, 1.0, 1.6)
     break_speeds: tuple[float, ...] = (7.0, 10.0)
-    break_spots: int = 3
+    break_offsets: tuple[float, ...] = (-0.4, 0.0, 0.4)
+    break_spots: int = 5
     bank_pairs: int = 3
 
     @classmethod
@@ -59,16 +65,18 @@ class SearchBudget:
             return cls()
         if name == "fast":
             return cls(speeds=(0.9, 1.5, 2.5, 4.0), spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.4)),
-                       max_pairs=3, top_k=3, noise_samples=4, placements=2,
-                       safety_speeds=(0.8, 1.6), safety_offsets=(-1.0, 0.0, 1.0),
-                       break_speeds=(9.0,), break_spots=2, bank_pairs=1)
+                       max_pairs=3, top_k=3, noise_samples=4, placements=3,
+                       safety_speeds=(0.8, 1.6, 2.6), safety_offsets=(-1.0, 0.0, 1.0),
+                       break_speeds=(10.0,), break_offsets=(-0.3, 0.0, 0.3),
+                       break_spots=3, bank_pairs=1)
         if name == "strong":
             return cls(speeds=(0.6, 0.8, 1.0, 1.3, 1.7, 2.2, 2.8, 3.6, 4.6),
                        spins=((0.0, 0.0), (0.0, 0.25), (0.0, 0.5), (0.0, -0.25), (0.0, -0.5),
                               (0.3, 0.0), (-0.3, 0.0), (0.3, 0.3), (-0.3, 0.3), (0.3, -0.3),
                               (-0.3, -0.3)),
                        max_pairs=8, top_k=10, noise_samples=16, placements=8,
-                       break_spots=5, bank_pairs=5)
+                       break_speeds=(6.0, 8.0, 10.0),
+                       break_offsets=(-0.6, -0.3, 0.0, 0.3, 0.6), break_spots=7, bank_pairs=5)
         raise ValueError(f"unknown search budget {name!r}; choose 'fast', 'normal' or 'strong'")
 
 
@@ -79,6 +87,7 @@ class Scored:
     move: ShotMove
     value: float
     pots: bool = False  # the exact simulation pocketed the intended ball
+    faulted: bool = False  # a foul, or a decision handed to the opponent (a dry break)
 
 
 class ShotSearch:
@@ -111,8 +120,10 @@ class ShotSearch:
         """The scored move and the event log of its exact simulation (empty if none ran)."""
         next_state, outcome, result = self.play(state, move)
         made = move.pocket is not None and move.target in outcome.pocketed_legally
+        faulted = bool(outcome.fouls) or (outcome.pending is not None
+                                          and outcome.pending.player != state.shooter)
         value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
-        return Scored(move, value, made), (result.events if result is not None else ())
+        return Scored(move, value, made, faulted), (result.events if result is not None else ())
 
     def recheck(self, state: GameState, scored: list[Scored]) -> list[Scored]:
         """The best ``top_k`` re-scored by their mean value over noisy plays (no-op without
@@ -227,12 +238,18 @@ class ShotSearch:
         for ball in targets[:3]:
             others = [p for n, p in balls.items() if n not in (0, ball)]
             aims = []
-            if path_is_clear(cue, balls[ball], others, R):
-                base = direction_deg(cue, balls[ball])
-                d = max(math.dist(cue, balls[ball]), 2 * R)
-                aims += [base + math.degrees(math.asin(max(-1.0, min(1.0, k * R / d))))
-                         for k in self.budget.safety_offsets]
-            else:
+            d = math.dist(cue, balls[ball])
+            base = direction_deg(cue, balls[ball])
+            for k in self.budget.safety_offsets:
+                # Stroke passing k radii beside the ball's centre; the cue ball touches it
+                # where the stroke line comes within two radii of the centre.
+                offset = math.asin(max(-1.0, min(1.0, k * R / max(d, 2 * R))))
+                reach = d * math.cos(offset) - math.sqrt(max(0.0, 4 * R * R - (k * R) ** 2))
+                a = math.radians(base) + offset
+                contact = (cue[0] + reach * math.cos(a), cue[1] + reach * math.sin(a))
+                if path_is_clear(cue, contact, others, R):
+                    aims.append(math.degrees(a))
+            if not aims:
                 aims += self.kick_angles(cue, balls[ball], others)
             for angle in aims:
                 for speed in self.budget.safety_speeds:
@@ -262,33 +279,39 @@ class ShotSearch:
         return out
 
     def break_candidates(self, state: GameState) -> list[Scored]:
-        """Breaks from spots across the kitchen just behind the head string, full and
-        slightly off the head ball, plus soft clips of the rack's side."""
+        """Breaks from a grid of kitchen spots, full and off-centre on the head ball at
+        each break speed, plus soft clips of the rack's side (a 14.1 opening safety). Few
+        breaks pot a ball, so the grid is wide: without noise the bot finds one that does."""
         calls = self.rules.call_options(state)
         call = plain_call(calls, safety=False)
-        R = self.table.ball_radius
+        table = self.table
+        R = table.ball_radius
         balls = state.positions
         head_ball = min((b for b in balls if b != 0), key=lambda b: balls[b][0])
-        hx, hy = balls[head_ball]
-        x = self.table.head_string_x - 3.0 * R
+        head = balls[head_ball]
         n = self.budget.break_spots
-        ys = [self.table.width / 2.0 + (i - (n - 1) / 2.0) * 0.18 for i in range(n)]
+        ys = np.linspace(0.2, table.width - 0.2, n) if n > 1 else [table.width / 2.0]
+        xs = (table.head_string_x - 3.0 * R, 0.6 * table.head_string_x)
         out = []
-        for y in ys:
-            spot = (x, y)
-            d = math.dist(spot, (hx, hy))
-            base = direction_deg(spot, (hx, hy))
-            for k in (-0.3, 0.0, 0.3):
-                angle = base + math.degrees(math.asin(k * R / d))
-                for speed in self.budget.break_speeds:
-                    for vertical in (0.0, -0.3):
+        for x in xs[:1 + (n > 2)]:
+            for y in ys:
+                spot = (x, float(y))
+                if not self.spot_is_free(spot, balls, kitchen=True):
+                    continue
+                d = math.dist(spot, head)
+                base = direction_deg(spot, head)
+                for k in self.budget.break_offsets:
+                    angle = base + math.degrees(math.asin(k * R / d))
+                    for speed in self.budget.break_speeds:
                         out.append(self.score(state, self.move(state, call, spot, angle, speed,
-                                                               vertical=vertical, target=head_ball)))
-            for k in (-1.7, 1.7):
-                angle = base + math.degrees(math.asin(min(1.0, abs(k) * R / d))) * (1 if k > 0 else -1)
-                for speed in (1.5, 2.5):
-                    out.append(self.score(state, self.move(state, call, spot, angle, speed,
+                                                               target=head_ball)))
+                for k in (-1.7, 1.7):
+                    angle = base + math.degrees(math.asin(max(-1.0, min(1.0, k * R / d))))
+                    out.append(self.score(state, self.move(state, call, spot, angle, 2.0,
                                                            target=head_ball)))
+        for scored in out:
+            if scored.faulted:
+                scored.value -= BREAK_FAULT_PENALTY
         return out
 
     # ------------------------------------------------------------------ placement
@@ -305,8 +328,8 @@ class ShotSearch:
             ghost = ghost_ball(balls[ball], target, R)
             back = math.atan2(ghost[1] - target[1], ghost[0] - target[0])
             others = {n: p for n, p in balls.items() if n not in (0, ball)}
-            for distance in (0.15, 0.3, 0.5):
-                for turn_deg in (0.0, -20.0, 20.0, -35.0, 35.0):
+            for distance in (0.12, 0.25, 0.45):
+                for turn_deg in (0.0, -20.0, 20.0, -40.0, 40.0, -60.0, 60.0):
                     a = back + math.radians(turn_deg)
                     spot = (ghost[0] + distance * math.cos(a), ghost[1] + distance * math.sin(a))
                     if not self.spot_is_free(spot, balls, kitchen):
@@ -323,6 +346,22 @@ class ShotSearch:
                 seen.add(key)
                 spots.append(spot)
         return spots + self.fallback_spots(state)
+
+    def safety_spots(self, state: GameState) -> list[Point]:
+        """Free spots a short way from the first legal ball, all round it, for a safety or
+        at least a legal hit with ball in hand."""
+        balls = state.positions
+        kitchen = state.cue_ball_in_hand is CueBallZone.KITCHEN
+        targets = sorted(b for b in self.rules.legal_targets(state) if b in balls)
+        out = []
+        for ball in targets[:1]:
+            bx, by = balls[ball]
+            for k in range(8):
+                a = math.radians(45.0 * k + 22.5)
+                spot = (bx + 0.3 * math.cos(a), by + 0.3 * math.sin(a))
+                if self.spot_is_free(spot, balls, kitchen):
+                    out.append(spot)
+        return out + self.fallback_spots(state)
 
     def fallback_spots(self, state: GameState) -> list[Point]:
         """Free spots on a coarse grid of the zone, for safeties when no pot is open."""
