@@ -1,13 +1,15 @@
 """``ActionMapper.encode`` is the inverse of ``decode``, and agents play as env opponents."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from poolgym.envs import PoolEnv
-from poolgym.envs.actions import ActionMapper, ShotMove
+from poolgym.envs.actions import ActionMapper, ShotMove, ghost_ball_angle
 from poolgym.physics import Shot
-from poolgym.rules import Choice, CueBallZone, Decision, DecisionKind, PendingDecision, ShotCall, get_ruleset
-from dataclasses import replace
+from poolgym.rules import (Choice, CueBallZone, Decision, DecisionKind, PendingDecision,
+                           ShotCall, get_ruleset)
 
 from agents.bot import HeuristicBot
 
@@ -39,7 +41,6 @@ def test_aim_round_trip_on_a_ghost_ball_stroke():
                     cue_ball_in_hand=CueBallZone.NONE,
                     balls={**rules.new_game(rng=1).positions, 0: (0.6, 0.6)})
     call = ShotCall.called(3, "foot_left")
-    from poolgym.envs.actions import ghost_ball_angle
     angle = ghost_ball_angle(rules.table, (0.6, 0.6), state.position(3), "foot_left") + 1.5
     move = ShotMove(call, None, Shot(3.0, angle, 0.0, 0.25), 3, "foot_left")
     back = mapper.decode(mapper.validate(mapper.encode(move, state, rules)), state, rules)

@@ -1,10 +1,13 @@
 """The heuristic bot and the random agent play legal games of every available game."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from poolgym.physics import Simulator
-from poolgym.rules import available_rulesets, get_ruleset
+from poolgym.rules import (Choice, DecisionKind, PendingDecision, available_rulesets,
+                           get_ruleset)
 
 from agents.bot import HeuristicBot, RandomAgent
 from agents.evaluate import run_match, summarize
@@ -73,8 +76,6 @@ def test_bot_breaks_and_decides_in_eight_ball():
     move = bot.choose(state)
     assert move.placement is not None and move.placement[0] < rules.table.head_string_x
     # A dry break leaves the incoming player a decision; the bot answers with one of its choices.
-    from dataclasses import replace
-    from poolgym.rules import Choice, DecisionKind, PendingDecision
     pending = PendingDecision(DecisionKind.EIGHT_BALL_DRY_BREAK, 1,
                               (Choice.ACCEPT_TABLE, Choice.RERACK_AND_BREAK, Choice.RERACK_OPPONENT_BREAKS))
     dry = replace(state, pending=pending, shooter=1, awaiting_break=False,
