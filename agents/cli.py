@@ -90,6 +90,58 @@ def _bench_envs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    from agents import evaluate
+    from agents.loading import make_agent
+    from poolgym.rules import get_ruleset
+
+    rules = get_ruleset(args.game)
+    agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise,
+                         action_mode=args.action_mode, obs_mode=args.obs_mode)
+              for i, spec in enumerate((args.a, args.b))]
+    match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed,
+                               noise=args.noise)
+    summary = evaluate.summarize(match)
+    print(evaluate.format_summary(summary))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=1)
+    if args.csv:
+        evaluate.write_csv(match, args.csv)
+    return 0
+
+
+def _bench_bot(args: argparse.Namespace) -> int:
+    from agents import bench_bot
+
+    def progress(done: int, total: int) -> None:
+        if done % 10 == 0 or done == total:
+            print(f"  {done}/{total} racks", file=sys.stderr, flush=True)
+
+    noises = ("none", "tournament") if args.noise == "both" else (args.noise,)
+    report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
+                           noises=noises, progress=progress)
+    print(bench_bot.format_report(report))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from agents.loading import make_agent
+    from agents.watch import watch
+    from poolgym.physics import Simulator
+    from poolgym.rules import get_ruleset
+
+    rules = get_ruleset(args.game)
+    agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise)
+              for i, spec in enumerate((args.a, args.b))]
+    watch(rules, Simulator(rules.table, noise=args.noise), agents, seed=args.seed, gif=args.gif,
+          fps=args.fps)
+    return 0
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -155,6 +207,43 @@ def build_parser() -> argparse.ArgumentParser:
                                                               "(default: the config's)")
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
     quick.set_defaults(handler=_quickstart)
+
+    agent_help = ("random, bot[:fast|normal|strong], a stable-baselines3 model.zip "
+                  "([ALGO:]path.zip) or pkg.module:name (an agent or a policy(obs, info))")
+    ev = sub.add_parser("eval", help="play N racks between two agents and report statistics")
+    ev.add_argument("--game", default="nine_ball", help="a registered ruleset (default nine_ball)")
+    ev.add_argument("-a", "--a", default="bot", help=f"agent A, breaks the even racks: {agent_help}")
+    ev.add_argument("-b", "--b", default="random", help="agent B (same forms)")
+    ev.add_argument("--games", type=_positive_int, default=20, help="racks to play (default 20)")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--noise", default="none", choices=("none", "tournament"))
+    ev.add_argument("--action-mode", default="raw", choices=("raw", "aim"),
+                    help="how a policy callable's actions are read (default raw)")
+    ev.add_argument("--obs-mode", default="dict", choices=("dict", "flat"),
+                    help="the observations a policy callable gets (default dict)")
+    ev.add_argument("--json", metavar="FILE", help="also write the summary to FILE")
+    ev.add_argument("--csv", metavar="FILE", help="write one row per shot to FILE")
+    ev.set_defaults(handler=_eval)
+
+    bb = sub.add_parser("bench-bot", help="the bot's pot success, break-and-run rate, fouls "
+                                          "and speed in self-play")
+    bb.add_argument("--racks", type=_positive_int, default=200, help="racks per setting (default 200)")
+    bb.add_argument("--game", default="nine_ball")
+    bb.add_argument("--budget", default="normal", choices=("fast", "normal", "strong"))
+    bb.add_argument("--noise", default="both", choices=("both", "none", "tournament"))
+    bb.add_argument("--seed", type=int, default=0)
+    bb.add_argument("--json", metavar="FILE", help="also write the report to FILE")
+    bb.set_defaults(handler=_bench_bot)
+
+    play = sub.add_parser("play", help="watch two agents play a rack (window or --gif)")
+    play.add_argument("--game", default="nine_ball")
+    play.add_argument("-a", "--a", default="bot", help=f"agent A, who breaks: {agent_help}")
+    play.add_argument("-b", "--b", default="bot", help="agent B")
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--noise", default="none", choices=("none", "tournament"))
+    play.add_argument("--gif", metavar="FILE", help="write a GIF instead of opening a window")
+    play.add_argument("--fps", type=float, default=15.0)
+    play.set_defaults(handler=_play)
     return parser
 
 

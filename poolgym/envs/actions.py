@@ -122,6 +122,74 @@ class ActionMapper:
         angle = ghost_ball_angle(self.table, cue, state.position(target), pocket) + a["cut"] * self.max_cut_deg
         return ShotMove(call, placement, Shot(speed, angle, side, vertical), target, pocket)
 
+    # ------------------------------------------------------------------ encoding
+    def encode(self, move: Decision | ShotMove, state: GameState, rules: Ruleset) -> np.ndarray:
+        """An action that ``decode`` turns back into ``move`` in ``state`` (the inverse map).
+
+        Values beyond the mapping's range are clipped (a speed above ``max_speed``, a tip
+        offset beyond ``max_tip_offset``, a placement outside the zone). A decision keeps
+        its choice; a ``SPOT_BALL`` decodes to the first ball the rules offer. In ``raw``
+        mode the stroke and the call are exact. In ``aim`` mode the (ball, pocket)
+        candidate is the call's, else the one named by ``move.target`` / ``move.pocket``,
+        else the one whose ghost-ball angle is nearest the stroke; the stroke is exact when
+        it lies within ``max_cut_deg`` of that candidate's ghost-ball angle.
+        """
+        a = dict.fromkeys(self.components, 0.0)
+        if isinstance(move, Decision):
+            if state.pending is None:
+                raise ValueError("a decision was given but none is pending")
+            choices = state.pending.choices
+            if move.choice not in choices:
+                raise ValueError(f"{move.choice.value!r} is not a choice now: {[c.value for c in choices]}")
+            a["decision"] = bin_centre(choices.index(move.choice), len(choices))
+            return np.array([a[c] for c in self.components], dtype=np.float64)
+        shot = move.shot
+        a["speed"] = 2.0 * (shot.speed - self.min_speed) / (self.max_speed - self.min_speed) - 1.0
+        if self.max_tip_offset > 0:
+            a["side"] = shot.side / self.max_tip_offset
+            a["vertical"] = shot.vertical / self.max_tip_offset
+        if move.placement is not None and state.cue_ball_in_hand is not CueBallZone.NONE:
+            a["place_x"], a["place_y"] = self._placement_action(move.placement, state)
+        if self.mode == "raw":
+            a["aim"] = wrap_deg(shot.angle_deg) / 180.0
+            calls = rules.call_options(state)
+            if move.call not in calls:
+                raise ValueError(f"the call {move.call} is not allowed now")
+            a["call"] = bin_centre(calls.index(move.call), len(calls))
+        else:
+            cue = move.placement if move.placement is not None else state.position(0)
+            candidates = self.candidates(state, rules, cue)
+            index = self._candidate_index(candidates, move, cue, state)
+            ball, pocket, _ = candidates[index]
+            a["target"] = bin_centre(index, len(candidates))
+            ghost = ghost_ball_angle(self.table, cue, state.position(ball), pocket)
+            if self.max_cut_deg > 0:
+                a["cut"] = wrap_deg(shot.angle_deg - ghost) / self.max_cut_deg
+            a["push_out"] = 1.0 if move.call.push_out else -1.0
+            a["safety"] = 1.0 if move.call.safety else -1.0
+        return np.clip(np.array([a[c] for c in self.components], dtype=np.float64), -1.0, 1.0)
+
+    def _placement_action(self, placement: Point, state: GameState) -> tuple[float, float]:
+        R = self.table.ball_radius
+        x_hi = (self.table.head_string_x - 1e-6 if state.cue_ball_in_hand is CueBallZone.KITCHEN
+                else self.table.length - R)
+        return (2.0 * (placement[0] - R) / (x_hi - R) - 1.0,
+                2.0 * (placement[1] - R) / (self.table.width - 2 * R) - 1.0)
+
+    def _candidate_index(self, candidates, move: ShotMove, cue: Point, state: GameState) -> int:
+        for i, (ball, pocket, call) in enumerate(candidates):
+            if move.call.names_ball and call == move.call:
+                return i
+        for i, (ball, pocket, _) in enumerate(candidates):
+            if move.target is not None and (ball, pocket) == (move.target, move.pocket):
+                return i
+
+        def miss(i: int) -> float:
+            ball, pocket, _ = candidates[i]
+            ghost = ghost_ball_angle(self.table, cue, state.position(ball), pocket)
+            return abs(wrap_deg(move.shot.angle_deg - ghost))
+        return min(range(len(candidates)), key=miss)
+
     def _placement(self, a: dict, state: GameState) -> Point | None:
         zone = state.cue_ball_in_hand
         if zone is CueBallZone.NONE:
@@ -164,6 +232,16 @@ class ActionMapper:
         elif a["safety"] > 0.0 and ShotCall.safety_shot() in calls:
             call = ShotCall.safety_shot()
         return ball, pocket, call
+
+
+def bin_centre(index: int, n: int) -> float:
+    """The middle of bin ``index`` of n equal bins of [-1, 1] (``bin_index``'s inverse)."""
+    return -1.0 + (2 * index + 1) / n
+
+
+def wrap_deg(angle: float) -> float:
+    """An angle in degrees wrapped into [-180, 180)."""
+    return (angle + 180.0) % 360.0 - 180.0
 
 
 def pocket_aim_point(table: Table, pocket_id: str) -> Point:

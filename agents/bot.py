@@ -1,0 +1,200 @@
+"""A heuristic pool bot for every game, and a random agent.
+
+The bot searches the way the strongest computational-pool programs did: it lists candidate
+shots (each legal ball into each pocket aimed at the ghost ball, at a few speeds and spins;
+one-cushion banks when nothing direct drops; safeties and kicks when nothing is makeable),
+plays each with the real simulator, judges it with the real rules, and scores the position
+it leaves by the next shot's chance (``agents.position``). With execution noise the best
+few are replayed with noise and ranked by their mean. Breaks, ball-in-hand placement,
+push outs, every pending decision and every call go through the same scoring.
+
+Use it on states (``bot.choose(state)`` returns a ``Decision`` or a ``ShotMove``) or as an
+environment opponent (``bot.policy(action_mode)`` returns ``policy(obs, info) -> action``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from poolgym.envs.actions import ActionMapper, ShotMove
+from poolgym.physics import Noise, Shot, Simulator
+from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall, get_ruleset
+from poolgym.table import Table
+
+from agents.position import decision_options, state_value
+from agents.shot_search import Scored, SearchBudget, ShotSearch
+
+# The aim error (degrees) the position estimate assumes when the table has no noise: it
+# grades the next shot's difficulty even though an exact stroke always goes where aimed.
+PLANNING_SIGMA_DEG = 0.15
+# A best pot worth less than this sends the search on to banks, safeties and push outs.
+GOOD_ENOUGH = 0.5
+
+Move = Decision | ShotMove
+
+
+class HeuristicBot:
+    """The search bot for any ruleset.
+
+    ``rules`` is a ``Ruleset`` or a registered game name; ``noise`` the execution noise of
+    the table it plays on (a ``Noise`` or preset name; the bot plans with it); ``budget`` a
+    ``SearchBudget`` or preset name; ``seed`` seeds its noise samples; ``max_speed`` caps its
+    strokes (m/s; an environment's action space caps them at its ``max_speed``).
+    """
+
+    def __init__(self, rules: Ruleset | str = "nine_ball", noise: Noise | str = "none",
+                 budget: SearchBudget | str = "normal", seed: int | None = 0,
+                 max_speed: float = 10.0, table: Table | str | None = None) -> None:
+        if isinstance(rules, str):
+            table = Table.preset(table) if isinstance(table, str) else table
+            rules = get_ruleset(rules, table=table)
+        self.rules = rules
+        self.table = rules.table
+        self.noise = Noise.preset(noise) if isinstance(noise, str) else noise
+        self.budget = SearchBudget.preset(budget) if isinstance(budget, str) else budget
+        self.max_speed = max_speed
+        sigma = max(self.noise.angle_deg, PLANNING_SIGMA_DEG)
+        noisy = None if self.noise.is_zero else Simulator(self.table, noise=self.noise)
+        self.search = ShotSearch(rules, self.budget, noisy, np.random.default_rng(seed), sigma,
+                                 max_speed)
+
+    def __repr__(self) -> str:
+        return f"HeuristicBot({self.rules.name!r})"
+
+    # ------------------------------------------------------------------ the move
+    def choose(self, state: GameState) -> Move:
+        """The bot's move in ``state``: the answer to a pending decision or a shot."""
+        if state.is_over:
+            raise ValueError("the rack is over: there is no move to make")
+        if state.pending is not None:
+            return self.decide(state)
+        return self.shoot(state)
+
+    def decide(self, state: GameState) -> Decision:
+        """The answer whose resulting position is worth most to the decider."""
+        me = state.pending.player
+        sigma = self.search.sigma_deg
+        options = decision_options(state)
+        values = [state_value(self.rules.apply_decision(state, d), self.rules, me, sigma)
+                  for d in options]
+        return options[int(np.argmax(values))]
+
+    def shoot(self, state: GameState) -> ShotMove:
+        """The best shot: a break, or pots from the best cue-ball spots, falling back on
+        banks, push outs and safeties when no pot is good enough."""
+        search = self.search
+        if state.awaiting_break:
+            return search.recheck(state, search.break_candidates(state))[0].move
+        if state.cue_ball_in_hand is CueBallZone.NONE:
+            spots = [None]
+        else:
+            spots = search.placement_spots(state)[:self.budget.placements] or [None]
+        best = self.best_from(state, spots, search.pot_candidates)
+        if best is None or best.value < GOOD_ENOUGH:
+            fallback = self.best_from(state, spots[:2], search.bank_candidates)
+            best = _better(best, fallback)
+        if (best is None or best.value < GOOD_ENOUGH) and state.push_out_available:
+            cue = state.position(0) if 0 in state.on_table else spots[0]
+            if cue is not None and state.cue_ball_in_hand is CueBallZone.NONE:
+                best = _better(best, self.rechecked(state, search.push_out_candidates(state, cue)))
+        if best is None or best.value < GOOD_ENOUGH:
+            safe_spots = spots if spots == [None] else search.safety_spots(state)[:3]
+            best = _better(best, self.best_from(state, safe_spots, search.safety_candidates))
+        if best is None:
+            return self.desperate(state, spots[0])
+        return best.move
+
+    def best_from(self, state: GameState, spots: list, generate) -> Scored | None:
+        """The best candidate ``generate`` finds from any of the cue-ball ``spots``."""
+        scored = []
+        for spot in spots:
+            cue = spot if spot is not None else state.position(0)
+            scored += generate(state, cue, spot)
+        return self.rechecked(state, scored)
+
+    def rechecked(self, state: GameState, scored: list[Scored]) -> Scored | None:
+        ranked = self.search.recheck(state, scored)
+        return ranked[0] if ranked else None
+
+    def desperate(self, state: GameState, spot) -> ShotMove:
+        """A firm stroke at the first legal ball, when no candidate could be generated."""
+        calls = self.rules.call_options(state)
+        call = ShotCall() if ShotCall() in calls else calls[0]
+        balls = state.positions
+        if spot is None and 0 not in balls:
+            spot = self.search.fallback_spots(state)[0]
+        cue = spot if spot is not None else balls[0]
+        targets = sorted(self.rules.legal_targets(state)) or sorted(b for b in balls if b != 0)
+        tx, ty = balls[targets[0]] if targets else self.table.foot_spot
+        angle = float(np.degrees(np.arctan2(ty - cue[1], tx - cue[0])))
+        return ShotMove(call, spot, Shot(min(3.0, self.max_speed), angle), targets[0] if targets else None)
+
+    # ------------------------------------------------------------------ as an env opponent
+    def policy(self, action_mode: str = "raw", max_speed: float = 10.0):
+        """An environment opponent ``policy(obs, info) -> action`` playing this bot's moves
+        in ``action_mode`` (the env's ``max_speed`` too): it reads ``info["state"]``."""
+        return MovePolicy(self, ActionMapper(self.table, action_mode, max_speed=max_speed), self.rules)
+
+
+class RandomAgent:
+    """Uniformly random moves that are well formed: a random choice for a decision, a
+    random call the rules allow, a random free cue-ball spot in the zone and a random stroke
+    (speed 0.3-10 m/s, any direction, tip offsets up to 0.5)."""
+
+    def __init__(self, rules: Ruleset | str = "nine_ball", seed: int | None = 0) -> None:
+        self.rules = get_ruleset(rules) if isinstance(rules, str) else rules
+        self.table = self.rules.table
+        self.rng = np.random.default_rng(seed)
+
+    def __repr__(self) -> str:
+        return f"RandomAgent({self.rules.name!r})"
+
+    def choose(self, state: GameState) -> Move:
+        rng = self.rng
+        if state.pending is not None:
+            options = decision_options(state)
+            return options[int(rng.integers(len(options)))]
+        calls = self.rules.call_options(state)
+        call = calls[int(rng.integers(len(calls)))]
+        spot = None if state.cue_ball_in_hand is CueBallZone.NONE else self.random_spot(state)
+        shot = Shot(float(rng.uniform(0.3, 10.0)), float(rng.uniform(-180.0, 180.0)),
+                    float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)))
+        return ShotMove(call, spot, shot)
+
+    def random_spot(self, state: GameState):
+        R = self.table.ball_radius
+        x_high = (self.table.head_string_x - 1e-4 if state.cue_ball_in_hand is CueBallZone.KITCHEN
+                  else self.table.length - R)
+        balls = [p for n, p in state.positions.items() if n != 0]
+        for _ in range(200):
+            spot = (float(self.rng.uniform(R, x_high)), float(self.rng.uniform(R, self.table.width - R)))
+            if self.table.contains(*spot) and all(np.hypot(spot[0] - x, spot[1] - y) > 2 * R + 1e-4
+                                                  for x, y in balls):
+                return spot
+        return (R + 0.1, self.table.width / 2.0)
+
+    def policy(self, action_mode: str = "raw", max_speed: float = 10.0):
+        """An environment opponent playing this agent's moves (see ``HeuristicBot.policy``)."""
+        return MovePolicy(self, ActionMapper(self.table, action_mode, max_speed=max_speed), self.rules)
+
+
+class MovePolicy:
+    """Wraps an agent with ``choose(state)`` as ``policy(obs, info) -> action`` through
+    ``ActionMapper.encode`` (the env passes the state as ``info["state"]``)."""
+
+    def __init__(self, agent: Any, mapper: ActionMapper, rules: Ruleset) -> None:
+        self.agent, self.mapper, self.rules = agent, mapper, rules
+
+    def __call__(self, observation, info: dict) -> np.ndarray:
+        state = info["state"]
+        return self.mapper.encode(self.agent.choose(state), state, self.rules)
+
+
+def _better(a: Scored | None, b: Scored | None) -> Scored | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return b if b.value > a.value else a

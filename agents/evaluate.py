@@ -1,0 +1,214 @@
+"""Matches between two agents and their statistics (``poolgym eval``, ``poolgym bench-bot``).
+
+``run_match`` plays N racks of any game with alternating breaks (agent A breaks the even
+racks), seeded so the same arguments give the same games. ``summarize`` reports per agent:
+
+- wins with a 95% Wilson interval (a draw -- a rack stopped at the move cap or a
+  stalemate -- counts as no win);
+- ``pot_success``: pot attempts that dropped a ball legally and kept the turn (or won the
+  rack) over pot attempts. A pot attempt is a shot other than a break, a push out or a
+  called safety, and, for agents that say what they aim at (``ShotMove.target`` set),
+  one that names a pocket -- the bot's safeties and kicks name a ball but no pocket;
+- fouls per rack, in total and by WPA section; illegal moves (refused by the rules);
+- break-and-run rate: racks the agent broke and won with every shot of the rack its own;
+- shots per rack (both players) and the agent's thinking speed in moves per second;
+- 14.1 points per inning (points scored over the agent's visits to the table).
+
+``shot_rows`` turns the records into one CSV row per shot, for notebooks.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from poolgym.envs.actions import ShotMove
+from poolgym.physics import Simulator
+from poolgym.rules import Ruleset
+
+from agents.match import RackRecord, play_rack
+
+WILSON_Z = 1.959963984540054  # 95%
+
+
+def wilson_interval(successes: int, n: int, z: float = WILSON_Z) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (0, 1 when n is 0)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denominator = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class Match:
+    """A played match: the game, the agents' names and every rack's record."""
+
+    game: str
+    names: tuple[str, str]
+    racks: list[RackRecord]
+    seed: int
+    noise: str
+
+
+def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int, seed: int = 0,
+              noise: str = "none", progress=None) -> Match:
+    """Play ``racks`` racks between ``agents[0]`` (A) and ``agents[1]`` (B), A breaking the
+    even-numbered racks. Rack k is racked and noised from ``default_rng([seed, k])``."""
+    simulator = Simulator(rules.table, noise=noise)
+    played = []
+    for k in range(racks):
+        rng = np.random.default_rng([seed, k])
+        played.append(play_rack(rules, simulator, agents, rng, breaker=k % 2))
+        if progress is not None:
+            progress(k + 1, racks)
+    return Match(rules.name, names, played, seed, noise)
+
+
+def is_pot_attempt(move: ShotMove, break_shot: bool) -> bool:
+    """See the module docstring."""
+    if break_shot or move.call.push_out or move.call.safety:
+        return False
+    return move.target is None or move.pocket is not None
+
+
+def summarize(match: Match) -> dict[str, Any]:
+    """The match's statistics per agent (see the module docstring) as a JSON-ready dict."""
+    n = len(match.racks)
+    shots_total = sum(1 for r in match.racks for m in r.moves if m.outcome is not None)
+    out = {"game": match.game, "racks": n, "seed": match.seed, "noise": match.noise,
+           "draws": sum(1 for r in match.racks if r.winner is None),
+           "shots_per_rack": shots_total / n if n else 0.0, "agents": {}}
+    for player, name in enumerate(match.names):
+        out["agents"][name if match.names[0] != match.names[1] else f"{name}_{'ab'[player]}"] = \
+            _agent_stats(match, player)
+    return out
+
+
+def _agent_stats(match: Match, player: int) -> dict[str, Any]:
+    n = len(match.racks)
+    wins = sum(1 for r in match.racks if r.winner == player)
+    attempts = made = shots = fouls = illegal = breaks = runs = points = innings = moves = 0
+    think = 0.0
+    by_section: dict[str, int] = {}
+    for rack in match.racks:
+        shooters = [m.player for m in rack.moves if m.outcome is not None]
+        if rack.breaker == player:
+            breaks += 1
+            if rack.winner == player and shooters and all(p == player for p in shooters):
+                runs += 1
+        previous = None
+        for m in rack.moves:
+            if m.player != player:
+                previous = m.player if m.outcome is not None else previous
+                continue
+            moves += 1
+            think += m.think_s
+            if m.illegal:
+                illegal += 1
+            o = m.outcome
+            if o is None:
+                continue
+            shots += 1
+            if previous != player:
+                innings += 1
+            previous = player
+            points += o.points[player]
+            fouls += len(o.fouls)
+            for f in o.fouls:
+                by_section[f.section] = by_section.get(f.section, 0) + 1
+            if is_pot_attempt(m.move, o.break_shot):
+                attempts += 1
+                if o.pocketed_legally and (o.turn_kept or o.winner == player):
+                    made += 1
+    low, high = wilson_interval(wins, n)
+    return {
+        "wins": wins, "win_rate": wins / n if n else 0.0, "win_rate_ci95": [low, high],
+        "shots": shots, "pot_attempts": attempts,
+        "pot_success": made / attempts if attempts else None,
+        "fouls": fouls, "fouls_per_rack": fouls / n if n else 0.0,
+        "fouls_per_rack_by_section": {k: v / n for k, v in sorted(by_section.items())},
+        "illegal_moves": illegal,
+        "racks_broken": breaks, "break_and_runs": runs,
+        "break_and_run_rate": runs / breaks if breaks else None,
+        "moves_per_s_thinking": moves / think if think > 0 else None,
+        "points": points, "innings": innings,
+        "points_per_inning": points / innings if innings else None,
+    }
+
+
+CSV_FIELDS = ("rack", "move", "player", "agent", "breaker", "break_shot", "call_ball",
+              "call_pocket", "safety", "push_out", "placement_x", "placement_y", "speed",
+              "angle_deg", "side", "vertical", "target", "pocket", "pot_attempt",
+              "first_contact", "pocketed", "pocketed_legally", "fouls", "turn_kept",
+              "points", "winner", "think_s")
+
+
+def shot_rows(match: Match) -> list[dict[str, Any]]:
+    """One row per shot of the match (``CSV_FIELDS``)."""
+    rows = []
+    for k, rack in enumerate(match.racks):
+        for i, m in enumerate(rack.moves):
+            o = m.outcome
+            if o is None:
+                continue
+            move, shot = m.move, m.move.shot
+            rows.append({
+                "rack": k, "move": i, "player": m.player, "agent": match.names[m.player],
+                "breaker": rack.breaker, "break_shot": o.break_shot, "call_ball": move.call.ball,
+                "call_pocket": move.call.pocket, "safety": move.call.safety,
+                "push_out": move.call.push_out,
+                "placement_x": move.placement[0] if move.placement else None,
+                "placement_y": move.placement[1] if move.placement else None,
+                "speed": shot.speed, "angle_deg": shot.angle_deg, "side": shot.side,
+                "vertical": shot.vertical, "target": move.target, "pocket": move.pocket,
+                "pot_attempt": is_pot_attempt(move, o.break_shot),
+                "first_contact": m.first_contact,
+                "pocketed": " ".join(f"{b}:{p}" for b, p in o.pocketed),
+                "pocketed_legally": " ".join(str(b) for b in o.pocketed_legally),
+                "fouls": " ".join(o.foul_sections), "turn_kept": o.turn_kept,
+                "points": o.points[m.player], "winner": o.winner, "think_s": round(m.think_s, 6),
+            })
+    return rows
+
+
+def write_csv(match: Match, path: str) -> None:
+    """Write ``shot_rows`` to ``path``."""
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        writer.writeheader()
+        writer.writerows(shot_rows(match))
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """A few readable lines per agent."""
+    lines = [f"{summary['game']}: {summary['racks']} racks, noise {summary['noise']}, "
+             f"seed {summary['seed']}, {summary['draws']} drawn, "
+             f"{summary['shots_per_rack']:.1f} shots per rack"]
+    for name, s in summary["agents"].items():
+        low, high = s["win_rate_ci95"]
+        pot = "n/a" if s["pot_success"] is None else f"{100 * s['pot_success']:.1f}%"
+        bnr = "n/a" if s["break_and_run_rate"] is None else f"{100 * s['break_and_run_rate']:.1f}%"
+        speed = "n/a" if s["moves_per_s_thinking"] is None else f"{s['moves_per_s_thinking']:.1f}"
+        lines.append(f"  {name}: won {s['wins']} ({100 * s['win_rate']:.1f}%, 95% CI "
+                     f"{100 * low:.1f}-{100 * high:.1f}%), pot success {pot} of "
+                     f"{s['pot_attempts']} attempts, {s['fouls_per_rack']:.2f} fouls per rack "
+                     f"{_sections(s['fouls_per_rack_by_section'])}, break and run {bnr} of "
+                     f"{s['racks_broken']} breaks, {speed} moves/s thinking, "
+                     f"{s['illegal_moves']} illegal moves")
+        if s["points"]:
+            lines.append(f"    {s['points']} points in {s['innings']} innings "
+                         f"({s['points_per_inning']:.2f} per inning)")
+    return "\n".join(lines)
+
+
+def _sections(by_section: dict[str, float]) -> str:
+    if not by_section:
+        return ""
+    return "(" + ", ".join(f"{k}: {v:.2f}" for k, v in by_section.items()) + ")"

@@ -1,0 +1,149 @@
+"""Plane geometry of aiming: ghost balls, clear paths, mirrored cushions and a closed-form
+estimate of how likely a shot is to drop.
+
+The estimate is what the bot uses to judge a position without simulating it (the next
+shot's quality); the shots it actually plays are always checked with the simulator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+from poolgym.table import Table
+
+Point = tuple[float, float]
+
+# Cut angles beyond this cannot be played reliably (the contact is a near-miss).
+MAX_CUT_DEG = 80.0
+# A side pocket refuses balls arriving more than this far off its axis.
+SIDE_POCKET_MAX_APPROACH_DEG = 70.0
+# Part of a ball radius the jaws take from a pocket's usable half-width.
+JAW_MARGIN_RADII = 0.6
+
+
+def distance_to_segment(p: Point, a: Point, b: Point) -> float:
+    """Distance from ``p`` to the segment ``a``-``b``."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    if length2 == 0.0:
+        return math.dist(p, a)
+    t = max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2))
+    return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
+
+
+def path_is_clear(a: Point, b: Point, balls: Iterable[Point], radius: float) -> bool:
+    """Whether a ball rolling from ``a`` to ``b`` passes every ball in ``balls``."""
+    limit = 2.0 * radius - 1e-6
+    return all(distance_to_segment(p, a, b) >= limit for p in balls)
+
+
+def aim_point(table: Table, pocket_id: str) -> Point:
+    """Where a ball is sent to drop into a pocket: the middle of its mouth."""
+    return table.pocket(pocket_id).mouth_centre
+
+
+def pocket_axis(table: Table, pocket_id: str) -> Point:
+    """Unit vector pointing into the pocket along its axis."""
+    pocket = table.pocket(pocket_id)
+    mx, my = pocket.mouth_centre
+    hx, hy = pocket.hole_centre
+    d = math.hypot(hx - mx, hy - my) or 1.0
+    return ((hx - mx) / d, (hy - my) / d)
+
+
+def ghost_ball(ball: Point, target: Point, radius: float) -> Point:
+    """Where the cue-ball centre must be at contact to send ``ball`` straight at ``target``."""
+    dx, dy = target[0] - ball[0], target[1] - ball[1]
+    d = math.hypot(dx, dy) or 1.0
+    return (ball[0] - 2.0 * radius * dx / d, ball[1] - 2.0 * radius * dy / d)
+
+
+def direction_deg(a: Point, b: Point) -> float:
+    """The stroke angle (degrees, table frame) from ``a`` towards ``b``."""
+    return math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))
+
+
+def cut_angle_deg(cue: Point, ghost: Point, ball: Point, target: Point) -> float:
+    """Angle between the cue ball's path to the ghost ball and the object ball's path."""
+    ux, uy = ghost[0] - cue[0], ghost[1] - cue[1]
+    vx, vy = target[0] - ball[0], target[1] - ball[1]
+    nu, nv = math.hypot(ux, uy), math.hypot(vx, vy)
+    if nu == 0.0 or nv == 0.0:
+        return 0.0
+    cos = max(-1.0, min(1.0, (ux * vx + uy * vy) / (nu * nv)))
+    return math.degrees(math.acos(cos))
+
+
+def rail_lines(table: Table) -> tuple[tuple[str, int, float], ...]:
+    """The lines a ball centre bounces off at each rail: (name, axis, coordinate), where
+    axis 0 means the line x = coordinate and 1 the line y = coordinate."""
+    R = table.ball_radius
+    return (("left", 1, R), ("right", 1, table.width - R),
+            ("head", 0, R), ("foot", 0, table.length - R))
+
+
+def mirror(point: Point, axis: int, coordinate: float) -> Point:
+    """``point`` reflected in the line of ``rail_lines``."""
+    if axis == 0:
+        return (2.0 * coordinate - point[0], point[1])
+    return (point[0], 2.0 * coordinate - point[1])
+
+
+def bounce_point(a: Point, mirrored_b: Point, axis: int, coordinate: float) -> Point | None:
+    """Where the straight line from ``a`` to a mirrored point crosses the rail line."""
+    da = a[axis] - coordinate
+    db = mirrored_b[axis] - coordinate
+    if da * db >= 0.0:
+        return None
+    t = da / (da - db)
+    return (a[0] + t * (mirrored_b[0] - a[0]), a[1] + t * (mirrored_b[1] - a[1]))
+
+
+def on_rail(table: Table, point: Point, margin: float) -> bool:
+    """Whether a bounce at ``point`` hits straight cushion, ``margin`` clear of every mouth."""
+    return all(math.dist(point, p.mouth_centre) > 0.5 * max(table.corner_mouth, table.side_mouth) + margin
+               for p in table.pockets)
+
+
+def pot_chance(table: Table, cue: Point, ball: Point, pocket_id: str,
+               others: Mapping[int, Point], sigma_deg: float) -> float:
+    """Closed-form chance that a ghost-ball shot pots ``ball`` in ``pocket_id`` when the aim
+    has Gaussian error ``sigma_deg``; 0 when a path is blocked or the cut is too thin.
+
+    ``others`` are the balls that can block (neither the cue ball nor ``ball``). The object
+    ball's error is the aim error scaled by d1 / (2 R cos(cut)), and the pocket accepts an
+    error up to its usable half-width over the distance to it.
+    """
+    R = table.ball_radius
+    target = aim_point(table, pocket_id)
+    ghost = ghost_ball(ball, target, R)
+    d1 = math.dist(cue, ghost)
+    d2 = math.dist(ball, target)
+    cut = cut_angle_deg(cue, ghost, ball, target)
+    if cut > MAX_CUT_DEG or d1 < 1e-6:
+        return 0.0
+    blockers = list(others.values())
+    if not path_is_clear(cue, ghost, blockers, R) or not path_is_clear(ball, target, blockers, R):
+        return 0.0
+    half_width = usable_half_width(table, pocket_id, ball, target)
+    if half_width <= 0.0:
+        return 0.0
+    tolerance = math.atan2(half_width, max(d2, R))
+    aim_tolerance = tolerance * 2.0 * R * math.cos(math.radians(cut)) / d1
+    sigma = math.radians(max(sigma_deg, 1e-6))
+    return math.erf(aim_tolerance / (sigma * math.sqrt(2.0)))
+
+
+def usable_half_width(table: Table, pocket_id: str, ball: Point, target: Point) -> float:
+    """How far off the pocket's centre line a ball may arrive and still drop: the mouth's
+    half-width seen from the ball's direction, less the jaws' margin."""
+    pocket = table.pocket(pocket_id)
+    ax, ay = pocket_axis(table, pocket_id)
+    dx, dy = target[0] - ball[0], target[1] - ball[1]
+    d = math.hypot(dx, dy) or 1.0
+    approach = math.degrees(math.acos(max(-1.0, min(1.0, (dx * ax + dy * ay) / d))))
+    mouth = table.side_mouth if pocket.kind == "side" else table.corner_mouth
+    if pocket.kind == "side" and approach > SIDE_POCKET_MAX_APPROACH_DEG:
+        return 0.0
+    return 0.5 * mouth * math.cos(math.radians(approach)) - JAW_MARGIN_RADII * table.ball_radius

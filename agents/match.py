@@ -1,0 +1,91 @@
+"""Playing racks between two agents on states, without an environment, shot by shot.
+
+An agent is anything with ``choose(state) -> Decision | ShotMove``. ``play_rack`` referees
+one rack with the real simulator and rules and returns a ``RackRecord``: every move with
+what it did, who won and why. A move the rules refuse (an illegal call, a decision that is
+not a choice) forfeits the rack to the other player and is recorded as illegal.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from poolgym.envs.actions import ShotMove
+from poolgym.envs.observations import actor
+from poolgym.envs.play import simulate_move
+from poolgym.physics import Simulator
+from poolgym.rules import Decision, GameState, Outcome, Ruleset
+
+# A rack still going after this many moves is stopped and counted as a draw.
+MAX_MOVES = 400
+
+
+@dataclass
+class MoveRecord:
+    """One move of a rack: who made it, what it was, how long the agent thought, and for a
+    shot the rules' outcome and the state it was played from."""
+
+    player: int
+    move: Any
+    think_s: float
+    state: GameState
+    outcome: Outcome | None = None
+    first_contact: int | None = None
+    illegal: str | None = None
+
+
+@dataclass
+class RackRecord:
+    """A refereed rack: its moves, the winner (None for a draw) and the final state."""
+
+    breaker: int
+    moves: list[MoveRecord] = field(default_factory=list)
+    winner: int | None = None
+    end_reason: str = ""
+    final: GameState | None = None
+
+
+def play_rack(rules: Ruleset, simulator: Simulator, agents, rng: np.random.Generator,
+              breaker: int = 0, state: GameState | None = None,
+              max_moves: int = MAX_MOVES) -> RackRecord:
+    """Play one rack (a 14.1 game to its target score) between ``agents[0]`` and ``agents[1]``.
+
+    ``rng`` racks the balls and draws the execution noise; ``state`` starts from a given
+    position instead of a fresh rack.
+    """
+    state = state if state is not None else rules.new_game(rng=rng, breaker=breaker)
+    record = RackRecord(breaker=state.breaker)
+    while not state.is_over and len(record.moves) < max_moves:
+        player = actor(state)
+        started = time.perf_counter()
+        move = agents[player].choose(state)
+        entry = MoveRecord(player, move, time.perf_counter() - started, state)
+        record.moves.append(entry)
+        try:
+            if isinstance(move, Decision):
+                state = rules.apply_decision(state, move)
+                continue
+            if not isinstance(move, ShotMove):
+                raise ValueError(f"an agent's move is a Decision or a ShotMove, not {move!r}")
+            events, _ = simulate_move(simulator, rules, state, move, rng, False)
+            state, entry.outcome = rules.apply_shot(state, move.call, events)
+            entry.first_contact = events.first_contact
+        except ValueError as exc:
+            entry.illegal = str(exc)
+            record.winner = 1 - player
+            record.end_reason = f"player {player} made an illegal move: {exc}"
+            record.final = state
+            return record
+    record.final = state
+    record.winner = state.winner
+    last = next((m.outcome for m in reversed(record.moves) if m.outcome is not None), None)
+    if state.is_over:
+        record.end_reason = last.end_reason if last is not None and last.end_reason else (
+            "stalemate" if state.stalemate else "")
+    else:
+        record.end_reason = f"stopped after {max_moves} moves"
+    return record

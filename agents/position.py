@@ -1,0 +1,123 @@
+"""How good a position is for a player, without simulating: the best next shot's chance.
+
+A position is scored from one player's side in [-WIN, WIN]: a won rack is ``WIN``, a lost
+one ``-WIN``; when the player is at the table it is the closed-form chance of the best pot
+open to him (``agents.geometry.pot_chance``), when the opponent is, minus the opponent's.
+Pending decisions are resolved by the decider's best choice, and a re-rack is worth a
+break's value to the breaker.
+"""
+
+from __future__ import annotations
+
+import math
+
+from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall
+from poolgym.table import POCKET_IDS
+
+from agents.geometry import aim_point, ghost_ball, path_is_clear, pot_chance, usable_half_width
+
+WIN = 3.0
+# The value of breaking a fresh rack, for the breaker (a made ball is likely, a run less so).
+BREAK_VALUE = 0.2
+# With the cue ball in hand the shooter places it this far behind the ghost ball.
+IN_HAND_DISTANCE = 0.3
+# How many pending decisions in a row are looked through (a re-rack may pend a spot request).
+DECISION_DEPTH = 2
+
+
+def pot_pairs(state: GameState, rules: Ruleset) -> list[tuple[int, str]]:
+    """The (ball, pocket) pots open to the shooter: legal first balls into pockets, kept to
+    the called ones where the game calls shots."""
+    calls = rules.call_options(state)
+    called = {(c.ball, c.pocket) for c in calls if c.names_ball}
+    targets = sorted(b for b in rules.legal_targets(state) if b in state.object_balls_on_table)
+    if called:
+        return [(b, p) for b in targets for p in POCKET_IDS if (b, p) in called]
+    return [(b, p) for b in targets for p in POCKET_IDS]
+
+
+def shot_quality(state: GameState, rules: Ruleset, sigma_deg: float) -> float:
+    """The shooter's best closed-form pot chance in ``state`` (0 when nothing is open)."""
+    table = rules.table
+    balls = state.positions
+    zone = state.cue_ball_in_hand
+    best = 0.0
+    for ball, pocket in pot_pairs(state, rules):
+        position = balls[ball]
+        others = {n: p for n, p in balls.items() if n not in (0, ball)}
+        if zone is CueBallZone.NONE:
+            chance = pot_chance(table, balls[0], position, pocket, others, sigma_deg)
+        else:
+            chance = in_hand_chance(state, rules, ball, pocket, others, sigma_deg)
+        best = max(best, chance)
+    return best
+
+
+def in_hand_chance(state: GameState, rules: Ruleset, ball: int, pocket: str,
+                   others: dict, sigma_deg: float) -> float:
+    """The pot chance with the cue ball placed straight behind the ghost ball (or as near
+    as the kitchen allows)."""
+    table = rules.table
+    R = table.ball_radius
+    position = state.position(ball)
+    target = aim_point(table, pocket)
+    if not path_is_clear(position, target, list(others.values()), R):
+        return 0.0
+    if usable_half_width(table, pocket, position, target) <= 0.0:
+        return 0.0
+    ghost = ghost_ball(position, target, R)
+    dx, dy = ghost[0] - target[0], ghost[1] - target[1]
+    d = math.hypot(dx, dy) or 1.0
+    cue = (ghost[0] + IN_HAND_DISTANCE * dx / d, ghost[1] + IN_HAND_DISTANCE * dy / d)
+    if state.cue_ball_in_hand is CueBallZone.KITCHEN:
+        if position[0] < table.head_string_x:
+            return 0.0
+        if cue[0] >= table.head_string_x:
+            # Straight behind is past the string: shoot from the string's middle instead.
+            cue = (table.head_string_x - 2 * R, min(max(cue[1], 2 * R), table.width - 2 * R))
+    if not table.contains(*cue):
+        cue = (ghost[0] + 2.5 * R * dx / d, ghost[1] + 2.5 * R * dy / d)
+        if not table.contains(*cue):
+            return 0.0
+    return pot_chance(table, cue, position, pocket, others, sigma_deg)
+
+
+def state_value(state: GameState, rules: Ruleset, player: int, sigma_deg: float,
+                depth: int = DECISION_DEPTH) -> float:
+    """``state`` from ``player``'s side (see the module docstring)."""
+    if state.winner is not None:
+        return WIN if state.winner == player else -WIN
+    if state.stalemate:
+        return 0.0
+    if state.pending is not None:
+        if depth <= 0:
+            return 0.0
+        values = [state_value(rules.apply_decision(state, d), rules, player, sigma_deg, depth - 1)
+                  for d in decision_options(state)]
+        return max(values) if state.pending.player == player else min(values)
+    if state.awaiting_break:
+        return BREAK_VALUE if state.shooter == player else -BREAK_VALUE
+    quality = shot_quality(state, rules, sigma_deg)
+    return quality if state.shooter == player else -quality
+
+
+def decision_options(state: GameState) -> list[Decision]:
+    """Every answer to the pending decision (each ball for a spot request)."""
+    pending = state.pending
+    out = []
+    for choice in pending.choices:
+        if choice.value == "spot_ball":
+            out += [Decision(choice, ball=b, player=pending.player) for b in pending.balls]
+        else:
+            out.append(Decision(choice, player=pending.player))
+    return out
+
+
+def plain_call(calls: tuple[ShotCall, ...], safety: bool) -> ShotCall:
+    """The call for a shot that names no pot: a safety where the game has one (when asked),
+    else no call."""
+    if safety and ShotCall.safety_shot() in calls:
+        return ShotCall.safety_shot()
+    if ShotCall() in calls:
+        return ShotCall()
+    return next((c for c in calls if c.safety), calls[0])

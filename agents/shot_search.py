@@ -1,0 +1,430 @@
+"""Candidate shots and their evaluation with the real simulator and rules.
+
+Every candidate is a ``ShotMove`` (call, cue-ball placement, stroke). It is simulated,
+judged by the ruleset, and scored by ``agents.position.state_value`` of the position it
+leaves, from the shooter's side: a pot that keeps the turn scores the next shot's chance, a
+miss scores minus the opponent's. With execution noise the best few candidates are played
+again a few times with noise and ranked by their mean.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from poolgym import events as ev
+from poolgym.envs.actions import ShotMove
+from poolgym.envs.play import simulate_move
+from poolgym.physics import Shot, Simulator
+from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
+
+from agents.geometry import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
+                             mirror, on_rail, path_is_clear, pot_chance, rail_lines)
+from agents.position import plain_call, pot_pairs, state_value
+
+Point = tuple[float, float]
+# Taken off a break that fouls or hands the opponent a choice: a dry break re-racked
+# again and again would never end a rack.
+BREAK_FAULT_PENALTY = 1.0
+# Object-ball direction errors (degrees) below this are left alone by the aim refinement.
+AIM_ERROR_TOLERANCE_DEG = 0.05
+MIN_SPEED = 0.3
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """How much the bot searches. ``speeds`` are cue-ball launch speeds (m/s) tried on pots,
+    ``spins`` the (side, vertical) tip offsets; breaks are tried from ``break_spots`` spots
+    across the kitchen (two rows when more than two) at ``break_speeds``, hitting the head
+    ball ``break_offsets`` radii off centre; ``max_pairs`` caps the (ball, pocket) pots
+    simulated per cue-ball position; ``top_k`` candidates are re-played ``noise_samples``
+    times with execution noise; ``placements`` cue-ball spots are searched with ball in hand.
+    """
+
+    speeds: tuple[float, ...] = (0.7, 1.0, 1.4, 2.0, 2.8, 4.0)
+    spins: tuple[tuple[float, float], ...] = ((0.0, 0.0), (0.0, 0.4), (0.0, -0.4),
+                                              (0.3, 0.0), (-0.3, 0.0))
+    max_pairs: int = 6
+    refine_aim: bool = True
+    top_k: int = 6
+    noise_samples: int = 8
+    placements: int = 5
+    safety_speeds: tuple[float, ...] = (0.6, 1.0, 1.6, 2.6)
+    safety_offsets: tuple[float, ...] = (-1.6, -1.0, -0.5, 0.0, 0.5, 1.0, 1.6)
+    break_speeds: tuple[float, ...] = (7.0, 10.0)
+    break_offsets: tuple[float, ...] = (-0.4, 0.0, 0.4)
+    break_spots: int = 5
+    bank_pairs: int = 3
+
+    @classmethod
+    def preset(cls, name: str) -> "SearchBudget":
+        """``"fast"`` (tests, quick looks), ``"normal"`` (the default) or ``"strong"``."""
+        if name == "normal":
+            return cls()
+        if name == "fast":
+            return cls(speeds=(0.9, 1.5, 2.5, 4.0), spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.4)),
+                       max_pairs=3, top_k=3, noise_samples=4, placements=3,
+                       safety_speeds=(0.8, 1.6, 2.6), safety_offsets=(-1.0, 0.0, 1.0),
+                       break_speeds=(10.0,), break_offsets=(-0.3, 0.0, 0.3),
+                       break_spots=3, bank_pairs=1)
+        if name == "strong":
+            return cls(speeds=(0.6, 0.8, 1.0, 1.3, 1.7, 2.2, 2.8, 3.6, 4.6),
+                       spins=((0.0, 0.0), (0.0, 0.25), (0.0, 0.5), (0.0, -0.25), (0.0, -0.5),
+                              (0.3, 0.0), (-0.3, 0.0), (0.3, 0.3), (-0.3, 0.3), (0.3, -0.3),
+                              (-0.3, -0.3)),
+                       max_pairs=8, top_k=10, noise_samples=16, placements=8,
+                       break_speeds=(6.0, 8.0, 10.0),
+                       break_offsets=(-0.6, -0.3, 0.0, 0.3, 0.6), break_spots=7, bank_pairs=5)
+        raise ValueError(f"unknown search budget {name!r}; choose 'fast', 'normal' or 'strong'")
+
+
+@dataclass
+class Scored:
+    """A candidate move and its value (mean over noisy plays once re-checked)."""
+
+    move: ShotMove
+    value: float
+    pots: bool = False  # the exact simulation pocketed the intended ball
+    faulted: bool = False  # a foul, or a decision handed to the opponent (a dry break)
+
+
+class ShotSearch:
+    """Generates and scores shots for the shooter of a state (see the module docstring)."""
+
+    def __init__(self, rules: Ruleset, budget: SearchBudget, noisy: Simulator | None,
+                 rng: np.random.Generator, sigma_deg: float, max_speed: float = 10.0) -> None:
+        self.rules = rules
+        self.table = rules.table
+        self.budget = budget
+        self.exact = Simulator(self.table)
+        self.noisy = noisy
+        self.rng = rng
+        self.sigma_deg = sigma_deg
+        self.max_speed = max_speed
+
+    # ------------------------------------------------------------------ scoring
+    def play(self, state: GameState, move: ShotMove, noisy: bool = False):
+        """Simulate ``move`` and judge it: (next state, outcome, simulation result or None
+        for a placement no stroke can be played from)."""
+        sim = self.noisy if noisy else self.exact
+        events, result = simulate_move(sim, self.rules, state, move, self.rng, False)
+        next_state, outcome = self.rules.apply_shot(state, move.call, events)
+        return next_state, outcome, result
+
+    def score(self, state: GameState, move: ShotMove) -> Scored:
+        return self.score_with_events(state, move)[0]
+
+    def score_with_events(self, state: GameState, move: ShotMove):
+        """The scored move and the event log of its exact simulation (empty if none ran)."""
+        next_state, outcome, result = self.play(state, move)
+        made = move.pocket is not None and move.target in outcome.pocketed_legally
+        faulted = bool(outcome.fouls) or (outcome.pending is not None
+                                          and outcome.pending.player != state.shooter)
+        value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
+        return Scored(move, value, made, faulted), (result.events if result is not None else ())
+
+    def recheck(self, state: GameState, scored: list[Scored]) -> list[Scored]:
+        """The best ``top_k`` re-scored by their mean value over noisy plays (no-op without
+        noise); returns every candidate, best first."""
+        scored = sorted(scored, key=lambda s: s.value, reverse=True)
+        if self.noisy is None or self.noisy.noise.is_zero or not scored:
+            return scored
+        head = scored[:self.budget.top_k]
+        for s in head:
+            values = [state_value(self.play(state, s.move, noisy=True)[0], self.rules,
+                                  state.shooter, self.sigma_deg)
+                      for _ in range(self.budget.noise_samples)]
+            # The exact play counts as one more sample.
+            s.value = (sum(values) + s.value) / (len(values) + 1)
+        return sorted(head, key=lambda s: s.value, reverse=True) + scored[self.budget.top_k:]
+
+    # ------------------------------------------------------------------ moves
+    def move(self, state: GameState, call: ShotCall, placement: Point | None, angle: float,
+             speed: float, side: float = 0.0, vertical: float = 0.0, target: int | None = None,
+             pocket: str | None = None) -> ShotMove:
+        speed = min(max(speed, MIN_SPEED), self.max_speed)
+        return ShotMove(call, placement, Shot(speed, _wrap(angle), side, vertical), target, pocket)
+
+    def pot_candidates(self, state: GameState, cue: Point, placement: Point | None) -> list[Scored]:
+        """Direct pots of the best ``max_pairs`` (ball, pocket) pairs, each at every speed
+        and spin, aimed at the ghost ball and corrected for throw."""
+        calls = self.rules.call_options(state)
+        balls = state.positions
+        ranked = []
+        for ball, pocket in pot_pairs(state, self.rules):
+            others = {n: p for n, p in balls.items() if n not in (0, ball)}
+            chance = pot_chance(self.table, cue, balls[ball], pocket, others, self.sigma_deg)
+            if chance > 0.0:
+                ranked.append((chance, ball, pocket))
+        ranked.sort(reverse=True)
+        out = []
+        for _, ball, pocket in ranked[:self.budget.max_pairs]:
+            call = _pot_call(calls, ball, pocket)
+            target = aim_point(self.table, pocket)
+            angle = direction_deg(cue, ghost_ball(balls[ball], target, self.table.ball_radius))
+            for speed in self.budget.speeds:
+                for side, vertical in self.budget.spins:
+                    move = self.move(state, call, placement, angle, speed, side, vertical, ball, pocket)
+                    out.append(self.aimed(state, move, cue, balls[ball], target))
+        return out
+
+    def aimed(self, state: GameState, move: ShotMove, cue: Point, ball: Point,
+              target: Point) -> Scored:
+        """Score ``move``; if the object ball left off its line to ``target`` (throw, spin),
+        turn the stroke once by the error scaled back through the cut and score that."""
+        scored, events = self.score_with_events(state, move)
+        if not self.budget.refine_aim or scored.pots:
+            return scored
+        error = object_ball_error(events, move.target, target)
+        if error is None or abs(error) < AIM_ERROR_TOLERANCE_DEG:
+            return scored
+        R = self.table.ball_radius
+        ghost = ghost_ball(ball, target, R)
+        cut = math.radians(cut_angle_deg(cue, ghost, ball, target))
+        gain = 2.0 * R * max(math.cos(cut), 0.2) / max(math.dist(cue, ghost), R)
+        shot = move.shot
+        turned = ShotMove(move.call, move.placement,
+                          Shot(shot.speed, _wrap(shot.angle_deg - error * gain), shot.side, shot.vertical),
+                          move.target, move.pocket)
+        second = self.score(state, turned)
+        return second if second.value > scored.value else scored
+
+    def bank_candidates(self, state: GameState, cue: Point, placement: Point | None) -> list[Scored]:
+        """One-cushion banks of the object ball, the bounce point swept along the rail."""
+        calls = self.rules.call_options(state)
+        balls = state.positions
+        R = self.table.ball_radius
+        found = []
+        for ball, pocket in pot_pairs(state, self.rules):
+            others = [p for n, p in balls.items() if n not in (0, ball)]
+            target = aim_point(self.table, pocket)
+            for _, axis, coordinate in rail_lines(self.table):
+                virtual = mirror(target, axis, coordinate)
+                bounce = bounce_point(balls[ball], virtual, axis, coordinate)
+                if bounce is None or not on_rail(self.table, bounce, R):
+                    continue
+                ghost = ghost_ball(balls[ball], virtual, R)
+                cut = cut_angle_deg(cue, ghost, balls[ball], virtual)
+                if cut > 60.0 or not (path_is_clear(cue, ghost, others, R)
+                                      and path_is_clear(balls[ball], bounce, others, R)
+                                      and path_is_clear(bounce, target, others, R)):
+                    continue
+                length = math.dist(cue, ghost) + math.dist(balls[ball], bounce) + math.dist(bounce, target)
+                found.append((length * (1.0 + cut / 45.0), ball, pocket, virtual))
+        found.sort()
+        out = []
+        for _, ball, pocket, virtual in found[:self.budget.bank_pairs]:
+            call = _pot_call(calls, ball, pocket)
+            for shift in (-0.04, -0.02, 0.0, 0.02, 0.04):
+                aim_at = _shift_along(virtual, balls[ball], shift)
+                angle = direction_deg(cue, ghost_ball(balls[ball], aim_at, R))
+                for speed in self.budget.speeds[-3:]:
+                    move = self.move(state, call, placement, angle, speed, 0.0, 0.0, ball, pocket)
+                    out.append(self.aimed(state, move, cue, balls[ball], aim_at))
+        return out
+
+    def safety_candidates(self, state: GameState, cue: Point, placement: Point | None) -> list[Scored]:
+        """Soft and firm hits on each legal ball at several thicknesses, and one-cushion
+        kicks at it when the direct path is blocked; ``target`` set and no pocket."""
+        calls = self.rules.call_options(state)
+        call = plain_call(calls, safety=True)
+        balls = state.positions
+        R = self.table.ball_radius
+        targets = sorted(b for b in self.rules.legal_targets(state) if b in balls) or sorted(
+            b for b in balls if b != 0)
+        out = []
+        for ball in targets[:3]:
+            others = [p for n, p in balls.items() if n not in (0, ball)]
+            aims = []
+            d = math.dist(cue, balls[ball])
+            base = direction_deg(cue, balls[ball])
+            for k in self.budget.safety_offsets:
+                # Stroke passing k radii beside the ball's centre; the cue ball touches it
+                # where the stroke line comes within two radii of the centre.
+                offset = math.asin(max(-1.0, min(1.0, k * R / max(d, 2 * R))))
+                reach = d * math.cos(offset) - math.sqrt(max(0.0, 4 * R * R - (k * R) ** 2))
+                a = math.radians(base) + offset
+                contact = (cue[0] + reach * math.cos(a), cue[1] + reach * math.sin(a))
+                if path_is_clear(cue, contact, others, R):
+                    aims.append(math.degrees(a))
+            if not aims:
+                aims += self.kick_angles(cue, balls[ball], others)
+            for angle in aims:
+                for speed in self.budget.safety_speeds:
+                    out.append(self.score(state, self.move(state, call, placement, angle, speed,
+                                                           target=ball)))
+        return out
+
+    def kick_angles(self, cue: Point, point: Point, others: list[Point]) -> list[float]:
+        """Stroke angles that reach ``point`` off one rail, the bounce swept along it."""
+        R = self.table.ball_radius
+        angles = []
+        for _, axis, coordinate in rail_lines(self.table):
+            virtual = mirror(point, axis, coordinate)
+            bounce = bounce_point(cue, virtual, axis, coordinate)
+            if bounce is None or not on_rail(self.table, bounce, 0.0):
+                continue
+            if path_is_clear(cue, bounce, others, R) and path_is_clear(bounce, point, others, R):
+                angles += [direction_deg(cue, _shift_along(virtual, cue, s)) for s in (-0.03, 0.0, 0.03)]
+        return angles
+
+    def push_out_candidates(self, state: GameState, cue: Point) -> list[Scored]:
+        """Soft rolls in twelve directions declared as a push out."""
+        out = []
+        for k in range(12):
+            for speed in (0.5, 1.0):
+                out.append(self.score(state, self.move(state, ShotCall.push(), None, 30.0 * k, speed)))
+        return out
+
+    def break_candidates(self, state: GameState) -> list[Scored]:
+        """Breaks from a grid of kitchen spots, full and off-centre on the head ball at
+        each break speed, plus soft clips of the rack's side (a 14.1 opening safety). Few
+        breaks pot a ball, so the grid is wide: without noise the bot finds one that does."""
+        calls = self.rules.call_options(state)
+        call = plain_call(calls, safety=False)
+        table = self.table
+        R = table.ball_radius
+        balls = state.positions
+        head_ball = min((b for b in balls if b != 0), key=lambda b: balls[b][0])
+        head = balls[head_ball]
+        n = self.budget.break_spots
+        ys = np.linspace(0.2, table.width - 0.2, n) if n > 1 else [table.width / 2.0]
+        xs = (table.head_string_x - 3.0 * R, 0.6 * table.head_string_x)
+        out = []
+        for x in xs[:1 + (n > 2)]:
+            for y in ys:
+                spot = (x, float(y))
+                if not self.spot_is_free(spot, balls, kitchen=True):
+                    continue
+                d = math.dist(spot, head)
+                base = direction_deg(spot, head)
+                for k in self.budget.break_offsets:
+                    angle = base + math.degrees(math.asin(k * R / d))
+                    for speed in self.budget.break_speeds:
+                        out.append(self.score(state, self.move(state, call, spot, angle, speed,
+                                                               target=head_ball)))
+                for k in (-1.7, 1.7):
+                    angle = base + math.degrees(math.asin(max(-1.0, min(1.0, k * R / d))))
+                    out.append(self.score(state, self.move(state, call, spot, angle, 2.0,
+                                                           target=head_ball)))
+        for scored in out:
+            if scored.faulted:
+                scored.value -= BREAK_FAULT_PENALTY
+        return out
+
+    # ------------------------------------------------------------------ placement
+    def placement_spots(self, state: GameState) -> list[Point]:
+        """Cue-ball spots for ball in hand, best first: behind each pot's ghost ball at a few
+        distances and cut angles (kept inside the zone), ranked by the pot's chance."""
+        table = self.table
+        R = table.ball_radius
+        balls = state.positions
+        kitchen = state.cue_ball_in_hand is CueBallZone.KITCHEN
+        ranked = []
+        for ball, pocket in pot_pairs(state, self.rules):
+            target = aim_point(table, pocket)
+            ghost = ghost_ball(balls[ball], target, R)
+            back = math.atan2(ghost[1] - target[1], ghost[0] - target[0])
+            others = {n: p for n, p in balls.items() if n not in (0, ball)}
+            for distance in (0.12, 0.25, 0.45):
+                for turn_deg in (0.0, -20.0, 20.0, -40.0, 40.0, -60.0, 60.0):
+                    a = back + math.radians(turn_deg)
+                    spot = (ghost[0] + distance * math.cos(a), ghost[1] + distance * math.sin(a))
+                    if not self.spot_is_free(spot, balls, kitchen):
+                        continue
+                    chance = pot_chance(table, spot, balls[ball], pocket, others, self.sigma_deg)
+                    if chance > 0.0:
+                        ranked.append((chance, spot, ball))
+        ranked.sort(key=lambda r: r[0], reverse=True)
+        spots, seen = [], set()
+        for _, spot, ball in ranked:
+            # Keep the spots diverse: one per ball and rough cut until the list is full.
+            key = (ball, round(spot[0], 1), round(spot[1], 1))
+            if key not in seen:
+                seen.add(key)
+                spots.append(spot)
+        return spots + self.fallback_spots(state)
+
+    def safety_spots(self, state: GameState) -> list[Point]:
+        """Free spots a short way from the first legal ball, all round it, for a safety or
+        at least a legal hit with ball in hand."""
+        balls = state.positions
+        kitchen = state.cue_ball_in_hand is CueBallZone.KITCHEN
+        targets = sorted(b for b in self.rules.legal_targets(state) if b in balls)
+        out = []
+        for ball in targets[:1]:
+            bx, by = balls[ball]
+            for k in range(8):
+                a = math.radians(45.0 * k + 22.5)
+                spot = (bx + 0.3 * math.cos(a), by + 0.3 * math.sin(a))
+                if self.spot_is_free(spot, balls, kitchen):
+                    out.append(spot)
+        return out + self.fallback_spots(state)
+
+    def fallback_spots(self, state: GameState) -> list[Point]:
+        """Free spots on a coarse grid of the zone, for safeties when no pot is open."""
+        table = self.table
+        kitchen = state.cue_ball_in_hand is CueBallZone.KITCHEN
+        x_high = table.head_string_x - 0.05 if kitchen else table.length - 0.1
+        out = []
+        for x in np.linspace(0.1, x_high, 4):
+            for y in np.linspace(0.15, table.width - 0.15, 4):
+                if self.spot_is_free((float(x), float(y)), state.positions, kitchen):
+                    out.append((float(x), float(y)))
+        return out
+
+    def spot_is_free(self, spot: Point, balls: dict, kitchen: bool) -> bool:
+        R = self.table.ball_radius
+        if kitchen and spot[0] >= self.table.head_string_x - 1e-4:
+            return False
+        if not self.table.contains(*spot):
+            return False
+        return all(math.dist(spot, p) > 2.0 * R + 1e-3 for n, p in balls.items() if n != 0)
+
+
+def object_ball_error(events, ball: int, target: Point) -> float | None:
+    """Degrees between the way ``ball`` left after the cue ball hit it and the way to
+    ``target`` (None when the cue ball hit another ball first or not at all)."""
+    contact = next_position = None
+    for e in events:
+        if contact is None:
+            if isinstance(e, ev.BallBall) and 0 in (e.a, e.b):
+                if ball not in (e.a, e.b):
+                    return None
+                contact = e.position_b if e.b == ball else e.position_a
+            continue
+        next_position = _position_of(e, ball)
+        if next_position is not None:
+            break
+    if contact is None or next_position is None or math.dist(contact, next_position) < 1e-3:
+        return None
+    return _wrap(direction_deg(contact, next_position) - direction_deg(contact, target))
+
+
+def _pot_call(calls: tuple[ShotCall, ...], ball: int, pocket: str) -> ShotCall:
+    """The call for potting ``ball`` in ``pocket``: that call if the game takes it, else none."""
+    called = ShotCall.called(ball, pocket)
+    return called if called in calls else plain_call(calls, safety=False)
+
+
+def _position_of(event, ball: int) -> Point | None:
+    if isinstance(event, (ev.BallCushion, ev.Pocketed)) and event.ball == ball:
+        return event.position
+    if isinstance(event, ev.BallBall) and ball in (event.a, event.b):
+        return event.position_a if event.a == ball else event.position_b
+    return None
+
+
+def _shift_along(point: Point, origin: Point, shift: float) -> Point:
+    """``point`` moved ``shift`` metres sideways, across the line from ``origin``."""
+    dx, dy = point[0] - origin[0], point[1] - origin[1]
+    d = math.hypot(dx, dy) or 1.0
+    return (point[0] - shift * dy / d, point[1] + shift * dx / d)
+
+
+def _wrap(angle: float) -> float:
+    """An angle in degrees wrapped into [-180, 180)."""
+    return (angle + 180.0) % 360.0 - 180.0
+
