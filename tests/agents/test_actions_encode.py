@@ -70,7 +70,7 @@ def test_bot_as_env_opponent(mode):
     opponent_shots = 0
     for _ in range(6):
         _, _, done, _, info = env.step(rng.uniform(-1, 1, env.action_space.shape))
-        opponent_shots += sum(o["shooter"] == 1 for o in info["outcomes"])
+        opponent_shots += sum(o.shooter == 1 for o in info["outcomes"])
         if done:
             break
     assert opponent_shots > 0 or done
