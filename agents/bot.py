@@ -63,6 +63,11 @@ class HeuristicBot:
     def __repr__(self) -> str:
         return f"HeuristicBot({self.rules.name!r})"
 
+    def reseed(self, seed) -> None:
+        """Restart the noise samples from ``seed`` (a match does this every rack, so a rack
+        plays the same wherever and in whatever order it is played)."""
+        self.search.rng = np.random.default_rng(seed)
+
     # ------------------------------------------------------------------ the move
     def choose(self, state: GameState) -> Move:
         """The bot's move in ``state``: the answer to a pending decision or a shot."""
@@ -150,6 +155,10 @@ class RandomAgent:
 
     def __repr__(self) -> str:
         return f"RandomAgent({self.rules.name!r})"
+
+    def reseed(self, seed) -> None:
+        """Restart the random moves from ``seed`` (see ``HeuristicBot.reseed``)."""
+        self.rng = np.random.default_rng(seed)
 
     def choose(self, state: GameState) -> Move:
         rng = self.rng

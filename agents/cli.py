@@ -95,12 +95,18 @@ def _eval(args: argparse.Namespace) -> int:
     from agents.loading import make_agent
     from poolgym.rules import get_ruleset
 
-    rules = get_ruleset(args.game)
-    agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise,
-                         action_mode=args.action_mode, obs_mode=args.obs_mode)
-              for i, spec in enumerate((args.a, args.b))]
-    match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed,
-                               noise=args.noise)
+    agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode}
+    if args.ray or args.address:
+        from agents.distributed import run_match_ray
+
+        match = run_match_ray(args.game, (args.a, args.b), args.games, seed=args.seed, noise=args.noise,
+                              address=args.address, **agent_kwargs)
+    else:
+        rules = get_ruleset(args.game)
+        agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise, **agent_kwargs)
+                  for i, spec in enumerate((args.a, args.b))]
+        match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed,
+                                   noise=args.noise)
     summary = evaluate.summarize(match)
     print(evaluate.format_summary(summary))
     if args.json:
@@ -223,6 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the observations a policy callable gets (default dict)")
     ev.add_argument("--json", metavar="FILE", help="also write the summary to FILE")
     ev.add_argument("--csv", metavar="FILE", help="write one row per shot to FILE")
+    ev.add_argument("--ray", action="store_true", help="spread the racks over a local Ray instance")
+    ev.add_argument("--address", help="spread the racks over the Ray cluster at ADDR (implies --ray)")
     ev.set_defaults(handler=_eval)
 
     bb = sub.add_parser("bench-bot", help="the bot's pot success, break-and-run rate, fouls "

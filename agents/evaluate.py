@@ -57,17 +57,27 @@ class Match:
     noise: str
 
 
-def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int, seed: int = 0,
+def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int | range, seed: int = 0,
               noise: str = "none", progress=None) -> Match:
-    """Play ``racks`` racks between ``agents[0]`` (A) and ``agents[1]`` (B), A breaking the
-    even-numbered racks. Rack k is racked and noised from ``default_rng([seed, k])``."""
+    """Play ``racks`` racks (a count, or a range of rack numbers) between ``agents[0]`` (A)
+    and ``agents[1]`` (B), A breaking the even-numbered racks.
+
+    Rack k is racked and noised from ``default_rng([seed, k])``, and agents that can
+    (``reseed``) restart their own randomness from ``[seed, k, player]``: every rack plays
+    the same whichever process plays it and in whatever order, so a match split over
+    workers (``agents.distributed``) gives the same racks as one played here.
+    """
     simulator = Simulator(rules.table, noise=noise)
+    numbers = range(racks) if isinstance(racks, int) else racks
     played = []
-    for k in range(racks):
+    for done, k in enumerate(numbers, start=1):
+        for player, agent in enumerate(agents):
+            if hasattr(agent, "reseed"):
+                agent.reseed([seed, k, player])
         rng = np.random.default_rng([seed, k])
         played.append(play_rack(rules, simulator, agents, rng, breaker=k % 2))
         if progress is not None:
-            progress(k + 1, racks)
+            progress(done, len(numbers))
     return Match(rules.name, names, played, seed, noise)
 
 

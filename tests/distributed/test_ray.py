@@ -57,3 +57,25 @@ def test_shipped_rllib_config_is_valid():
 
     config = load_rllib_config(Path(__file__).resolve().parents[2] / "configs" / "train" / "rllib_ppo.yaml")
     assert config["env"]["id"] == "poolgym/NineBall-v0" and config["num_env_runners"] == 2
+
+
+def _without_timing(summary):
+    for stats in summary["agents"].values():
+        stats.pop("moves_per_s_thinking", None)  # wall-clock speed differs between runs
+    return summary
+
+
+@pytest.mark.parametrize("specs, noise", [(("bot:fast", "random"), "none"), (("random", "random"), "tournament")])
+def test_distributed_evaluation_matches_the_local_run(local_ray, specs, noise):
+    from agents.distributed import run_match_ray
+    from agents.evaluate import run_match, summarize
+    from agents.loading import make_agent
+    from poolgym.rules import get_ruleset
+
+    rules = get_ruleset("nine_ball")
+    agents = [make_agent(spec, rules, seed=7 + i, noise=noise) for i, spec in enumerate(specs)]
+    local = run_match(rules, agents, specs, 6, seed=7, noise=noise)
+    remote = run_match_ray("nine_ball", specs, 6, seed=7, noise=noise, chunks=3)
+    assert [r.winner for r in remote.racks] == [r.winner for r in local.racks]
+    assert [[m.outcome for m in r.moves] for r in remote.racks] == [[m.outcome for m in r.moves] for r in local.racks]
+    assert _without_timing(summarize(remote)) == _without_timing(summarize(local))
