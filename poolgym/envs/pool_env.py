@@ -84,6 +84,7 @@ class PoolEnv(RenderMixin, gym.Env):
     callable ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
     ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
+    ``max_cut_deg`` (the aim-assisted cut residual's range),
     ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering),
     ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1).
 
@@ -97,7 +98,8 @@ class PoolEnv(RenderMixin, gym.Env):
     def __init__(self, game: str = "nine_ball", table: Table | str = "9ft", opponent: Any = "random",
                  action_mode: str = "raw", obs_mode: str = "dict", noise: Any = "none",
                  reward_weights: RewardWeights | dict | None = None, rule_options: RuleOptions | dict | None = None,
-                 race_to: int = 1, max_speed: float = 10.0, render_mode: str | None = None,
+                 race_to: int = 1, max_speed: float = 10.0, max_cut_deg: float = 5.0,
+                 render_mode: str | None = None,
                  trajectories: bool = False, ruleset: Ruleset | None = None,
                  ruleset_kwargs: dict | None = None) -> None:
         check_render_mode(render_mode)
@@ -107,7 +109,7 @@ class PoolEnv(RenderMixin, gym.Env):
         self.rules = ruleset if ruleset is not None else get_ruleset(
             game, options=make_rule_options(rule_options), table=self.table, **(ruleset_kwargs or {}))
         self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
+        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
         self.action_space = self.mapper.space
         self.observation_space = observation_spaces(obs_mode)
         self.obs_mode = obs_mode

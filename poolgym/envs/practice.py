@@ -69,7 +69,8 @@ class PotBallEnv(RenderMixin, gym.Env):
     ## Arguments
 
     ``table``, ``n_balls`` (default (1, 5)), ``action_mode``, ``obs_mode``, ``noise``,
-    ``max_speed``, ``pot_reward``, ``scratch_penalty``, ``miss_penalty``, ``shaping``,
+    ``max_speed``, ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_reward``,
+    ``scratch_penalty``, ``miss_penalty``, ``shaping``,
     ``render_mode``.
 
     ## Version History
@@ -81,7 +82,8 @@ class PotBallEnv(RenderMixin, gym.Env):
 
     def __init__(self, table: Table | str = "9ft", n_balls: int | tuple[int, int] = (1, 5),
                  action_mode: str = "aim", obs_mode: str = "dict", noise: Any = "none",
-                 max_speed: float = 8.0, pot_reward: float = 1.0, scratch_penalty: float = -1.0,
+                 max_speed: float = 8.0, max_cut_deg: float = 5.0, pot_reward: float = 1.0,
+                 scratch_penalty: float = -1.0,
                  miss_penalty: float = 0.0, shaping: bool = False, render_mode: str | None = None) -> None:
         low, high = (n_balls, n_balls) if isinstance(n_balls, int) else tuple(n_balls)
         if not 1 <= low <= high <= 15:
@@ -90,7 +92,7 @@ class PotBallEnv(RenderMixin, gym.Env):
         self.table = make_table(table)
         self.n_balls = (low, high)
         self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
+        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
         self.action_space = self.mapper.space
         self.observation_space = observation_spaces(obs_mode)
         self.obs_mode = obs_mode
