@@ -6,6 +6,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+import yaml
 
 import poolgym  # noqa: F401
 from agents.cli import main
@@ -20,8 +21,6 @@ TINY = dict(steps=256)
 
 def tiny_config(**changes) -> dict:
     """The default config with a budget small enough for a test."""
-    import yaml
-
     data = yaml.safe_load(DEFAULT.read_text())
     data["hyperparameters"].update(n_steps=128, batch_size=64, n_epochs=1)
     data["total_steps"] = 256
@@ -119,7 +118,13 @@ def test_missing_key_and_unreadable_file(tmp_path):
 
 
 def test_shipped_configs_are_valid():
+    from agents.rllib_train import load_rllib_config
+
     for path in sorted((ROOT / "configs" / "train").glob("*.yaml")):
+        if yaml.safe_load(path.read_text()).get("backend") == "rllib":
+            cfg = load_rllib_config(path)
+            gym.make(cfg["env"]["id"], **cfg["env"]["kwargs"]).close()
+            continue
         cfg = load_config(path)
         gym.make(cfg.env_id, **cfg.make_kwargs()).close()
 
