@@ -29,9 +29,9 @@ class PolicyAgent:
     ``info`` with ``state`` and ``player``; its action is decoded in ``action_mode``."""
 
     def __init__(self, policy, rules: Ruleset, action_mode: str = "raw", obs_mode: str = "dict",
-                 max_speed: float = 10.0) -> None:
+                 max_speed: float = 10.0, max_cut_deg: float = 5.0) -> None:
         self.policy, self.rules, self.obs_mode = policy, rules, obs_mode
-        self.mapper = ActionMapper(rules.table, action_mode, max_speed=max_speed)
+        self.mapper = ActionMapper(rules.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
 
     def choose(self, state: GameState):
         player = actor(state)

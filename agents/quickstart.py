@@ -3,7 +3,8 @@
 Trains the default agent (``configs/train/default.yaml``: PPO on the aim-assisted pot-ball
 drill) for a few minutes, evaluates it and the random agent on the same seeded layouts,
 prints both with 95% intervals, and saves a learning curve and a grid of the trained agent's
-shots drawn with ``poolgym.render.render_rgb``.
+shots drawn with ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball against
+the random agent (win rate beside random's own, 95% intervals) and one rack becomes a GIF.
 """
 
 from __future__ import annotations
@@ -33,12 +34,48 @@ def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
             obs, info = env.reset(seed=seed + i)
             obs, reward, terminated, truncated, info = env.step(policy(obs, info))
             frames.append(env.render())
-            what = "scratch" if info.get("scratched") else "potted" if info.get("potted") else "missed"
-            where = f" in {info['pocket']}" if info.get("pocket") else ""
+            what = "scratch" if info["scratched"] else "potted" if info["potted"] else "missed"
+            pocket = info["shot"].pocketed.get(info["target"])
+            where = f" in {pocket}" if pocket else ""
             titles.append(f"layout {seed + i}: target {info.get('target')} {what}{where} (reward {reward:+.2f})")
     finally:
         env.close()
     return save_image_grid(frames, titles, path)
+
+
+def nine_ball_match(model, cfg, out: Path, racks: int = 30, seed: int = 0) -> dict:
+    """The trained agent at 9-ball: ``racks`` racks against the random agent (alternating
+    breaks), beside the random agent against itself on the same seeds, and one rack drawn
+    into a GIF. The drill's observations and aim-assisted actions are 9-ball's too, so the
+    drill-trained policy plays the whole game: it pots the easiest legal ball it can."""
+    from agents.bot import RandomAgent
+    from agents.evaluate import run_match, summarize
+    from agents.loading import PolicyAgent
+    from agents.watch import watch
+    from poolgym.envs.opponents import SB3Policy
+    from poolgym.physics import Simulator
+    from poolgym.rules import get_ruleset
+
+    rules = get_ruleset("nine_ball")
+    kwargs = cfg.make_kwargs()
+    trained = PolicyAgent(SB3Policy(model, deterministic=True), rules, kwargs.get("action_mode", "aim"),
+                          kwargs.get("obs_mode", "flat"), max_speed=kwargs.get("max_speed", 8.0),
+                          max_cut_deg=kwargs.get("max_cut_deg", 5.0))
+    rows = {}
+    for name, agents in (("trained", [trained, RandomAgent(rules, seed=seed + 1)]),
+                         ("random", [RandomAgent(rules, seed=seed), RandomAgent(rules, seed=seed + 1)])):
+        stats = summarize(run_match(rules, agents, (name, "random opponent"), racks, seed=seed))
+        rows[name] = stats["agents"][name]
+    gif = out / "nine_ball_rack.gif"
+    watch(rules, Simulator(rules.table), [trained, RandomAgent(rules, seed=seed + 1)], seed=seed,
+          gif=str(gif), log=lambda _: None)
+    print(f"\nnine_ball, {racks} racks against the random agent (alternating breaks, same seeds):")
+    print(f"  {'agent':12s}  {'racks won':26s}  {'pot success':12s}  fouls/rack")
+    for name, r in rows.items():
+        low, high = r["win_rate_ci95"]
+        pot = f"{r['pot_success']:.3f}" if r["pot_success"] is not None else "-"
+        print(f"  {name:12s}  {r['win_rate']:.3f} [{low:.3f}, {high:.3f}]      {pot:12s}  {r['fouls_per_rack']:.2f}")
+    return {"racks": racks, "agents": rows, "gif": str(gif)}
 
 
 def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None,
@@ -57,5 +94,7 @@ def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None
     curve = plot_learning_curve(summary, out / "learning_curve.png")
     model = load_model(summary["model"], cfg.algorithm)
     shots = render_shots(model, cfg, out / "shots.png", seed=cfg.seed + 2_000_000)
-    print(f"\nlearning curve: {curve}\nrendered shots: {shots}\nmodel: {summary['model']}")
+    summary["nine_ball"] = nine_ball_match(model, cfg, out, seed=cfg.seed)
+    print(f"\nlearning curve: {curve}\nrendered shots: {shots}\n9-ball rack: {summary['nine_ball']['gif']}"
+          f"\nmodel: {summary['model']}")
     return summary
