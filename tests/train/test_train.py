@@ -162,3 +162,5 @@ def test_quickstart_tiny_budget_writes_pictures(tmp_path, capsys):
     assert "trained" in printed and "random" in printed and "95%" in printed
     for name in ("learning_curve.png", "shots.png"):
         assert (tmp_path / name).stat().st_size > 10_000
+    assert "nine_ball, 30 racks against the random agent" in printed
+    assert (tmp_path / "nine_ball_rack.gif").stat().st_size > 10_000
