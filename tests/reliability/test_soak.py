@@ -1,0 +1,29 @@
+"""A small slice of ``poolgym soak --games``: random games through every game env and ruleset."""
+
+import json
+
+from agents.cli import main
+from agents.soak import GAME_FAILURES, game_env_ids, game_failures, run_game_soak
+
+
+def test_random_games_through_every_game_env_keep_every_invariant():
+    report = run_game_soak(games=3, seed=7)
+    assert set(report["envs"]) | set(report["unavailable"]) == set(game_env_ids())
+    assert {"poolgym/NineBall-v0", "poolgym/EightBall-v0", "poolgym/TenBall-v0"} <= set(report["envs"])
+    assert {"nine_ball", "eight_ball", "ten_ball"} <= set(report["rules"])
+    for row in list(report["envs"].values()) + list(report["rules"].values()):
+        assert row["examples"] == []
+        for key in GAME_FAILURES:
+            assert row.get(key, 0) == 0, key
+    for row in report["envs"].values():
+        assert row["finished"] + row["truncated"] == 3 and row["shots"] >= 3
+    assert game_failures(report) == 0
+
+
+def test_soak_command_with_games_writes_its_report(tmp_path, capsys):
+    out = tmp_path / "soak.json"
+    assert main(["soak", "--shots", "20", "--games", "1", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["physics"]["shots"] == 20 and report["games"]["games"] == 1
+    text = capsys.readouterr().out
+    assert "random shots" in text and "poolgym/NineBall-v0" in text and "rules nine_ball" in text
