@@ -69,7 +69,8 @@ class Noise:
     def __post_init__(self) -> None:
         for name in ("speed", "angle_deg", "side", "vertical"):
             value = getattr(self, name)
-            if not (math.isfinite(value) and value >= 0):
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not (math.isfinite(value) and value >= 0)):
                 raise ValueError(f"Noise.{name} must be a finite standard deviation >= 0, got {value!r}")
 
     @classmethod
