@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import poolgym  # noqa: F401  (registers the ids)
+from poolgym.rules import available_rulesets, get_ruleset
 
 GAME_ENTRY_POINT = "poolgym.envs.pool_env:PoolEnv"
 
@@ -23,6 +24,21 @@ def env_ids(games_only: bool = False) -> list:
     ids = sorted(i for i, spec in gym.registry.items()
                  if i.startswith("poolgym/") and (not games_only or spec.entry_point == GAME_ENTRY_POINT))
     return [_param(i) for i in ids]
+
+
+def ruleset_names() -> list:
+    """Every ruleset registered or named by a game env, as pytest parameters."""
+    names = set(available_rulesets()) | {spec.kwargs.get("game") for spec in gym.registry.values()
+                                         if spec.entry_point == GAME_ENTRY_POINT}
+    params = []
+    for name in sorted(n for n in names if n):
+        try:
+            get_ruleset(name)
+        except ValueError as exc:
+            params.append(pytest.param(name, marks=pytest.mark.skip(reason=str(exc))))
+        else:
+            params.append(name)
+    return params
 
 
 def random_actions(space, seed: int):

@@ -16,11 +16,10 @@ from hypothesis.extra.numpy import arrays
 
 from poolgym.physics import PhysicsParams, Shot, Simulator
 from poolgym.physics.invariants import shot_violations
-from poolgym.rules import (Decision, GameState, available_rulesets, get_ruleset, random_events,
-                           state_violations)
+from poolgym.rules import Decision, GameState, get_ruleset, random_events, state_violations
 from poolgym.table import Table
 
-from .helpers import GAME_ENTRY_POINT, env_ids
+from .helpers import env_ids, ruleset_names
 
 TABLE = Table.preset("9ft")
 SIM = Simulator(TABLE)
@@ -86,24 +85,10 @@ def test_any_bad_shot_value_is_refused_naming_its_field(layout, field, value):
 
 
 # ------------------------------------------------------------------------------ rules
-def _ruleset_names():
-    names = set(available_rulesets()) | {spec.kwargs.get("game") for spec in gym.registry.values()
-                                         if spec.entry_point == GAME_ENTRY_POINT}
-    params = []
-    for name in sorted(n for n in names if n):
-        try:
-            get_ruleset(name)
-        except ValueError as exc:
-            params.append(pytest.param(name, marks=pytest.mark.skip(reason=str(exc))))
-        else:
-            params.append(name)
-    return params
-
-
 SEEDS = st.integers(0, 2**32 - 1)
 
 
-@pytest.mark.parametrize("game", _ruleset_names())
+@pytest.mark.parametrize("game", ruleset_names())
 @settings(max_examples=40, **SETTINGS)
 @given(data=st.data())
 def test_any_well_formed_event_sequence_keeps_the_rules_invariants(game, data):
