@@ -131,7 +131,7 @@ class PoolEnv(RenderMixin, gym.Env):
                  race_to: int = 1, max_speed: float = 10.0, render_mode: str | None = None,
                  trajectories: bool = False, ruleset: Ruleset | None = None) -> None:
         check_render_mode(render_mode)
-        if not isinstance(race_to, int) or race_to < 1:
+        if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
         self.table = make_table(table)
         self.rules = ruleset if ruleset is not None else get_ruleset(

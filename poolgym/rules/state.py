@@ -210,7 +210,11 @@ class GameState:
 
     @classmethod
     def from_json(cls, text: str) -> "GameState":
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"a GameState's JSON is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
 
 
 def _is_int(value: Any) -> bool:
