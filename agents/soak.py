@@ -191,6 +191,7 @@ def game_failures(report: dict) -> int:
 
 
 def format_game_report(report: dict) -> str:
+    """The game-soak report as text: one block per environment, one line per ruleset."""
     lines = [f"{report['games']} random-vs-random games per game environment and per ruleset "
              f"(seed {report['seed']})"]
     for env_id, r in report["envs"].items():

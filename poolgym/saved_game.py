@@ -76,6 +76,7 @@ class SavedMove:
         return cls(record.player, record.action, shot, decision, record.after, outcome)
 
     def to_dict(self) -> dict:
+        """The move as JSON-compatible values."""
         return {"player": self.player, "action": list(self.action), "shot": self.shot,
                 "decision": self.decision, "state": self.state.to_dict(), "outcome": self.outcome}
 
@@ -92,6 +93,7 @@ class SavedGame:
     env_id: str | None = None
 
     def to_dict(self) -> dict:
+        """The game as JSON-compatible values, tagged with the format and its version."""
         return {"format": FORMAT, "version": VERSION, "env_id": self.env_id, "config": self.config,
                 "seed": self.seed, "rng_state": self.rng_state,
                 "initial_state": self.initial_state.to_dict(),

@@ -70,7 +70,10 @@ class PoolEnv(RenderMixin, gym.Env):
 
     A game of pool under WPA rules, shot by shot: 9-ball, 8-ball, 10-ball or 14.1
     continuous (``game``), on a simulated table. The agent is player 0 and breaks the first
-    rack; the opponent's shots and decisions happen inside ``step``.
+    rack; the opponent's shots and decisions happen inside ``step``. ``play_move(action)``
+    plays one move of whoever is to act, with no opponent turn; each move, the opponent's
+    included, is passed as a ``MoveRecord`` to the callables in ``move_listeners``
+    (``poolgym.saved_game.RecordGame`` records games with them).
 
     ## Action Space
 

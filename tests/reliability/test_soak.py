@@ -2,7 +2,9 @@
 
 import json
 
-from agents.cli import main
+import pytest
+
+from agents.cli import build_parser, main
 from agents.soak import GAME_FAILURES, game_env_ids, game_failures, run_game_soak
 
 
@@ -27,3 +29,11 @@ def test_soak_command_with_games_writes_its_report(tmp_path, capsys):
     assert report["physics"]["shots"] == 20 and report["games"]["games"] == 1
     text = capsys.readouterr().out
     assert "random shots" in text and "poolgym/NineBall-v0" in text and "rules nine_ball" in text
+
+
+@pytest.mark.parametrize("argv", [["soak", "--games", "-1"], ["soak", "--games", "many"], ["soak", "--shots", "-5"]])
+def test_bad_soak_counts_exit_with_usage(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args(argv)
+    assert exit_info.value.code == 2
+    assert argv[1] in capsys.readouterr().err
