@@ -103,6 +103,7 @@ def test_bad_library_arguments_name_the_argument(build, message):
     (Shot(speed=None), "Shot.speed must be a real number, got NoneType"),
     (Shot(speed=1.0, side=np.float32("nan")), "Shot.side must be finite"),
     (Shot(speed=True), "Shot.speed must be a real number, got bool"),
+    ((2.0, 0.0), "shot must be a poolgym.physics.Shot, got tuple"),
 ])
 def test_bad_shot_types_name_the_field(sim9, shot, message):
     layout = {0: (0.5, 0.6)}
