@@ -196,6 +196,8 @@ def replay(game: SavedGame | str | Path, check: bool = True) -> list[ReplayStep]
 
     With ``check`` (the default) every state, outcome and executed shot is compared with
     the recording, and the first difference raises ``ReplayMismatch`` naming the move.
+    Without it the recorded actions are played as they come (e.g. under another
+    configuration) until they run out or the game ends.
     """
     saved = load(game) if not isinstance(game, SavedGame) else game
     env = saved.make_env()
@@ -216,6 +218,8 @@ def replay(game: SavedGame | str | Path, check: bool = True) -> list[ReplayStep]
         try:
             record = env.play_move(np.asarray(move.action))
         except ResetNeeded:
+            if not check:
+                break
             raise ReplayMismatch(f"move {i}: the game was already over in the replay") from None
         step = SavedMove.from_record(record)
         steps.append(ReplayStep(step.player, step.state, step.outcome, step.shot))

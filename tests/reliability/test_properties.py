@@ -46,9 +46,8 @@ def layouts(draw):
             y = draw(st.floats(R, TABLE.width - R))
         if TABLE.contains(x, y) and all(math.hypot(x - u, y - v) >= 2 * R - 1e-9 for u, v in layout.values()):
             layout[ball] = (x, y)
-        elif ball == 0:
-            layout[0] = (TABLE.length / 8, TABLE.width / 2)  # the head-left corner area is always kept clear
-            layout = {0: layout[0]}
+        elif ball == 0:  # the cue ball comes first: the table is empty, any spot will do
+            layout[0] = (TABLE.length / 8, TABLE.width / 2)
     return layout
 
 
