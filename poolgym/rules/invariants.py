@@ -23,8 +23,9 @@ def state_violations(ruleset: Ruleset, state: GameState,
     The state is of this game, there is one shooter, every object ball of the game is
     either on the table or out of play (once), a live rack has an object ball to play and
     the cue ball either on the table or in hand, no live rack is past the three-foul limit,
-    balls lie on the playing surface and no two overlap by more than ``overlap_tolerance``
-    metres (positions from the simulator may touch with round-off).
+    balls lie on the playing surface (``Table.contains``: a ball may rest in a pocket's
+    throat, past the line of the cushion noses) and no two overlap by more than
+    ``overlap_tolerance`` metres (positions from the simulator may touch with round-off).
     """
     problems = []
     if state.game != ruleset.name:
@@ -48,7 +49,7 @@ def state_violations(ruleset: Ruleset, state: GameState,
     r = table.ball_radius
     balls = state.balls
     for i, (n, x, y) in enumerate(balls):
-        if not (0.0 < x < table.length and 0.0 < y < table.width):
+        if not table.contains(x, y, tolerance=overlap_tolerance):
             problems.append(f"ball {n} at ({x}, {y}) is off the table")
         for m, u, v in balls[i + 1:]:
             if math.hypot(x - u, y - v) < 2 * r - overlap_tolerance:

@@ -185,3 +185,12 @@ def test_more_bad_variant_files_name_the_key_and_the_file(tmp_path, text, messag
         poolgym.register_from_yaml(path)
     assert str(path) in str(err.value)
     assert "a/B-v0" not in gym.registry
+
+
+def test_a_ball_resting_in_a_side_pocket_throat_is_a_possible_position():
+    """Found by the soak in a 14.1 game: the simulator can leave a ball past the line of the
+    cushion noses, in a side pocket's throat, and that is still on the table."""
+    throat = (1.2703359226392084, 1.2708674892504483)
+    state = GameState(game="nine_ball", balls={0: throat, 9: (1.9, 0.6)}, out_of_play=tuple(range(1, 9)),
+                      awaiting_break=False, cue_ball_in_hand=CueBallZone.NONE)
+    check_state(NINE, state)
