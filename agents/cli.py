@@ -50,8 +50,12 @@ def _soak(args: argparse.Namespace) -> int:
         failures += sum(physics[k] for k in ("crashes", "escapes", "overlaps", "lost_balls",
                                              "non_finite", "log_mismatches"))
     if args.games:
-        games = report["games"] = soak.run_game_soak(games=args.games, seed=args.seed)
-        print(soak.format_game_report(games))
+        print(soak.game_report_title({"games": args.games, "seed": args.seed}), flush=True)
+        games = report["games"] = soak.run_game_soak(
+            games=args.games, seed=args.seed, env_ids=args.env,
+            progress=lambda lines: print(lines, flush=True))
+        for env_id, reason in games["unavailable"].items():
+            print(f"  {env_id}: not played ({reason})")
         failures += soak.game_failures(games)
     if args.json:
         with open(args.json, "w") as f:
@@ -101,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--games", type=_count, default=0,
                       help="random-vs-random games per game environment and per ruleset "
                            "(default 0)")
+    soak.add_argument("--env", action="append", metavar="ID",
+                      help="soak only this game environment (repeatable; default: every one)")
     soak.add_argument("--seed", type=int, default=0)
     soak.add_argument("--table", default="9ft", choices=sorted(TABLE_SIZES))
     soak.add_argument("--json", metavar="FILE", help="also write the report to FILE")

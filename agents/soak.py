@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from typing import Callable
 
 import gymnasium as gym
 import numpy as np
@@ -90,12 +91,14 @@ def game_env_ids() -> list[str]:
     return sorted(env_id for env_id, spec in gym.registry.items() if spec.entry_point == GAME_ENTRY_POINT)
 
 
-def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None) -> dict:
+def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
+                  progress: Callable[[str], None] | None = None) -> dict:
     """Play ``games`` random-vs-random games in each game environment and ``games`` random
     games through each ruleset's checker; count every kind of failure.
 
     An id whose environment cannot be made (its game is not installed) is listed under
-    ``unavailable`` with the reason, not counted as a crash.
+    ``unavailable`` with the reason, not counted as a crash. ``progress`` is given each
+    environment's and ruleset's lines of the report as soon as they are done (long runs).
     """
     report: dict = {"games": games, "seed": seed, "envs": {}, "unavailable": {}, "rules": {}}
     for env_id in env_ids if env_ids is not None else game_env_ids():
@@ -106,9 +109,13 @@ def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None) -
             continue
         report["envs"][env_id] = _soak_env(env, games, seed)
         env.close()
+        if progress:
+            progress(_env_lines(env_id, report["envs"][env_id]))
     get_ruleset("nine_ball")  # built-in games register when first looked up
     for name in available_rulesets():
         report["rules"][name] = _soak_ruleset(name, games, seed)
+        if progress:
+            progress(_ruleset_lines(name, report["rules"][name]))
     return report
 
 
@@ -192,21 +199,32 @@ def game_failures(report: dict) -> int:
 
 def format_game_report(report: dict) -> str:
     """The game-soak report as text: one block per environment, one line per ruleset."""
-    lines = [f"{report['games']} random-vs-random games per game environment and per ruleset "
-             f"(seed {report['seed']})"]
-    for env_id, r in report["envs"].items():
-        lines.append(f"  {env_id}: {r['finished']} finished, {r['truncated']} truncated, wins {r['wins']}, "
-                     f"{r['shots']} shots, {r['decisions']} decisions; {r['games_per_s']} games/s, "
-                     f"{r['shots_per_s']} shots/s, {r['seconds']} s")
-        lines.append("    " + ", ".join(f"{key.replace('_', ' ')} {r[key]}" for key in GAME_FAILURES))
-        lines.extend(f"    e.g. {example}" for example in r["examples"])
-    for env_id, reason in report["unavailable"].items():
-        lines.append(f"  {env_id}: not played ({reason})")
-    for name, r in report["rules"].items():
-        lines.append(f"  rules {name}: {r['games']} games, {r['shots']} shots, {r['decisions']} decisions, "
-                     f"{r['games_per_s']} games/s; rule violations {r['rule_violations']}, "
-                     f"crashes {r['crashes']}")
-        lines.extend(f"    e.g. {example}" for example in r["examples"])
+    lines = [game_report_title(report)]
+    lines += [_env_lines(env_id, row) for env_id, row in report["envs"].items()]
+    lines += [f"  {env_id}: not played ({reason})" for env_id, reason in report["unavailable"].items()]
+    lines += [_ruleset_lines(name, row) for name, row in report["rules"].items()]
+    return "\n".join(lines)
+
+
+def game_report_title(report: dict) -> str:
+    """The first line of the game-soak report."""
+    return (f"{report['games']} random-vs-random games per game environment and per ruleset "
+            f"(seed {report['seed']})")
+
+
+def _env_lines(env_id: str, r: dict) -> str:
+    lines = [f"  {env_id}: {r['finished']} finished, {r['truncated']} truncated, wins {r['wins']}, "
+             f"{r['shots']} shots, {r['decisions']} decisions; {r['games_per_s']} games/s, "
+             f"{r['shots_per_s']} shots/s, {r['seconds']} s",
+             "    " + ", ".join(f"{key.replace('_', ' ')} {r[key]}" for key in GAME_FAILURES)]
+    lines.extend(f"    e.g. {example}" for example in r["examples"])
+    return "\n".join(lines)
+
+
+def _ruleset_lines(name: str, r: dict) -> str:
+    lines = [f"  rules {name}: {r['games']} games, {r['shots']} shots, {r['decisions']} decisions, "
+             f"{r['games_per_s']} games/s; rule violations {r['rule_violations']}, crashes {r['crashes']}"]
+    lines.extend(f"    e.g. {example}" for example in r["examples"])
     return "\n".join(lines)
 
 

@@ -37,3 +37,9 @@ def test_bad_soak_counts_exit_with_usage(argv, capsys):
         build_parser().parse_args(argv)
     assert exit_info.value.code == 2
     assert argv[1] in capsys.readouterr().err
+
+
+def test_soak_command_can_take_one_env(capsys):
+    assert main(["soak", "--shots", "0", "--games", "1", "--env", "poolgym/TenBall-v0"]) == 0
+    text = capsys.readouterr().out
+    assert "poolgym/TenBall-v0" in text and "poolgym/NineBall-v0" not in text and "rules ten_ball" in text
