@@ -179,6 +179,11 @@ class RecordGame(gym.Wrapper):
         """Write the episode so far (or the last one) to ``path`` as JSON."""
         self.saved_game.save(path)
 
+    def close(self) -> None:
+        if self._record in self._game.move_listeners:
+            self._game.move_listeners.remove(self._record)
+        super().close()
+
 
 # ============================================================================ replaying
 @dataclass(frozen=True)
