@@ -52,7 +52,7 @@ def _soak(args: argparse.Namespace) -> int:
     if args.games:
         print(soak.game_report_title({"games": args.games, "seed": args.seed}), flush=True)
         games = report["games"] = soak.run_game_soak(
-            games=args.games, seed=args.seed, env_ids=args.env,
+            games=args.games, seed=args.seed, env_ids=args.env, max_steps=args.max_steps,
             progress=lambda lines: print(lines, flush=True))
         for env_id, reason in games["unavailable"].items():
             print(f"  {env_id}: not played ({reason})")
@@ -107,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "(default 0)")
     soak.add_argument("--env", action="append", metavar="ID",
                       help="soak only this game environment (repeatable; default: every one)")
+    soak.add_argument("--max-steps", type=_positive_int, metavar="N",
+                      help="truncate each game after N steps (default: the environment's limit)")
     soak.add_argument("--seed", type=int, default=0)
     soak.add_argument("--table", default="9ft", choices=sorted(TABLE_SIZES))
     soak.add_argument("--json", metavar="FILE", help="also write the report to FILE")

@@ -92,18 +92,20 @@ def game_env_ids() -> list[str]:
 
 
 def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
-                  progress: Callable[[str], None] | None = None) -> dict:
+                  max_steps: int | None = None, progress: Callable[[str], None] | None = None) -> dict:
     """Play ``games`` random-vs-random games in each game environment and ``games`` random
     games through each ruleset's checker; count every kind of failure.
 
     An id whose environment cannot be made (its game is not installed) is listed under
-    ``unavailable`` with the reason, not counted as a crash. ``progress`` is given each
-    environment's and ruleset's lines of the report as soon as they are done (long runs).
+    ``unavailable`` with the reason, not counted as a crash. ``max_steps`` truncates each
+    game sooner than the environment's own step limit (random 14.1 games rarely end before
+    it). ``progress`` is given each environment's and ruleset's lines of the report as soon
+    as they are done (long runs).
     """
     report: dict = {"games": games, "seed": seed, "envs": {}, "unavailable": {}, "rules": {}}
     for env_id in env_ids if env_ids is not None else game_env_ids():
         try:
-            env = gym.make(env_id)
+            env = gym.make(env_id, max_episode_steps=max_steps)
         except ValueError as exc:
             report["unavailable"][env_id] = str(exc)
             continue
