@@ -24,7 +24,7 @@ def test_random_games_through_every_game_env_keep_every_invariant():
 
 def test_soak_command_with_games_writes_its_report(tmp_path, capsys):
     out = tmp_path / "soak.json"
-    assert main(["soak", "--shots", "20", "--games", "1", "--json", str(out)]) == 0
+    assert main(["soak", "--shots", "20", "--games", "1", "--max-steps", "20", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["physics"]["shots"] == 20 and report["games"]["games"] == 1
     text = capsys.readouterr().out
