@@ -113,12 +113,23 @@ def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
         env.close()
         if progress:
             progress(_env_lines(env_id, report["envs"][env_id]))
-    get_ruleset("nine_ball")  # built-in games register when first looked up
-    for name in available_rulesets():
+    for name in _ruleset_names():
+        try:
+            get_ruleset(name)
+        except ValueError as exc:
+            report["unavailable"][f"rules {name}"] = str(exc)
+            continue
         report["rules"][name] = _soak_ruleset(name, games, seed)
         if progress:
             progress(_ruleset_lines(name, report["rules"][name]))
     return report
+
+
+def _ruleset_names() -> list[str]:
+    """Every ruleset registered so far or named by a registered game environment (built-in
+    games register only when first looked up)."""
+    named = {spec.kwargs.get("game") for spec in gym.registry.values() if spec.entry_point == GAME_ENTRY_POINT}
+    return sorted((set(available_rulesets()) | named) - {None})
 
 
 def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
