@@ -41,13 +41,25 @@ def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _soak(args: argparse.Namespace) -> int:
     from agents import soak
 
-    report = soak.run_physics_soak(shots=args.shots, seed=args.seed, table_name=args.table)
-    print(soak.format_report(report))
+    report: dict = {}
+    failures = 0
+    if args.shots:
+        physics = report["physics"] = soak.run_physics_soak(shots=args.shots, seed=args.seed,
+                                                            table_name=args.table)
+        print(soak.format_report(physics), flush=True)
+        failures += sum(physics[k] for k in ("crashes", "escapes", "overlaps", "lost_balls",
+                                             "non_finite", "log_mismatches"))
+    if args.games:
+        print(soak.game_report_title({"games": args.games, "seed": args.seed}), flush=True)
+        games = report["games"] = soak.run_game_soak(
+            games=args.games, seed=args.seed, env_ids=args.env, max_steps=args.max_steps,
+            progress=lambda lines: print(lines, flush=True))
+        for env_id, reason in games["unavailable"].items():
+            print(f"  {env_id}: not played ({reason})")
+        failures += soak.game_failures(games)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
-    failures = sum(report[k] for k in ("crashes", "escapes", "overlaps", "lost_balls", "non_finite",
-                                       "log_mismatches"))
     return 1 if failures else 0
 
 
@@ -148,6 +160,13 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -177,8 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
     peer.add_argument("--no-peer", action="store_true", help="time poolgym only")
     bench.set_defaults(handler=lambda args: _bench(args, bench))
 
-    soak = sub.add_parser("soak", help="run many random shots and check every invariant")
-    soak.add_argument("--shots", type=_positive_int, default=10_000, help="shots (default 10000)")
+    soak = sub.add_parser("soak", help="run many random shots and games and check every invariant")
+    soak.add_argument("--shots", type=_count, default=10_000,
+                      help="random shots through the simulator (default 10000; 0 skips them)")
+    soak.add_argument("--games", type=_count, default=0,
+                      help="random-vs-random games per game environment and per ruleset "
+                           "(default 0)")
+    soak.add_argument("--env", action="append", metavar="ID",
+                      help="soak only this game environment (repeatable; default: every one)")
+    soak.add_argument("--max-steps", type=_positive_int, metavar="N",
+                      help="truncate each game after N steps (default: the environment's limit)")
     soak.add_argument("--seed", type=int, default=0)
     soak.add_argument("--table", default="9ft", choices=sorted(TABLE_SIZES))
     soak.add_argument("--json", metavar="FILE", help="also write the report to FILE")

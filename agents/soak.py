@@ -1,20 +1,39 @@
-"""``poolgym soak``: many random shots through the simulator, checking every invariant.
+"""``poolgym soak``: many random shots and games, checking every invariant.
 
-Half the shots break or play from a 9-ball rack with the cue ball anywhere, half from
-random layouts of 1-15 object balls; speeds up to 12 m/s, any direction, random spin. Each
-result is checked with ``poolgym.physics.invariants.shot_violations``.
+Physics (``run_physics_soak``): half the shots break or play from a 9-ball rack with the
+cue ball anywhere, half from random layouts of 1-15 object balls; speeds up to 12 m/s, any
+direction, random spin. Each result is checked with
+``poolgym.physics.invariants.shot_violations``.
+
+Games (``run_game_soak``): random-vs-random games through every registered game
+environment (every id made by ``PoolEnv``), each move checked for the physics invariants
+and the rules' state invariants (``poolgym.rules.state_violations``), each observation
+against the observation space; then random games through every ruleset with the rules
+engine's own checker (``check_ruleset``).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
+from typing import Callable
 
+import gymnasium as gym
 import numpy as np
 
+import poolgym  # noqa: F401  (registers the environments)
+from poolgym.envs import MoveRecord
 from poolgym.physics import Simulator
-from poolgym.physics.invariants import random_layout, random_shot, shot_violations
+from poolgym.physics.invariants import MAX_OVERLAP, random_layout, random_shot, shot_violations
+from poolgym.rules import RulesetCheckError, available_rulesets, check_ruleset, get_ruleset, state_violations
 from poolgym.table import Table
+
+GAME_ENTRY_POINT = "poolgym.envs.pool_env:PoolEnv"
+# What counts as a failure in a game-soak report, per environment and per ruleset.
+GAME_FAILURES = ("crashes", "escapes", "overlaps", "lost_balls", "non_finite", "log_mismatches",
+                 "rule_violations", "invalid_observations")
+_EXAMPLES = 5
 
 
 def _rack_layout(table: Table, rng: np.random.Generator) -> dict[int, tuple[float, float]]:
@@ -65,6 +84,161 @@ def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft") -> dict
         "shots_per_s": round(shots / elapsed, 1), "mean_events": round(events / max(1, shots), 1),
         "max_events": max_events, "examples": examples,
     }
+
+
+def game_env_ids() -> list[str]:
+    """Every registered environment id that plays a game (made by ``PoolEnv``)."""
+    return sorted(env_id for env_id, spec in gym.registry.items() if spec.entry_point == GAME_ENTRY_POINT)
+
+
+def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
+                  max_steps: int | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """Play ``games`` random-vs-random games in each game environment and ``games`` random
+    games through each ruleset's checker; count every kind of failure.
+
+    An id whose environment cannot be made (its game is not installed) is listed under
+    ``unavailable`` with the reason, not counted as a crash. ``max_steps`` truncates each
+    game sooner than the environment's own step limit (random 14.1 games rarely end before
+    it). ``progress`` is given each environment's and ruleset's lines of the report as soon
+    as they are done (long runs).
+    """
+    report: dict = {"games": games, "seed": seed, "envs": {}, "unavailable": {}, "rules": {}}
+    for env_id in env_ids if env_ids is not None else game_env_ids():
+        try:
+            env = gym.make(env_id, max_episode_steps=max_steps)
+        except ValueError as exc:
+            report["unavailable"][env_id] = str(exc)
+            continue
+        report["envs"][env_id] = _soak_env(env, games, seed)
+        env.close()
+        if progress:
+            progress(_env_lines(env_id, report["envs"][env_id]))
+    for name in _ruleset_names():
+        try:
+            get_ruleset(name)
+        except ValueError as exc:
+            report["unavailable"][f"rules {name}"] = str(exc)
+            continue
+        report["rules"][name] = _soak_ruleset(name, games, seed)
+        if progress:
+            progress(_ruleset_lines(name, report["rules"][name]))
+    return report
+
+
+def _ruleset_names() -> list[str]:
+    """Every ruleset registered so far or named by a registered game environment (built-in
+    games register only when first looked up)."""
+    named = {spec.kwargs.get("game") for spec in gym.registry.values() if spec.entry_point == GAME_ENTRY_POINT}
+    return sorted((set(available_rulesets()) | named) - {None})
+
+
+def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
+    base = env.unwrapped
+    failures: Counter[str] = Counter()
+    examples: list[str] = []
+    counts: Counter[str] = Counter()
+    game = 0
+
+    def note(kind: str, text: str) -> None:
+        failures[kind] += 1
+        if len(examples) < _EXAMPLES:
+            examples.append(f"game {game}: {text}")
+
+    def check_move(record: MoveRecord) -> None:
+        counts["shots" if record.outcome is not None else "decisions"] += 1
+        if record.result is not None:
+            for problem in shot_violations(base.table, record.layout, record.result):
+                note(_kind(problem), f"{problem}; layout {record.layout}; {record.result.shot}")
+        for problem in state_violations(base.rules, record.after, overlap_tolerance=MAX_OVERLAP):
+            note("rule_violations", f"{problem}; state {record.after.to_json()}")
+
+    base.move_listeners.append(check_move)
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    for game in range(games):
+        try:
+            obs, _ = env.reset(seed=seed * 1_000_003 + game)
+            done = False
+            while not done:
+                if not env.observation_space.contains(obs):
+                    note("invalid_observations", "an observation outside the observation space")
+                action = rng.uniform(-1.0, 1.0, env.action_space.shape).astype(np.float32)
+                obs, reward, terminated, truncated, info = env.step(action)
+                counts["steps"] += 1
+                if not math.isfinite(reward):
+                    note("non_finite", f"reward {reward}")
+                done = terminated or truncated
+            counts["truncated" if truncated else "finished"] += 1
+            counts[f"won_by_{info['winner']}"] += int(terminated)
+        except Exception as exc:  # a crash is what the soak is looking for
+            note("crash", f"{type(exc).__name__}: {exc}")
+    elapsed = time.perf_counter() - start
+    base.move_listeners.remove(check_move)
+    return {
+        "games": games, "finished": counts["finished"], "truncated": counts["truncated"],
+        "wins": [counts["won_by_0"], counts["won_by_1"]], "steps": counts["steps"],
+        "shots": counts["shots"], "decisions": counts["decisions"],
+        "crashes": failures["crash"], "escapes": failures["escape"], "overlaps": failures["overlap"],
+        "lost_balls": failures["conservation"], "non_finite": failures["non-finite"],
+        "log_mismatches": failures["log"], "rule_violations": failures["rule_violations"],
+        "invalid_observations": failures["invalid_observations"], "seconds": round(elapsed, 2),
+        "games_per_s": round(games / elapsed, 2), "shots_per_s": round(counts["shots"] / elapsed, 1),
+        "examples": examples,
+    }
+
+
+def _soak_ruleset(name: str, games: int, seed: int) -> dict:
+    start = time.perf_counter()
+    out = {"games": games, "shots": 0, "decisions": 0, "rule_violations": 0, "crashes": 0, "examples": []}
+    try:
+        report = check_ruleset(get_ruleset(name), n_games=games, seed=seed)
+        out.update(shots=report.shots, decisions=report.decisions)
+    except RulesetCheckError as exc:  # the checker stops at the first broken invariant
+        out["rule_violations"] = 1
+        out["examples"].append(str(exc)[:2000])
+    except Exception as exc:
+        out["crashes"] = 1
+        out["examples"].append(f"{type(exc).__name__}: {exc}")
+    elapsed = time.perf_counter() - start
+    out.update(seconds=round(elapsed, 2), games_per_s=round(games / elapsed, 1))
+    return out
+
+
+def game_failures(report: dict) -> int:
+    """The number of failures of every kind in a game-soak report."""
+    rows = list(report["envs"].values()) + list(report["rules"].values())
+    return sum(row.get(key, 0) for row in rows for key in GAME_FAILURES)
+
+
+def format_game_report(report: dict) -> str:
+    """The game-soak report as text: one block per environment, one line per ruleset."""
+    lines = [game_report_title(report)]
+    lines += [_env_lines(env_id, row) for env_id, row in report["envs"].items()]
+    lines += [f"  {env_id}: not played ({reason})" for env_id, reason in report["unavailable"].items()]
+    lines += [_ruleset_lines(name, row) for name, row in report["rules"].items()]
+    return "\n".join(lines)
+
+
+def game_report_title(report: dict) -> str:
+    """The first line of the game-soak report."""
+    return (f"{report['games']} random-vs-random games per game environment and per ruleset "
+            f"(seed {report['seed']})")
+
+
+def _env_lines(env_id: str, r: dict) -> str:
+    lines = [f"  {env_id}: {r['finished']} finished, {r['truncated']} truncated, wins {r['wins']}, "
+             f"{r['shots']} shots, {r['decisions']} decisions; {r['games_per_s']} games/s, "
+             f"{r['shots_per_s']} shots/s, {r['seconds']} s",
+             "    " + ", ".join(f"{key.replace('_', ' ')} {r[key]}" for key in GAME_FAILURES)]
+    lines.extend(f"    e.g. {example}" for example in r["examples"])
+    return "\n".join(lines)
+
+
+def _ruleset_lines(name: str, r: dict) -> str:
+    lines = [f"  rules {name}: {r['games']} games, {r['shots']} shots, {r['decisions']} decisions, "
+             f"{r['games_per_s']} games/s; rule violations {r['rule_violations']}, crashes {r['crashes']}"]
+    lines.extend(f"    e.g. {example}" for example in r["examples"])
+    return "\n".join(lines)
 
 
 def _kind(problem: str) -> str:

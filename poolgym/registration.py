@@ -105,8 +105,7 @@ def register_variant(id: str, game: str | type[Ruleset] = "nine_ball", table: Ta
     name = _game_name(game)
     if rack is not None:
         name = _with_rack(name, rack)
-    if isinstance(noise, dict):
-        noise = Noise(**noise)
+    noise = Noise.make(noise)
     kwargs = dict(game=name, table=_table(table), rule_options=make_rule_options(rules_options),
                   reward_weights=RewardWeights.from_config(reward), noise=noise, **env_kwargs)
     PoolEnv(**kwargs).close()  # a bad argument fails here, not when the env is made
@@ -121,7 +120,7 @@ def register_from_yaml(path: str | Path) -> str:
 
     path = Path(path)
     try:
-        spec = yaml.safe_load(path.read_text())
+        spec = _load_yaml(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
         raise ValueError(f"{path}: cannot read the variant: {exc}") from None
     if not isinstance(spec, dict):
@@ -146,6 +145,28 @@ def register_from_yaml(path: str | Path) -> str:
             **{k: spec.pop(k) for k in _ENV_KWARGS if k in spec})
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{path}: {exc}") from None
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load``, except that a key given twice in one mapping is an error (PyYAML
+    would silently keep the last one)."""
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
+        seen = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice",
+                                                        key_node.start_mark)
+            seen.add(key)
+        return loader.construct_mapping(node)
+
+    UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return yaml.load(text, Loader=UniqueKeyLoader)
 
 
 def register_directory(directory: str | Path) -> list[str]:

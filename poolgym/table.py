@@ -88,7 +88,11 @@ class Table:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name != "name" and not (math.isfinite(value) and value > 0):
+            if f.name == "name":
+                if not isinstance(value, str):
+                    raise ValueError(f"Table.name must be a string, got {value!r}")
+            elif (isinstance(value, bool) or not isinstance(value, (int, float))
+                  or not (math.isfinite(value) and value > 0)):
                 raise ValueError(f"Table.{f.name} must be a positive finite number, got {value!r}")
         if self.width >= self.length:
             raise ValueError("Table.width must be smaller than Table.length")

@@ -13,7 +13,7 @@ Variants differ only in keyword arguments (``gymnasium.make(id, **kwargs)``); cu
 registered with ``poolgym.register_variant`` or from YAML (``poolgym.registration``).
 """
 
-from poolgym.envs.pool_env import PoolEnv
+from poolgym.envs.pool_env import MoveRecord, PoolEnv
 from poolgym.envs.practice import PotBallEnv
 
 # Steps are shots (or decisions); a rack rarely needs more than a few dozen.
@@ -40,4 +40,4 @@ def register_builtin_envs() -> None:
             gymnasium.register(env_id, entry_point=entry_point, kwargs=dict(kwargs), max_episode_steps=limit)
 
 
-__all__ = ["BUILTIN_IDS", "PoolEnv", "PotBallEnv", "register_builtin_envs"]
+__all__ = ["BUILTIN_IDS", "MoveRecord", "PoolEnv", "PotBallEnv", "register_builtin_envs"]

@@ -66,10 +66,12 @@ class ActionMapper:
                  max_speed: float = 10.0, max_tip_offset: float = 0.5, max_cut_deg: float = 5.0) -> None:
         if mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {sorted(ACTION_MODES)}, got {mode!r}")
-        if not 0 < min_speed < max_speed <= 15.0:
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (min_speed, max_speed)) \
+                or not 0 < min_speed < max_speed <= 15.0:
             raise ValueError(f"speeds must satisfy 0 < min_speed < max_speed <= 15 m/s, "
                              f"got {min_speed!r}, {max_speed!r}")
-        if not 0 <= max_tip_offset <= 0.6:
+        if isinstance(max_tip_offset, bool) or not isinstance(max_tip_offset, (int, float)) \
+                or not 0 <= max_tip_offset <= 0.6:
             raise ValueError(f"max_tip_offset must be in [0, 0.6] ball radii, got {max_tip_offset!r}")
         self.table, self.mode = table, mode
         self.components = ACTION_MODES[mode]
@@ -82,11 +84,16 @@ class ActionMapper:
 
     def validate(self, action) -> np.ndarray:
         """The action as a float array, or ``ValueError`` naming what is wrong with it."""
+        expected = f"an array of {len(self.components)} numbers ({', '.join(self.components)})"
         try:
-            a = np.asarray(action, dtype=np.float64)
+            given = np.asarray(action)
         except (TypeError, ValueError):
-            raise ValueError(f"action must be an array of {len(self.components)} numbers "
-                             f"({', '.join(self.components)}), got {action!r}") from None
+            raise ValueError(f"action must be {expected}, got {action!r}") from None
+        # Booleans, strings and complex numbers would convert silently; none is a real action.
+        if given.dtype.kind not in "fiu":
+            raise ValueError(f"action must be {expected} of a real dtype (float or int), "
+                             f"got dtype {given.dtype}: {action!r}")
+        a = given.astype(np.float64)
         if a.shape != self.space.shape:
             raise ValueError(f"action must have shape {self.space.shape} "
                              f"({', '.join(self.components)}), got shape {a.shape}")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import gymnasium as gym
-import numpy as np
 from gymnasium.error import ResetNeeded
 
 from poolgym.config import from_mapping
@@ -15,8 +15,8 @@ from poolgym.envs.play import simulate_move
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.envs.opponents import RandomPolicy, make_opponent
 from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
-from poolgym.physics import Simulator
-from poolgym.rules import GameState, Outcome, RuleOptions, Ruleset, get_ruleset
+from poolgym.physics import ShotResult, Simulator
+from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
 
 
@@ -29,12 +29,43 @@ def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
     return from_mapping(RuleOptions, options, "rule options")
 
 
+@dataclass(frozen=True)
+class MoveRecord:
+    """One move as the environment played it.
+
+    ``player`` acted with ``action`` (validated, as floats), which meant ``move`` (a
+    ``ShotMove`` or a ``Decision``) in state ``before``. A shot has its simulation
+    ``result`` (None when the cue-ball placement overlapped a ball and nothing was struck)
+    and the rules' ``outcome``; ``after`` is the state that followed, the next rack's
+    when the move ended one.
+    """
+
+    player: int
+    action: tuple[float, ...]
+    move: ShotMove | Decision
+    before: GameState
+    result: ShotResult | None
+    outcome: Outcome | None
+    after: GameState
+
+    @property
+    def layout(self) -> dict[int, tuple[float, float]]:
+        """The balls as they lay when the shot was struck (the cue ball at its placement)."""
+        layout = self.before.positions
+        if isinstance(self.move, ShotMove) and self.move.placement is not None:
+            layout[0] = self.move.placement
+        return layout
+
+
 class PoolEnv(RenderMixin, gym.Env):
     """## Description
 
     A game of pool under WPA rules, shot by shot: 9-ball, 8-ball, 10-ball or 14.1
     continuous (``game``), on a simulated table. The agent is player 0 and breaks the first
-    rack; the opponent's shots and decisions happen inside ``step``.
+    rack; the opponent's shots and decisions happen inside ``step``. ``play_move(action)``
+    plays one move of whoever is to act, with no opponent turn; each move, the opponent's
+    included, is passed as a ``MoveRecord`` to the callables in ``move_listeners``
+    (``poolgym.saved_game.RecordGame`` records games with them).
 
     ## Action Space
 
@@ -103,7 +134,7 @@ class PoolEnv(RenderMixin, gym.Env):
                  trajectories: bool = False, ruleset: Ruleset | None = None,
                  ruleset_kwargs: dict | None = None) -> None:
         check_render_mode(render_mode)
-        if not isinstance(race_to, int) or race_to < 1:
+        if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
         self.table = make_table(table)
         self.rules = ruleset if ruleset is not None else get_ruleset(
@@ -124,6 +155,8 @@ class PoolEnv(RenderMixin, gym.Env):
         self.racks_won = [0, 0]
         self._done = True
         self._last_result = None
+        # Called with every move's MoveRecord, the opponent's included (recorders, soaks).
+        self.move_listeners: list[Callable[[MoveRecord], None]] = []
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -139,13 +172,12 @@ class PoolEnv(RenderMixin, gym.Env):
     def step(self, action):
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before step()")
-        action = self.mapper.validate(action)
         outcomes: list[Outcome] = []
-        self._act(action, outcomes)
+        self._collect(self.play_move(action), outcomes)
         while not self._done and not self.solo and actor(self.state) != self.agent:
             theirs = 1 - self.agent
             opp_action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
-            self._act(self.mapper.validate(opp_action), outcomes)
+            self._collect(self.play_move(opp_action), outcomes)
         terms = {name: 0.0 for name in self.weights.as_dict()}
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
@@ -161,18 +193,36 @@ class PoolEnv(RenderMixin, gym.Env):
 
 
     # ------------------------------------------------------------------ play
-    def _act(self, action: np.ndarray, outcomes: list[Outcome]) -> None:
-        """The acting player's move: a decision, or a shot simulated and judged."""
-        move = self.mapper.decode(action, self.state, self.rules)
-        if not isinstance(move, ShotMove):
-            self.state = self.rules.apply_decision(self.state, move)
-            return
-        events, self._last_result = simulate_move(self.simulator, self.rules, self.state, move,
-                                                  self.np_random, self.trajectories)
-        self.state, outcome = self.rules.apply_shot(self.state, move.call, events)
-        outcomes.append(outcome)
-        if outcome.rack_over:
-            self._end_rack(outcome)
+    def play_move(self, action) -> MoveRecord:
+        """Play one move for whoever is to act, with no opponent turn after it: a decision,
+        or a shot simulated and judged. ``step`` is built on it; replays and tools use it
+        directly. Every listener in ``move_listeners`` is called with the record."""
+        if self._done:
+            raise ResetNeeded("the episode is over: call reset() before playing a move")
+        action = self.mapper.validate(action)
+        before, player = self.state, actor(self.state)
+        move = self.mapper.decode(action, before, self.rules)
+        outcome = None
+        if isinstance(move, ShotMove):
+            events, self._last_result = simulate_move(self.simulator, self.rules, before, move,
+                                                      self.np_random, self.trajectories)
+            self.state, outcome = self.rules.apply_shot(before, move.call, events)
+            if outcome.rack_over:
+                self._end_rack(outcome)
+            result = self._last_result
+        else:
+            self.state = self.rules.apply_decision(before, move)
+            result = None
+        record = MoveRecord(player, tuple(float(v) for v in action), move, before, result,
+                            outcome, self.state)
+        for listener in self.move_listeners:
+            listener(record)
+        return record
+
+    @staticmethod
+    def _collect(record: MoveRecord, outcomes: list[Outcome]) -> None:
+        if record.outcome is not None:
+            outcomes.append(record.outcome)
 
     def _end_rack(self, outcome: Outcome) -> None:
         if outcome.winner is not None:

@@ -85,9 +85,16 @@ class PotBallEnv(RenderMixin, gym.Env):
                  max_speed: float = 8.0, max_cut_deg: float = 5.0, pot_reward: float = 1.0,
                  scratch_penalty: float = -1.0,
                  miss_penalty: float = 0.0, shaping: bool = False, render_mode: str | None = None) -> None:
-        low, high = (n_balls, n_balls) if isinstance(n_balls, int) else tuple(n_balls)
-        if not 1 <= low <= high <= 15:
+        bounds = (n_balls, n_balls) if isinstance(n_balls, int) else n_balls
+        if (not isinstance(bounds, (tuple, list)) or len(bounds) != 2
+                or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+                or not 1 <= bounds[0] <= bounds[1] <= 15):
             raise ValueError(f"n_balls must be an int or a (low, high) range within 1..15, got {n_balls!r}")
+        low, high = bounds
+        for name, value in (("pot_reward", pot_reward), ("scratch_penalty", scratch_penalty),
+                            ("miss_penalty", miss_penalty)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
         check_render_mode(render_mode)
         self.table = make_table(table)
         self.n_balls = (low, high)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -69,7 +70,8 @@ class Noise:
     def __post_init__(self) -> None:
         for name in ("speed", "angle_deg", "side", "vertical"):
             value = getattr(self, name)
-            if not (math.isfinite(value) and value >= 0):
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not (math.isfinite(value) and value >= 0)):
                 raise ValueError(f"Noise.{name} must be a finite standard deviation >= 0, got {value!r}")
 
     @classmethod
@@ -80,6 +82,23 @@ class Noise:
             tip = 0.0005 / BALL_RADIUS
             return cls(speed=0.075, angle_deg=0.125, side=tip, vertical=tip)
         raise ValueError(f"unknown noise preset {name!r}; choose one of {list(cls.PRESETS)}")
+
+    @classmethod
+    def make(cls, spec: "Noise | str | Mapping[str, float]") -> "Noise":
+        """A ``Noise`` from itself, a preset name or a mapping of its fields (unknown names
+        are an error naming them)."""
+        if isinstance(spec, cls):
+            return spec
+        if isinstance(spec, str):
+            return cls.preset(spec)
+        if isinstance(spec, Mapping):
+            unknown = sorted(set(spec) - {"speed", "angle_deg", "side", "vertical"})
+            if unknown:
+                raise ValueError(f"unknown noise fields {unknown}; fields are "
+                                 "['angle_deg', 'side', 'speed', 'vertical']")
+            return cls(**spec)
+        raise ValueError(f"noise must be a preset name {list(cls.PRESETS)}, a Noise or a mapping "
+                         f"of its fields, got {spec!r}")
 
     @property
     def is_zero(self) -> bool:

@@ -67,10 +67,15 @@ class Simulator:
     """
 
     def __init__(self, table: Table | None = None, params: PhysicsParams | None = None,
-                 noise: Noise | str = "none") -> None:
+                 noise: Noise | str | Mapping[str, float] = "none") -> None:
+        if table is not None and not isinstance(table, Table):
+            raise ValueError(f"table must be a poolgym.table.Table (Table.preset(name) for a "
+                             f"preset), got {table!r}")
+        if params is not None and not isinstance(params, PhysicsParams):
+            raise ValueError(f"params must be a PhysicsParams, got {params!r}")
         self.table = table if table is not None else Table.preset("9ft")
         self.params = params if params is not None else PhysicsParams()
-        self.noise = Noise.preset(noise) if isinstance(noise, str) else noise
+        self.noise = Noise.make(noise)
         self._build_features()
         self._build_spaces()
 

@@ -39,13 +39,15 @@ Writing a game (subclass ``Ruleset``, see ``nine_ball.py`` for a complete one):
   ``self.options.<name>``.
 - Register it: ``@register_ruleset("my_game")`` on the class, then ``get_ruleset("my_game")``.
 - Check it: ``check_ruleset(MyGame(), n_games=1000, seed=0)`` plays random well-formed shots
-  and decisions and raises ``RulesetCheckError`` when an invariant breaks.
+  and decisions and raises ``RulesetCheckError`` when an invariant breaks; ``state_violations(ruleset, state)``
+  lists what is wrong with one position (``check_state`` raises on it).
 """
 
 from poolgym.rules.base import (Ruleset, Verdict, available_rulesets, get_ruleset,
                                 register_ruleset)
 from poolgym.rules.checker import CheckReport, RulesetCheckError, check_ruleset, random_events
 from poolgym.rules.decisions import Choice, Decision, DecisionKind, PendingDecision
+from poolgym.rules.invariants import check_state, state_violations
 from poolgym.rules.nine_ball import NineBall
 from poolgym.rules.options import RuleOptions
 from poolgym.rules.outcome import Foul, Outcome, Penalty
@@ -57,5 +59,6 @@ __all__ = [
     "CheckReport", "Choice", "CueBallZone", "Decision", "DecisionKind", "DeclaredFoul", "Foul", "GameState",
     "NineBall", "Outcome", "Penalty", "PendingDecision", "RuleOptions", "Ruleset", "ShotCall",
     "ShotEvents", "RulesetCheckError", "TenBall", "Verdict", "available_rulesets",
-    "check_ruleset", "get_ruleset", "random_events", "register_ruleset",
+    "check_ruleset", "check_state", "get_ruleset", "random_events", "register_ruleset",
+    "state_violations",
 ]

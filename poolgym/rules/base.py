@@ -76,6 +76,11 @@ class Ruleset:
     three_foul_rule: ClassVar[bool] = True
 
     def __init__(self, options: RuleOptions | None = None, table: Table | None = None) -> None:
+        if options is not None and not isinstance(options, RuleOptions):
+            raise ValueError(f"options must be a RuleOptions (RuleOptions.from_dict(mapping) "
+                             f"builds one), got {options!r}")
+        if table is not None and not isinstance(table, Table):
+            raise ValueError(f"table must be a poolgym.table.Table, got {table!r}")
         self.options = options if options is not None else RuleOptions()
         self.table = table if table is not None else Table.preset("9ft")
 

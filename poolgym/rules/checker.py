@@ -17,6 +17,7 @@ import numpy as np
 
 from poolgym.rules.base import Ruleset
 from poolgym.rules.decisions import Choice, Decision
+from poolgym.rules.invariants import state_violations
 from poolgym.rules.outcome import Outcome, Penalty
 from poolgym.rules.shot import DECLARABLE_SECTIONS, DeclaredFoul, ShotCall, ShotEvents
 from poolgym.rules.state import CUE_BALL, CueBallZone, GameState
@@ -142,32 +143,9 @@ class _Rollout:
 
     # ----------------------------------------------------------------- invariants
     def check_state(self, state: GameState, before: GameState | None = None) -> None:
-        rules = self.rules
-        if state.game != rules.name:
-            self.fail(f"the state's game is {state.game!r}, not {rules.name!r}", state)
-        if state.shooter not in (0, 1) or (state.pending and state.pending.player not in (0, 1)):
-            self.fail("there must be exactly one shooter, player 0 or 1", state)
-        on = set(state.object_balls_on_table)
-        down = set(state.out_of_play)
-        if on & down or on | down != set(rules.object_balls):
-            self.fail(f"balls not conserved: on the table {sorted(on)}, out of play "
-                      f"{sorted(down)}, the game has {list(rules.object_balls)}", state)
-        if not state.is_over and not on:
-            self.fail("no object ball is left on the table, yet the rack goes on", state)
-        if not state.is_over and state.pending is None:
-            cue_on = CUE_BALL in state.on_table
-            if cue_on == (state.cue_ball_in_hand is not CueBallZone.NONE):
-                self.fail("the cue ball must be either on the table or in hand", state)
-        if rules.three_foul_rule and not state.is_over and max(state.consecutive_fouls) > 2:
-            self.fail(f"a live rack with {state.consecutive_fouls} consecutive fouls", state)
-        r = rules.table.ball_radius
-        balls = state.balls
-        for i, (n, x, y) in enumerate(balls):
-            if not (0.0 < x < rules.table.length and 0.0 < y < rules.table.width):
-                self.fail(f"ball {n} at ({x}, {y}) is off the table", state)
-            for m, u, v in balls[i + 1:]:
-                if math.hypot(x - u, y - v) < 2 * r - 1e-6:
-                    self.fail(f"balls {n} and {m} overlap", state)
+        problems = state_violations(self.rules, state)
+        if problems:
+            self.fail("; ".join(problems), state)
         if before is not None and state.inning < before.inning:
             self.fail("the inning count went down", state)
         if self.step % 13 == 0 and GameState.from_json(state.to_json()) != state:

@@ -77,7 +77,8 @@ class RuleOptions:
             value = getattr(self, f.name)
             if f.type in ("bool", bool) and not isinstance(value, bool):
                 raise ValueError(f"RuleOptions.{f.name} must be a bool, got {value!r}")
-        if not 0.0 <= self.spotting_cue_ball_gap < 0.05:
+        gap = self.spotting_cue_ball_gap
+        if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0.0 <= gap < 0.05:
             raise ValueError("RuleOptions.spotting_cue_ball_gap must be in [0, 0.05) metres")
 
     def to_dict(self) -> dict:

@@ -182,14 +182,26 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "GameState":
+        """The state ``to_dict`` wrote; a wrong field raises ``ValueError`` naming it."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a GameState is a mapping of its fields, got {type(data).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown GameState fields {sorted(unknown)}")
+        for name in ("game", "balls"):
+            if name not in data:
+                raise ValueError(f"GameState field {name!r} is missing")
+        for name, value in data.items():
+            if not _JSON_FIELDS[name](value):
+                raise ValueError(f"GameState field {name!r} must be {_JSON_FIELD_TYPES[name]}, got {value!r}")
         values = dict(data)
-        values["balls"] = tuple(tuple(b) for b in values.get("balls", ()))
+        values["balls"] = tuple(tuple(b) for b in values["balls"])
         if values.get("pending") is not None:
-            values["pending"] = PendingDecision.from_dict(values["pending"])
+            try:
+                values["pending"] = PendingDecision.from_dict(values["pending"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"GameState field 'pending' is not a pending decision: {exc!r}") from None
         values["extra"] = tuple(tuple(kv) for kv in values.get("extra", ()))
         return cls(**values)
 
@@ -198,7 +210,62 @@ class GameState:
 
     @classmethod
     def from_json(cls, text: str) -> "GameState":
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"a GameState's JSON is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def _pair(check):
+    return lambda v: isinstance(v, (list, tuple)) and len(v) == 2 and all(map(check, v))
+
+
+def _optional(check):
+    return lambda v: v is None or check(v)
+
+
+# The JSON form of each field (what ``to_dict`` writes), checked before a state is built from it.
+_JSON_FIELDS = {
+    "game": lambda v: isinstance(v, str),
+    "balls": lambda v: isinstance(v, (list, tuple)) and all(
+        isinstance(b, (list, tuple)) and len(b) == 3 and _is_int(b[0]) and _is_number(b[1])
+        and _is_number(b[2]) for b in v),
+    "out_of_play": lambda v: isinstance(v, (list, tuple)) and all(map(_is_int, v)),
+    "shooter": _is_int, "breaker": _is_int, "inning": _is_int, "shot_number": _is_int,
+    "rack_number": _is_int, "target_score": _optional(_is_int), "winner": _optional(_is_int),
+    "awaiting_break": lambda v: isinstance(v, bool), "push_out_available": lambda v: isinstance(v, bool),
+    "stalemate": lambda v: isinstance(v, bool),
+    "cue_ball_in_hand": lambda v: v in {z.value for z in CueBallZone},
+    "consecutive_fouls": _pair(_is_int), "scores": _pair(_is_int),
+    "warned_on_two_fouls": _pair(lambda v: isinstance(v, bool)),
+    "no_progress_innings": _optional(_pair(_is_int)),
+    "groups": _optional(_pair(lambda v: isinstance(v, str))),
+    "pending": lambda v: v is None or isinstance(v, Mapping),
+    "extra": lambda v: isinstance(v, (list, tuple)) and all(
+        isinstance(kv, (list, tuple)) and len(kv) == 2 and isinstance(kv[0], str) for kv in v),
+}
+_JSON_FIELD_TYPES = {
+    "game": "a string", "balls": "a list of [ball, x, y] with finite coordinates",
+    "out_of_play": "a list of ball numbers", "shooter": "an integer", "breaker": "an integer",
+    "inning": "an integer", "shot_number": "an integer", "rack_number": "an integer",
+    "target_score": "an integer or null", "winner": "an integer or null",
+    "awaiting_break": "true or false", "push_out_available": "true or false",
+    "stalemate": "true or false", "cue_ball_in_hand": f"one of {[z.value for z in CueBallZone]}",
+    "consecutive_fouls": "two integers", "scores": "two integers",
+    "warned_on_two_fouls": "two booleans", "no_progress_innings": "null or two integers",
+    "groups": "null or two group names", "pending": "null or a pending decision",
+    "extra": "a list of [key, value] pairs",
+}
 
 
 def _freeze(value: Any) -> Any:

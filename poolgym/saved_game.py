@@ -1,0 +1,354 @@
+"""Saved games: record a game played in a ``PoolEnv``, save it as JSON, replay it exactly.
+
+A saved game holds the environment's configuration, the random state the episode started
+from (the ``reset`` seed, or the generator's state when ``reset`` had none), the first
+state, and every move of both players: the action, the shot as executed (after execution
+noise) or the decision, and the state and outcome that followed. Replaying resets a fresh
+environment to the same random state and plays the recorded actions, so every state,
+outcome and noise draw is reproduced bit for bit::
+
+    env = RecordGame(gymnasium.make("poolgym/NineBall-v0", noise="tournament"))
+    obs, info = env.reset(seed=3)
+    ...                                  # play until the episode ends
+    env.save("game.json")
+    steps = replay("game.json")          # raises ReplayMismatch if anything differs
+
+``load`` validates a file and rejects a corrupt one with a ``SavedGameError`` that names
+the file and the entry at fault.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.error import ResetNeeded
+
+from poolgym.envs.observations import actor
+from poolgym.envs.opponents import RandomPolicy
+from poolgym.envs.pool_env import MoveRecord, PoolEnv
+from poolgym.physics import Noise
+from poolgym.rules import Decision, GameState, RuleOptions, check_state
+from poolgym.table import Table
+
+FORMAT = "poolgym.saved_game"
+VERSION = 1
+_CONFIG_KEYS = ("game", "table", "opponent", "action_mode", "obs_mode", "noise", "reward_weights",
+                "rule_options", "race_to", "max_speed")
+_OPPONENTS = ("random", "solo", "policy")
+_SHOT_FIELDS = ("speed", "angle_deg", "side", "vertical")
+
+
+class SavedGameError(ValueError):
+    """A saved game that cannot be loaded; the message names the file and the entry."""
+
+
+class ReplayMismatch(AssertionError):
+    """A replay diverged from the recording; the message names the move and what differs."""
+
+
+@dataclass(frozen=True)
+class SavedMove:
+    """One recorded move: ``player`` acted with ``action``; ``shot`` is the stroke as
+    executed (None for a decision or an unplayable placement), ``decision`` the choice
+    made (None for a shot); ``state`` and ``outcome`` (``Outcome.to_dict``, None for a
+    decision) are what followed."""
+
+    player: int
+    action: tuple[float, ...]
+    shot: dict[str, float] | None
+    decision: str | None
+    state: GameState
+    outcome: dict[str, Any] | None
+
+    @classmethod
+    def from_record(cls, record: MoveRecord) -> "SavedMove":
+        shot = None
+        if record.result is not None:
+            shot = {name: float(getattr(record.result.shot, name)) for name in _SHOT_FIELDS}
+        decision = record.move.choice.value if isinstance(record.move, Decision) else None
+        outcome = record.outcome.to_dict() if record.outcome is not None else None
+        return cls(record.player, record.action, shot, decision, record.after, outcome)
+
+    def to_dict(self) -> dict:
+        """The move as JSON-compatible values."""
+        return {"player": self.player, "action": list(self.action), "shot": self.shot,
+                "decision": self.decision, "state": self.state.to_dict(), "outcome": self.outcome}
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A whole recorded episode (see the module docstring)."""
+
+    config: dict[str, Any]
+    seed: int | None
+    rng_state: dict | None
+    initial_state: GameState
+    moves: tuple[SavedMove, ...]
+    env_id: str | None = None
+
+    def to_dict(self) -> dict:
+        """The game as JSON-compatible values, tagged with the format and its version."""
+        return {"format": FORMAT, "version": VERSION, "env_id": self.env_id, "config": self.config,
+                "seed": self.seed, "rng_state": self.rng_state,
+                "initial_state": self.initial_state.to_dict(),
+                "moves": [m.to_dict() for m in self.moves]}
+
+    def save(self, path: str | Path) -> None:
+        """Write the game as JSON (floats written exactly, so a load gives it back equal)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+    def make_env(self) -> PoolEnv:
+        """A fresh environment with the recorded configuration (the opponent's moves are
+        recorded, so a policy opponent is not needed to replay)."""
+        return _make_env(self.config)
+
+
+# ============================================================================ configuration
+def env_config(env: PoolEnv) -> dict[str, Any]:
+    """The JSON-compatible keyword arguments that rebuild ``env``'s game."""
+    if isinstance(env.opponent, RandomPolicy):
+        opponent = "random"
+    else:
+        opponent = "solo" if env.solo else "policy"
+    return {"game": env.rules.name, "table": asdict(env.table), "opponent": opponent,
+            "action_mode": env.mapper.mode, "obs_mode": env.obs_mode,
+            "noise": asdict(env.simulator.noise), "reward_weights": env.weights.as_dict(),
+            "rule_options": env.rules.options.to_dict(), "race_to": env.race_to,
+            "max_speed": env.mapper.max_speed}
+
+
+def _unrecorded_policy(observation, info):
+    raise RuntimeError("a replayed game plays the recorded moves; its opponent is never asked")
+
+
+def _make_env(config: dict[str, Any]) -> PoolEnv:
+    kwargs = dict(config)
+    kwargs["table"] = Table(**config["table"])
+    kwargs["noise"] = Noise(**config["noise"])
+    kwargs["rule_options"] = RuleOptions(**config["rule_options"])
+    if config["opponent"] == "policy":
+        kwargs["opponent"] = _unrecorded_policy
+    return PoolEnv(**kwargs)
+
+
+# ============================================================================ recording
+class RecordGame(gym.Wrapper):
+    """Records every move of a ``PoolEnv`` episode, both players', for ``save`` and ``replay``.
+
+    Each ``reset`` starts a new recording. A ``reset`` without a seed is recorded by the
+    state of the environment's generator, so the episode still replays exactly.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        if not isinstance(env.unwrapped, PoolEnv):
+            raise ValueError(f"RecordGame records PoolEnv games, not {type(env.unwrapped).__name__}")
+        self._game: PoolEnv = env.unwrapped
+        self._game.move_listeners.append(self._record)
+        self._moves: list[SavedMove] = []
+        self._start: tuple[int | None, dict | None, GameState] | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        rng_state = None if seed is not None else self._game.np_random.bit_generator.state
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._moves = []
+        self._start = (seed, rng_state, self._game.state)
+        return obs, info
+
+    def _record(self, record: MoveRecord) -> None:
+        self._moves.append(SavedMove.from_record(record))
+
+    @property
+    def saved_game(self) -> SavedGame:
+        """The episode so far (or the last one) as a ``SavedGame``."""
+        if self._start is None:
+            raise ValueError("nothing recorded yet: call reset() first")
+        seed, rng_state, initial = self._start
+        spec = self.env.spec
+        return SavedGame(config=env_config(self._game), seed=seed, rng_state=rng_state,
+                         initial_state=initial, moves=tuple(self._moves),
+                         env_id=spec.id if spec is not None else None)
+
+    def save(self, path: str | Path) -> None:
+        """Write the episode so far (or the last one) to ``path`` as JSON."""
+        self.saved_game.save(path)
+
+    def close(self) -> None:
+        if self._record in self._game.move_listeners:
+            self._game.move_listeners.remove(self._record)
+        super().close()
+
+
+# ============================================================================ replaying
+@dataclass(frozen=True)
+class ReplayStep:
+    """A move as the replay played it: the record, with the state and outcome it gave."""
+
+    player: int
+    state: GameState
+    outcome: dict[str, Any] | None
+    shot: dict[str, float] | None
+
+
+def replay(game: SavedGame | str | Path, check: bool = True) -> list[ReplayStep]:
+    """Play a saved game again in a fresh environment and return each move's result.
+
+    With ``check`` (the default) every state, outcome and executed shot is compared with
+    the recording, and the first difference raises ``ReplayMismatch`` naming the move.
+    Without it the recorded actions are played as they come (e.g. under another
+    configuration) until they run out or the game ends.
+    """
+    saved = load(game) if not isinstance(game, SavedGame) else game
+    env = saved.make_env()
+    if saved.seed is not None:
+        env.reset(seed=saved.seed)
+    else:
+        env.np_random = np.random.Generator(np.random.PCG64())
+        env.np_random.bit_generator.state = saved.rng_state
+        env.reset()
+    if check and env.state != saved.initial_state:
+        raise ReplayMismatch("the first state differs from the recording: "
+                             f"{env.state.to_json()} != {saved.initial_state.to_json()}")
+    steps = []
+    for i, move in enumerate(saved.moves):
+        if check and actor(env.state) != move.player:
+            raise ReplayMismatch(f"move {i}: player {actor(env.state)} is to act, the "
+                                 f"recording says player {move.player}")
+        try:
+            record = env.play_move(np.asarray(move.action))
+        except ResetNeeded:
+            if not check:
+                break
+            raise ReplayMismatch(f"move {i}: the game was already over in the replay") from None
+        step = SavedMove.from_record(record)
+        steps.append(ReplayStep(step.player, step.state, step.outcome, step.shot))
+        if check:
+            for name in ("shot", "decision", "outcome", "state"):
+                if getattr(step, name) != getattr(move, name):
+                    raise ReplayMismatch(f"move {i} (player {move.player}): the {name} differs "
+                                         f"from the recording:\nreplayed {getattr(step, name)}\n"
+                                         f"recorded {getattr(move, name)}")
+    env.close()
+    return steps
+
+
+# ============================================================================ loading
+def load(path: str | Path) -> SavedGame:
+    """Read and validate a saved game; ``SavedGameError`` names what is wrong and where."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise SavedGameError(f"{path}: cannot read the saved game: {exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SavedGameError(f"{path}: not a saved game (not valid JSON: {exc})") from None
+    try:
+        return from_dict(data)
+    except SavedGameError as exc:
+        raise SavedGameError(f"{path}: {exc}") from None
+
+
+def from_dict(data: Any) -> SavedGame:
+    """A ``SavedGame`` from its JSON dict, validated entry by entry."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SavedGameError(f"not a saved game: expected a JSON object with \"format\": \"{FORMAT}\"")
+    if data.get("version") != VERSION:
+        raise SavedGameError(f"unsupported saved-game version {data.get('version')!r}; "
+                             f"this poolgym reads version {VERSION}")
+    known = {"format", "version", "env_id", "config", "seed", "rng_state", "initial_state", "moves"}
+    _check_keys(data, known, known - {"env_id"}, "the saved game")
+    config = _config(data["config"])
+    try:
+        env = _make_env(config)
+    except (ValueError, TypeError) as exc:
+        raise SavedGameError(f"config: {exc}") from None
+    seed, rng_state = data["seed"], data["rng_state"]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise SavedGameError(f"seed must be a whole number >= 0 or null, got {seed!r}")
+    if seed is None and not _is_rng_state(rng_state):
+        raise SavedGameError("a game without a seed needs rng_state, the PCG64 generator state "
+                             f"its episode started from; got {rng_state!r}")
+    if data["env_id"] is not None and not isinstance(data["env_id"], str):
+        raise SavedGameError(f"env_id must be a string or null, got {data['env_id']!r}")
+    initial = _state(data["initial_state"], env, "initial_state")
+    if not isinstance(data["moves"], list):
+        raise SavedGameError(f"moves must be a list, got {type(data['moves']).__name__}")
+    moves = tuple(_move(m, env, f"moves[{i}]") for i, m in enumerate(data["moves"]))
+    return SavedGame(config=config, seed=seed, rng_state=rng_state, initial_state=initial,
+                     moves=moves, env_id=data["env_id"])
+
+
+def _check_keys(data: dict, known: set[str], required: set[str], what: str) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise SavedGameError(f"{what} has unknown keys {unknown}; keys are {sorted(known)}")
+    missing = sorted(required - set(data))
+    if missing:
+        raise SavedGameError(f"{what} is missing keys {missing}")
+
+
+def _config(config: Any) -> dict:
+    if not isinstance(config, dict):
+        raise SavedGameError(f"config must be an object, got {type(config).__name__}")
+    _check_keys(config, set(_CONFIG_KEYS), set(_CONFIG_KEYS), "config")
+    for key, dataclass_ in (("table", Table), ("noise", Noise), ("rule_options", RuleOptions)):
+        value = config[key]
+        if not isinstance(value, dict):
+            raise SavedGameError(f"config.{key} must be an object, got {value!r}")
+        names = {f.name for f in fields(dataclass_)}
+        _check_keys(value, names, set(), f"config.{key}")
+    if config["opponent"] not in _OPPONENTS:
+        raise SavedGameError(f"config.opponent must be one of {list(_OPPONENTS)}, got {config['opponent']!r}")
+    return config
+
+
+def _is_rng_state(value: Any) -> bool:
+    return (isinstance(value, dict) and value.get("bit_generator") == "PCG64"
+            and isinstance(value.get("state"), dict)
+            and all(isinstance(value["state"].get(k), int) for k in ("state", "inc")))
+
+
+def _state(data: Any, env: PoolEnv, where: str) -> GameState:
+    if not isinstance(data, dict):
+        raise SavedGameError(f"{where} must be a GameState object, got {type(data).__name__}")
+    try:
+        state = GameState.from_dict(data)
+        check_state(env.rules, state)
+    except (ValueError, TypeError) as exc:
+        raise SavedGameError(f"{where}: {exc}") from None
+    return state
+
+
+def _move(data: Any, env: PoolEnv, where: str) -> SavedMove:
+    if not isinstance(data, dict):
+        raise SavedGameError(f"{where} must be an object, got {type(data).__name__}")
+    keys = {"player", "action", "shot", "decision", "state", "outcome"}
+    _check_keys(data, keys, keys, where)
+    if data["player"] not in (0, 1) or isinstance(data["player"], bool):
+        raise SavedGameError(f"{where}.player must be 0 or 1, got {data['player']!r}")
+    action = data["action"]
+    n = env.action_space.shape[0]
+    if (not isinstance(action, list) or len(action) != n
+            or not all(_is_number(v) and -1.0 <= v <= 1.0 for v in action)):
+        raise SavedGameError(f"{where}.action must be a list of {n} numbers in [-1, 1], got {action!r}")
+    shot = data["shot"]
+    if shot is not None and (not isinstance(shot, dict) or set(shot) != set(_SHOT_FIELDS)
+                             or not all(_is_number(v) for v in shot.values())):
+        raise SavedGameError(f"{where}.shot must be null or an object of the numbers "
+                             f"{list(_SHOT_FIELDS)}, got {shot!r}")
+    if data["decision"] is not None and not isinstance(data["decision"], str):
+        raise SavedGameError(f"{where}.decision must be a choice name or null, got {data['decision']!r}")
+    if data["outcome"] is not None and not isinstance(data["outcome"], dict):
+        raise SavedGameError(f"{where}.outcome must be an object or null, got {data['outcome']!r}")
+    return SavedMove(data["player"], tuple(float(v) for v in action), shot, data["decision"],
+                     _state(data["state"], env, f"{where}.state"), data["outcome"])
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
