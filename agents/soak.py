@@ -169,7 +169,8 @@ def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
                     note("non_finite", f"reward {reward}")
                 done = terminated or truncated
             counts["truncated" if truncated else "finished"] += 1
-            counts[f"won_by_{info['winner']}"] += int(terminated)
+            if terminated:
+                counts[f"won_by_{info['winner']}"] += 1
         except Exception as exc:  # a crash is what the soak is looking for
             note("crash", f"{type(exc).__name__}: {exc}")
     elapsed = time.perf_counter() - start
