@@ -32,9 +32,7 @@ def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                   "timing poolgym alone", file=sys.stderr)
     results = bench.run(reps=args.reps, quick=args.quick, pooltool_python=python)
     print(bench.format_report(results))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    _write_json(args.json, results)
     return 0
 
 
@@ -57,9 +55,7 @@ def _soak(args: argparse.Namespace) -> int:
         for env_id, reason in games["unavailable"].items():
             print(f"  {env_id}: not played ({reason})")
         failures += soak.game_failures(games)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=1)
+    _write_json(args.json, report)
     return 1 if failures else 0
 
 
@@ -96,9 +92,7 @@ def _bench_envs(args: argparse.Namespace) -> int:
 
     rows = scale_bench.run(args.env, args.steps, with_ray=not args.no_ray, address=args.address)
     print(scale_bench.format_report(rows))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    _write_json(args.json, rows)
     return 0
 
 
@@ -121,9 +115,7 @@ def _eval(args: argparse.Namespace) -> int:
                                    noise=args.noise)
     summary = evaluate.summarize(match)
     print(evaluate.format_summary(summary))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(summary, f, indent=1)
+    _write_json(args.json, summary)
     if args.csv:
         evaluate.write_csv(match, args.csv)
     return 0
@@ -140,9 +132,7 @@ def _bench_bot(args: argparse.Namespace) -> int:
     report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
                            noises=noises, progress=progress)
     print(bench_bot.format_report(report))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=1)
+    _write_json(args.json, report)
     return 0
 
 
@@ -165,6 +155,13 @@ def _count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
+
+
+def _write_json(path: str | None, data) -> None:
+    """Write ``data`` to ``path`` as JSON when a path was given (the ``--json`` options)."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1)
 
 
 def _positive_int(text: str) -> int:
