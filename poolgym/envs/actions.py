@@ -211,9 +211,10 @@ class ActionMapper:
         """The (ball, pocket, call) choices of the ``target`` component, easiest first.
 
         The choices are the legal first balls times the six pockets, or the rules'
-        ball-and-pocket calls in call-shot games. They are ranked by ``shot_difficulty``
-        from ``cue`` (ties by ball, then pocket order), so the low end of ``target`` picks
-        the most natural shots whatever the layout.
+        ball-and-pocket calls in call-shot games. Calls on legal first balls come first;
+        within each part they are ranked by ``shot_difficulty`` from ``cue`` (ties by ball,
+        then pocket order), so the low end of ``target`` picks the most natural shots
+        whatever the layout.
         """
         calls = rules.call_options(state)
         ball_calls = [c for c in calls if c.names_ball]
@@ -226,7 +227,11 @@ class ActionMapper:
                 targets = sorted(state.object_balls_on_table)
             choices = [(b, p, plain) for b in targets for p in POCKET_IDS]
         rank = {p: i for i, p in enumerate(POCKET_IDS)}
-        return sorted(choices, key=lambda c: (shot_difficulty(self.table, cue, state.position(c[0]), c[1]),
+        legal = rules.legal_targets(state)
+        # Calls on balls that may be hit first come before the rest (in 10-ball any ball may
+        # be called, but a direct shot at one other than the lowest is a foul).
+        return sorted(choices, key=lambda c: (c[0] not in legal,
+                                              shot_difficulty(self.table, cue, state.position(c[0]), c[1]),
                                               c[0], rank[c[1]]))
 
     def _target(self, a: dict, state: GameState, rules: Ruleset, cue: Point) -> tuple[int, str, ShotCall]:
