@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poolgym.rules import CueBallZone, GameState
+from poolgym.rules import CueBallZone, Decision, GameState, Outcome, Ruleset, ShotEvents
 from poolgym.table import Table
 
 TABLE = Table.preset("9ft")
@@ -24,3 +24,27 @@ def position(game: str, balls: dict, **fields) -> GameState:
     fields.setdefault("cue_ball_in_hand", CueBallZone.NONE)
     fields.setdefault("shot_number", 5)
     return GameState(game=game, balls=balls, **fields)
+
+
+def play_script(rules: Ruleset, state: GameState, script: list) -> tuple[GameState, list[Outcome]]:
+    """Play a golden transcript from ``state``: each entry is a ``Decision`` or
+    ``(call, events kwargs, expected outcome fields)``. Fouls compare by section, spotted
+    balls by number, the pending decision by kind and player; ``groups`` is the state's
+    after the shot. Returns the final state and every shot's outcome."""
+    outcomes = []
+    for step, entry in enumerate(script):
+        if isinstance(entry, Decision):
+            state = rules.apply_decision(state, entry)
+            continue
+        call, events, expected = entry
+        state, outcome = rules.apply_shot(state, call, ShotEvents(**events))
+        got = outcome.to_dict()
+        got["fouls"] = [f["section"] for f in got["fouls"]]
+        got["spotted"] = [b for b, *_ in got["spotted"]]
+        got["groups"] = None if state.groups is None else list(state.groups)
+        if got["pending"] is not None:
+            got["pending"] = {k: got["pending"][k] for k in ("kind", "player")}
+        for key, value in expected.items():
+            assert got[key] == value, f"step {step}: {key}"
+        outcomes.append(outcome)
+    return state, outcomes

@@ -6,7 +6,7 @@ from poolgym.rules import (Choice, CueBallZone, Decision, DecisionKind, Declared
                            PendingDecision, RuleOptions, ShotCall, ShotEvents, check_ruleset,
                            get_ruleset)
 from poolgym.rules.eight_ball import EightBall
-from tests.rules.helpers import FOOT_SPOT, HEAD_STRING_X, KITCHEN_SPOT, R, position, spread
+from tests.rules.helpers import FOOT_SPOT, HEAD_STRING_X, KITCHEN_SPOT, R, play_script, position, spread
 
 EIGHT_BALL = get_ruleset("eight_ball")
 ALL_BALLS = frozenset(range(1, 16))
@@ -611,21 +611,7 @@ EIGHT_BALL_RACK = [
 
 
 def test_scripted_eight_ball_rack():
-    state = EIGHT_BALL.new_game(rng=7, breaker=0)
-    for step, entry in enumerate(EIGHT_BALL_RACK):
-        if isinstance(entry, Decision):
-            state = EIGHT_BALL.apply_decision(state, entry)
-            continue
-        call, events, expected = entry
-        state, outcome = EIGHT_BALL.apply_shot(state, call, ShotEvents(**events))
-        got = outcome.to_dict()
-        got["fouls"] = [f["section"] for f in got["fouls"]]
-        got["spotted"] = [b for b, *_ in got["spotted"]]
-        got["groups"] = None if state.groups is None else list(state.groups)
-        if got["pending"] is not None:
-            got["pending"] = {k: got["pending"][k] for k in ("kind", "player")}
-        for key, value in expected.items():
-            assert got[key] == value, f"step {step}: {key}"
+    state, _ = play_script(EIGHT_BALL, EIGHT_BALL.new_game(rng=7, breaker=0), EIGHT_BALL_RACK)
     assert state.is_over and state.winner == 1 and state.out_of_play == tuple(range(1, 16))
 
 

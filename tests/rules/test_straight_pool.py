@@ -13,7 +13,8 @@ from poolgym.rules import (Choice, CueBallZone, Decision, DecisionKind, Declared
                            available_rulesets, check_ruleset, get_ruleset)
 from poolgym.rules.straight_pool import (StraightPool, interferes_with_rack, on_head_spot,
                                          rack_outline)
-from tests.rules.helpers import FOOT_SPOT, HEAD_STRING_X, KITCHEN_SPOT, R, TABLE, position, spread
+from tests.rules.helpers import (FOOT_SPOT, HEAD_STRING_X, KITCHEN_SPOT, R, TABLE, play_script, position,
+                                 spread)
 
 SP = get_ruleset("straight_pool")
 SLOTS = TABLE.rack_positions((1, 2, 3, 4, 5))  # apex first
@@ -649,21 +650,8 @@ SHORT_GAME = [
 
 
 def test_scripted_short_game_to_five():
-    state = SP.new_game(rng=7, breaker=0, target_score=5)
-    total = [0, 0]
-    for step, entry in enumerate(SHORT_GAME):
-        if isinstance(entry, Decision):
-            state = SP.apply_decision(state, entry)
-            continue
-        call, events, expected = entry
-        state, outcome = SP.apply_shot(state, call, ShotEvents(**events))
-        got = outcome.to_dict()
-        got["fouls"] = [f["section"] for f in got["fouls"]]
-        if got["pending"] is not None:
-            got["pending"] = {k: got["pending"][k] for k in ("kind", "player")}
-        for key, value in expected.items():
-            assert got[key] == value, f"step {step}: {key}"
-        total = [total[0] + outcome.points[0], total[1] + outcome.points[1]]
+    state, outcomes = play_script(SP, SP.new_game(rng=7, breaker=0, target_score=5), SHORT_GAME)
+    total = [sum(o.points[0] for o in outcomes), sum(o.points[1] for o in outcomes)]
     assert state.is_over and state.winner == 1
     assert state.scores == tuple(total) == (-3, 5)
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from poolgym.rules import Choice, Decision, ShotCall, ShotEvents, get_ruleset
+from poolgym.rules import Choice, Decision, ShotCall, get_ruleset
+from tests.rules.helpers import play_script
 
 K = (0.4, 0.5)  # a kitchen placement
 A = (1.0, 0.15)  # a placement anywhere, clear of the rack
@@ -77,17 +78,5 @@ TEN_BALL_CALLED_TEN = [
 ])
 def test_scripted_rack(game, breaker, script, winner):
     rules = get_ruleset(game)
-    state = rules.new_game(rng=7, breaker=breaker)
-    for step, entry in enumerate(script):
-        if isinstance(entry, Decision):
-            state = rules.apply_decision(state, entry)
-            continue
-        call, events, expected = entry
-        state, outcome = rules.apply_shot(state, call, ShotEvents(**events))
-        got = outcome.to_dict()
-        got["fouls"] = [f["section"] for f in got["fouls"]]
-        if got["pending"] is not None:
-            got["pending"] = {k: got["pending"][k] for k in ("kind", "player")}
-        for key, value in expected.items():
-            assert got[key] == value, f"step {step}: {key}"
+    state, _ = play_script(rules, rules.new_game(rng=7, breaker=breaker), script)
     assert state.is_over and state.winner == winner
