@@ -222,11 +222,14 @@ class Table:
     def contains(self, x: float, y: float, tolerance: float = 1e-9) -> bool:
         """Whether a ball centred at (x, y) lies on the playing surface: inside the cushion
         outline, clear of every cushion by a ball radius, and not over a pocket hole."""
-        if not _inside_polygon(x, y, [s.a for s in self.boundary]):
-            return False
         r = self.ball_radius - tolerance
-        for s in self.boundary:
-            if _distance_to_segment(x, y, s) < r:
+        # Every cushion segment lies on or outside the rectangle of the rail noses (jaws turn
+        # away from the table), so a centre a radius inside that rectangle is clear of them
+        # all; only balls near a rail, in a pocket's mouth, need the outline itself.
+        if not (r <= x <= self.length - r and r <= y <= self.width - r):
+            if not _inside_polygon(x, y, [s.a for s in self.boundary]):
+                return False
+            if any(_distance_to_segment(x, y, s) < r for s in self.boundary):
                 return False
         return not any(math.hypot(x - p.hole_centre[0], y - p.hole_centre[1]) < p.hole_radius
                        for p in self.pockets)
