@@ -207,27 +207,29 @@ class ActionMapper:
         y = R + (a["place_y"] + 1.0) * 0.5 * (self.table.width - 2 * R)
         return (x, y)
 
-    def candidates(self, state: GameState, rules: Ruleset, cue: Point) -> list[tuple[int, str, ShotCall]]:
+    def candidates(self, state: GameState, rules: Ruleset, cue: Point,
+                   calls: tuple[ShotCall, ...] | None = None) -> list[tuple[int, str, ShotCall]]:
         """The (ball, pocket, call) choices of the ``target`` component, easiest first.
 
         The choices are the legal first balls times the six pockets, or the rules'
         ball-and-pocket calls in call-shot games. Calls on legal first balls come first;
         within each part they are ranked by ``shot_difficulty`` from ``cue`` (ties by ball,
         then pocket order), so the low end of ``target`` picks the most natural shots
-        whatever the layout.
+        whatever the layout. ``calls`` are ``rules.call_options(state)`` when the caller
+        has them already.
         """
-        calls = rules.call_options(state)
+        calls = rules.call_options(state) if calls is None else calls
+        legal = rules.legal_targets(state)
         ball_calls = [c for c in calls if c.names_ball]
         if ball_calls:
             choices = [(c.ball, c.pocket, c) for c in ball_calls]
         else:
             plain = ShotCall()
-            targets = sorted(b for b in rules.legal_targets(state) if b in state.object_balls_on_table)
+            targets = sorted(b for b in legal if b in state.object_balls_on_table)
             if not targets:  # nothing legal to hit: aim at any ball, the rules will judge it
                 targets = sorted(state.object_balls_on_table)
             choices = [(b, p, plain) for b in targets for p in POCKET_IDS]
         rank = {p: i for i, p in enumerate(POCKET_IDS)}
-        legal = rules.legal_targets(state)
         # Calls on balls that may be hit first come before the rest (in 10-ball any ball may
         # be called, but a direct shot at one other than the lowest is a foul).
         return sorted(choices, key=lambda c: (c[0] not in legal,
@@ -237,7 +239,7 @@ class ActionMapper:
     def _target(self, a: dict, state: GameState, rules: Ruleset, cue: Point) -> tuple[int, str, ShotCall]:
         """The aimed-at (ball, pocket) and the call that goes with it."""
         calls = rules.call_options(state)
-        candidates = self.candidates(state, rules, cue)
+        candidates = self.candidates(state, rules, cue, calls)
         ball, pocket, call = candidates[bin_index(a["target"], len(candidates))]
         if a["push_out"] > 0.0 and ShotCall.push() in calls:
             call = ShotCall.push()
