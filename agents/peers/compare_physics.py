@@ -122,7 +122,8 @@ def measure_poolgym(case: dict, params: PhysicsParams) -> dict:
     return dict(deflection_deg=math.degrees(math.atan2(vy, vx)) - case["shot"][1])
 
 
-def _check(case: dict, quantity: str, peer: list[dict], ours: dict) -> Check:
+def check_quantity(case: dict, quantity: str, peer: list[dict], ours: dict) -> Check:
+    """poolgym's ``quantity`` against the range of pooltool's measurements ``peer``."""
     values = [m[quantity] for m in peer]
     lo, hi, value = min(values), max(values), ours[quantity]
     if quantity == "speed":
@@ -150,7 +151,7 @@ def compare(pooltool_python: str, params: PhysicsParams | None = None) -> list[C
         if failed:
             raise PeerError(f"case {case['name']!r}: {failed}")
         for quantity in ours:
-            checks.append(_check(case, quantity, theirs, ours))
+            checks.append(check_quantity(case, quantity, theirs, ours))
     return checks
 
 

@@ -21,7 +21,6 @@ import math
 import sys
 
 import attrs
-import numpy as np
 import pooltool as pt
 from pooltool.physics.resolve.ball_cushion.han_2005 import Han2005Circular, Han2005Linear
 from pooltool.physics.resolve.ball_cushion.mathavan_2010 import Mathavan2010Circular, Mathavan2010Linear
@@ -127,5 +126,4 @@ def main(spec_path: str, out_path: str) -> None:
 
 
 if __name__ == "__main__":
-    np.seterr(all="ignore")
     main(*sys.argv[1:3])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agents.peers import default_pooltool_python
-from agents.peers.compare_physics import _check, cases, compare, measure_poolgym
+from agents.peers.compare_physics import check_quantity, cases, compare, measure_poolgym
 from poolgym.physics import PhysicsParams
 
 REFERENCE = json.loads(Path(__file__).with_name("data").joinpath("pooltool_0.6_physics.json").read_text())
@@ -41,7 +41,7 @@ def test_poolgym_is_within_tolerance_of_pooltool(kind):
             measured[case["name"]] = measure_poolgym(case, params)
         ours = measured[case["name"]]
         peer = [{row["quantity"]: row["lo"]}, {row["quantity"]: row["hi"]}]
-        check = _check(case, row["quantity"], peer, ours)
+        check = check_quantity(case, row["quantity"], peer, ours)
         if not check.ok:
             failures.append(check)
     assert measured and not failures
