@@ -12,14 +12,22 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from poolgym.envs.actions import ActionMapper, ShotMove
-from poolgym.envs.observations import actor, flatten_observation, observation_spaces, observe_game
+from poolgym.envs.actions import ShotMove
+from poolgym.envs.candidates import shot_is_due
+from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
+                                       observe_game)
 from poolgym.envs.play import simulate_move
 from poolgym.envs.pool_env import make_rule_options, make_table
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
 from poolgym.physics import Simulator
 from poolgym.rules import get_ruleset
+
+
+def shot_or_decision_due(state) -> bool:
+    """Whether someone is to act: the rack is not over."""
+    return state.winner is None and not state.stalemate
 
 
 class PoolAECEnv(RenderMixin, AECEnv):
@@ -30,14 +38,21 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     ## Action Space
 
-    As ``poolgym.envs.PoolEnv`` (``action_mode`` "aim" by default, or "raw").
+    As ``poolgym.envs.PoolEnv`` (``action_mode`` "aim" by default, "raw", "choice" or
+    "choice_discrete"). In "choice_discrete" ``action_masks(agent)`` gives the masks
+    concatenated, as sb3-contrib's ``MaskablePPO`` reads them, and
+    ``infos[agent]["action_mask"]`` the same as one int8 array per dimension (the tuple
+    ``MultiDiscrete.sample(mask)`` takes, PettingZoo's convention); the player not to act
+    gets masks allowing only the first value of each dimension.
 
     ## Observation Space
 
     As ``PoolEnv`` (``obs_mode`` "dict" or "flat"), from the observing player's side. The
     masks of the discrete choices are in the dict observation: ``targets`` (balls that may
     be hit first) and ``choices`` (the pending decision's options); ``infos[agent]`` repeats
-    them as ``target_mask`` and ``choice_mask``.
+    them as ``target_mask`` and ``choice_mask``. In the choice modes the observation also has
+    the candidate slots' ``candidates`` features and ``slot_mask`` (``PoolEnv``'s), for the
+    player to act.
 
     ## Rewards
 
@@ -71,9 +86,11 @@ class PoolAECEnv(RenderMixin, AECEnv):
         self.table = make_table(table)
         self.rules = get_ruleset(game, options=make_rule_options(rule_options), table=self.table)
         self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
+        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed,
+                                         sigma_deg=self.simulator.noise.angle_deg)
+        self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
-        self._obs_space = observation_spaces(obs_mode)
+        self._obs_space = observation_spaces(obs_mode, choice=self.choice)
         self.obs_mode = obs_mode
         self.max_turns = max_turns
         self.render_mode = render_mode
@@ -102,7 +119,27 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     def observe(self, agent: str):
         obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
+        if self.choice:
+            obs.update(observe_candidates(self._slots_for(agent), self.table))
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
+
+    def _slots_for(self, agent: str):
+        """The candidate slots of the state when ``agent`` is to shoot; none otherwise."""
+        slots = self.mapper.slots(self.state, self.rules)
+        mine = shot_is_due(self.state) and self.state.shooter == self.possible_agents.index(agent)
+        return slots if mine else (None,) * len(slots)
+
+    def action_masks(self, agent: str | None = None) -> np.ndarray:
+        """The ``choice_discrete`` masks of ``agent`` (default: the player to act): its
+        legal slots and choices when it is to act, else the first value of each dimension."""
+        acting = self.possible_agents[actor(self.state)]
+        agent = acting if agent is None else agent
+        masks = self.mapper.action_masks(self.state, self.rules)
+        if agent == acting and shot_or_decision_due(self.state):
+            return masks
+        idle = np.zeros_like(masks)
+        idle[np.concatenate([[0], np.cumsum(self.mapper.nvec)[:-1]])] = True
+        return idle
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -139,7 +176,11 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     def _masks(self, agent: str) -> dict:
         obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
-        return {"target_mask": obs["targets"], "choice_mask": obs["choices"]}
+        masks = {"target_mask": obs["targets"], "choice_mask": obs["choices"]}
+        if self.mapper.mode == "choice_discrete":
+            flat = self.action_masks(agent).astype(np.int8)
+            masks["action_mask"] = tuple(np.split(flat, np.cumsum(self.mapper.nvec)[:-1]))
+        return masks
 
     def _render_scene(self):
         positions = self.state.positions if self.state is not None else {}
