@@ -244,16 +244,18 @@ class ChoiceMapper:
         call = move.call
         if call.push_out and slots[cand.PUSH_OUT_SLOT] is not None:
             return cand.PUSH_OUT_SLOT
-        for i in valid:
+        for i in valid:  # the slot the move names
             s = slots[i]
-            if s.kind == "pot" and ((call.names_ball and (s.ball, s.pocket) == (call.ball, call.pocket))
-                                    or (not call.names_ball and not call.safety and move.target is not None
-                                        and (s.ball, s.pocket) == (move.target, move.pocket))):
+            if s.call == call and (s.ball, s.pocket) == (move.target, move.pocket):
                 return i
-        if call.safety:
-            for i in valid:
-                if slots[i].kind == "safety" and slots[i].ball == move.target:
-                    return i
+        for i in valid:  # the pot slot of its called ball and pocket
+            s = slots[i]
+            if s.kind == "pot" and call.names_ball and (s.ball, s.pocket) == (call.ball, call.pocket):
+                return i
+        for i in valid:  # the safety slot on its ball
+            s = slots[i]
+            if s.kind == "safety" and call.safety and s.ball == move.target:
+                return i
         same_call = [i for i in valid if slots[i].call == call] or valid
 
         def miss(i: int) -> float:
