@@ -61,8 +61,8 @@ def valid_slots(mapper, state, rules):
 
 
 # ------------------------------------------------------------------ masks never allow an illegal move
-@settings(max_examples=40, **SETTINGS)
-@given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**31 - 1), moves=st.integers(0, 14))
+@settings(max_examples=60, **SETTINGS)
+@given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**31 - 1), moves=st.integers(0, 20))
 def test_masks_allow_only_legal_moves(game, seed, moves):
     """Random seeded game states of every game (reached by random masked moves): every valid
     slot decodes to a call the rules accept and a shot they judge, every offered choice to a
@@ -407,3 +407,64 @@ def test_two_player_env_offers_the_choice_modes(mode):
         else:
             action = rng.uniform(-1, 1, env.action_space(agent).shape)
         env.step(action)
+
+
+# ------------------------------------------------------------------ bots act in the choice modes
+class Intended:
+    """Stands in for a bot inside its env policy and keeps the moves it chose."""
+
+    def __init__(self, bot) -> None:
+        self.bot, self.moves = bot, []
+
+    def choose(self, state):
+        move = self.bot.choose(state)
+        self.moves.append(move)
+        return move
+
+
+@pytest.mark.parametrize("mode", ["choice", "choice_discrete"])
+@pytest.mark.parametrize("game", ["nine_ball", "eight_ball"])
+def test_bots_play_their_moves_as_env_opponents(game, mode):
+    """The search bot's moves reach the env through ``ChoiceMapper.encode``: every one keeps
+    its call and ball (the bot plays ghost-ball pots and safeties), and its speed (to the
+    speed bins in choice_discrete)."""
+    from agents.bot import HeuristicBot
+
+    policy = HeuristicBot(game, budget="fast", seed=3).policy(mode)
+    policy.agent = intended = Intended(policy.agent)
+    env = PoolEnv(game, opponent=policy, action_mode=mode, breaker="opponent", race_to=2)
+    played = []
+    env.move_listeners.append(lambda record: played.append(record) if record.player == 1 else None)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        action = (masked_sample(env.mapper, env.action_masks(), rng) if mode == "choice_discrete"
+                  else rng.uniform(-1, 1, env.action_space.shape))
+        if env.step(action)[2]:
+            break
+    assert len(played) == len(intended.moves) >= 3
+    speed_step = (env.mapper.max_speed - env.mapper.min_speed) / (PARAM_BINS["speed"] - 1)
+    for record, move in zip(played, intended.moves):
+        if isinstance(move, Decision):
+            assert record.move.choice == move.choice
+            continue
+        assert (record.move.call, record.move.target) == (move.call, move.target)
+        assert abs(record.move.shot.speed - min(move.shot.speed, env.mapper.max_speed)) <= (
+            1e-9 if mode == "choice" else speed_step / 2 + 1e-9)
+
+
+@pytest.mark.parametrize("mode", ["choice", "choice_discrete"])
+def test_pot_ball_offers_the_choice_modes(mode):
+    from poolgym.envs import PotBallEnv
+
+    env = PotBallEnv(action_mode=mode, n_balls=(1, 4))
+    check_env(env, skip_render_check=True)
+    obs, info = env.reset(seed=8)
+    slots = env.mapper.slots(env.state, env.rules)
+    pots = [s for s in slots if s is not None and s.kind == "pot"]
+    assert len(pots) == 6 and {s.ball for s in pots} == {info["target"]}
+    assert list(obs["slot_mask"]) == [1] * 6 + [0] * 10 + [1, 0, 0, 0]
+    if mode == "choice_discrete":
+        assert env.action_masks()[:cand.N_SLOTS].tolist() == [True] * 6 + [False] * 10 + [True, False, False, False]
+    _, _, terminated, _, _ = env.step(env.action_space.sample())
+    assert terminated
