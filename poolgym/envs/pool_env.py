@@ -353,7 +353,8 @@ class PoolEnv(RenderMixin, gym.Env):
         if not self.weights.shaping or self._done or self.state is None:
             return 0.0
         player = self.state.shooter if self.solo else self.agent
-        return PotentialShaping.potential(self.state, self.rules, self.simulator.noise.angle_deg, player)
+        slots = self.mapper.slots(self.state, self.rules) if self.choice else None
+        return PotentialShaping.potential(self.state, self.rules, self.simulator.noise.angle_deg, player, slots)
 
     def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
         """The step's info. Keys keep one type (optional ones are left out rather than None)

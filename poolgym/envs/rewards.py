@@ -116,11 +116,14 @@ class PotentialShaping:
             raise ValueError(f"shaping gamma must be a number in [0, 1], got {self.gamma!r}")
 
     @staticmethod
-    def potential(state: GameState | None, rules, sigma_deg: float, player: int) -> float:
-        """Phi of ``state`` from ``player``'s side (0 for None, the end of the episode)."""
+    def potential(state: GameState | None, rules, sigma_deg: float, player: int, slots=None) -> float:
+        """Phi of ``state`` from ``player``'s side (0 for None, the end of the episode);
+        ``slots`` are the state's candidate slots when the caller has them already."""
         if state is None or not shot_is_due(state):
             return 0.0
-        best = best_make_probability(candidate_slots(state, rules, sigma_deg))
+        if slots is None:
+            slots = candidate_slots(state, rules, sigma_deg)
+        best = best_make_probability(slots)
         return best if state.shooter == player else -best
 
     def term(self, before: float, after: float) -> float:
