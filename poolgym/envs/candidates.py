@@ -199,9 +199,9 @@ def _into_zone(state: GameState, table: Table, spot: Point) -> Point:
     free = all(math.dist((x, y), p) > 2 * R + 1e-4 for p in others)
     if free or not others:
         return (x, y)
-    for step in range(1, 9):
+    for step in range(1, 9):  # slide across the table, a radius at a time, either way
         for sign in (1.0, -1.0):
-            candidate = (min(max(x, R), x_high), min(max(y + sign * step * R, R), table.width - R))
+            candidate = (x, min(max(y + sign * step * R, R), table.width - R))
             if all(math.dist(candidate, p) > 2 * R + 1e-4 for p in others):
                 return candidate
     return (x, y)

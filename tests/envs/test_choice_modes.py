@@ -61,11 +61,11 @@ def valid_slots(mapper, state, rules):
 
 
 # ------------------------------------------------------------------ masks never allow an illegal move
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=40, **SETTINGS)
 @given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**31 - 1), moves=st.integers(0, 20))
 def test_masks_allow_only_legal_moves(game, seed, moves):
     """Random seeded game states of every game (reached by random masked moves): every valid
-    slot decodes to a call the rules accept and a shot they judge, every offered choice to a
+    slot decodes to a call the rules accept and a shot they judge (simulated), every offered choice to a
     decision they accept, and decoding never plays a masked slot in either mode."""
     env = PoolEnv(game, opponent="solo", action_mode="choice_discrete", noise="tournament",
                   rack_model="benchmark")
@@ -88,6 +88,8 @@ def test_masks_allow_only_legal_moves(game, seed, moves):
                 move = mapper.decode(mapper.validate(action), state, env.rules)
                 env.rules.check_call(state, move.call)  # raises on an illegal call
                 assert move.call in env.rules.call_options(state)
+                events, _ = simulate_move(env.simulator, env.rules, state, move, rng, False)
+                env.rules.apply_shot(state, move.call, events)  # the rules judge it, no ValueError
             # A masked slot given anyway, or any Box scores, play a valid slot.
             for _ in range(3):
                 action = masked_sample(mapper, masks, rng)
