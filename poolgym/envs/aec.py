@@ -25,7 +25,7 @@ from poolgym.physics import Simulator
 from poolgym.rules import get_ruleset
 
 
-def shot_or_decision_due(state) -> bool:
+def rack_in_play(state) -> bool:
     """Whether someone is to act: the rack is not over."""
     return state.winner is None and not state.stalemate
 
@@ -135,7 +135,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
         acting = self.possible_agents[actor(self.state)]
         agent = acting if agent is None else agent
         masks = self.mapper.action_masks(self.state, self.rules)
-        if agent == acting and shot_or_decision_due(self.state):
+        if agent == acting and rack_in_play(self.state):
             return masks
         idle = np.zeros_like(masks)
         idle[np.concatenate([[0], np.cumsum(self.mapper.nvec)[:-1]])] = True

@@ -6,9 +6,8 @@ import math
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.error import ResetNeeded
-
 import numpy as np
+from gymnasium.error import ResetNeeded
 
 from poolgym.envs.candidates import N_SLOTS
 from poolgym.envs.choice import CHOICE_MODES, make_action_mapper

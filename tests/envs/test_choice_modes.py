@@ -317,6 +317,8 @@ def test_bad_discrete_actions_are_rejected():
         make_action_mapper(TABLE, "choices")
     with pytest.raises(ValueError, match="choice_discrete"):
         PoolEnv(opponent="solo", action_mode="choice").action_masks()
+    with pytest.raises(ValueError, match="shaping gamma must be a number in \\[0, 1\\], got 1.5"):
+        PoolEnv(opponent="solo", shaping_gamma=1.5)
 
 
 # ------------------------------------------------------------------ the fixed policy beats random choices
