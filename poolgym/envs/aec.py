@@ -20,7 +20,7 @@ from poolgym.envs.observations import (actor, flatten_observation, observation_s
 from poolgym.envs.play import simulate_move
 from poolgym.envs.pool_env import make_rule_options, make_table
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
-from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
+from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.physics import Simulator
 from poolgym.rules import get_ruleset
 
@@ -58,7 +58,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     Each shot's outcome is scored for both players with ``RewardWeights`` (a foul costs its
     shooter and the ball in hand it gives is the opponent's gain; a won rack is +10 for the
-    winner and -10 for the loser).
+    winner and -10 for the loser). ``reward_weights={"shaping": 1.0}`` adds potential-based
+    shaping to both players every turn (``PotentialShaping`` with ``shaping_gamma``, see
+    ``potentials``): what one gains the other loses.
 
     ## Episode End
 
@@ -67,7 +69,8 @@ class PoolAECEnv(RenderMixin, AECEnv):
     ## Arguments
 
     ``game``, ``table``, ``action_mode``, ``obs_mode``, ``noise``, ``reward_weights``,
-    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``render_mode``.
+    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``render_mode``,
+    ``shaping_gamma`` (default 0.99).
 
     ## Version History
 
@@ -80,7 +83,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
     def __init__(self, game: str = "nine_ball", table: Any = "9ft", action_mode: str = "aim",
                  obs_mode: str = "dict", noise: Any = "none", reward_weights: dict | None = None,
                  rule_options: dict | None = None, max_turns: int = 500, max_speed: float = 10.0,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, shaping_gamma: float = 0.99) -> None:
         super().__init__()
         check_render_mode(render_mode)
         self.table = make_table(table)
@@ -90,6 +93,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
                                          sigma_deg=self.simulator.noise.angle_deg)
         self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
+        self.shaping = PotentialShaping(shaping_gamma)
         self._obs_space = observation_spaces(obs_mode, choice=self.choice)
         self.obs_mode = obs_mode
         self.max_turns = max_turns
@@ -149,6 +153,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
         move = self.mapper.decode(self.mapper.validate(action), self.state, self.rules)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
+        before = self.potentials()
         outcome = None
         if isinstance(move, ShotMove):
             outcome = self._shoot(move)
@@ -156,6 +161,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
                 self.rewards[name] = weigh(reward_terms(outcome, player), self.weights)
         else:
             self.state = self.rules.apply_decision(self.state, move)
+        if self.weights.shaping:
+            for name, phi_before, phi_after in zip(self.possible_agents, before, self.potentials()):
+                self.rewards[name] += self.weights.shaping * self.shaping.term(phi_before, phi_after)
         self.turns += 1
         over = outcome is not None and outcome.rack_over
         for name in self.agents:
@@ -167,6 +175,17 @@ class PoolAECEnv(RenderMixin, AECEnv):
         if not over:
             self.agent_selection = self.possible_agents[actor(self.state)]
         self._accumulate_rewards()
+
+    def potentials(self) -> tuple[float, float]:
+        """Each player's shaping potential Phi of the current state (``PotentialShaping``:
+        the shooter's best make probability, positive for the shooter, negative for the
+        other player; 0 while a decision is pending, once the rack is over, or with shaping
+        off)."""
+        if not self.weights.shaping:
+            return (0.0, 0.0)
+        slots = self.mapper.slots(self.state, self.rules) if self.choice else None
+        sigma = self.simulator.noise.angle_deg
+        return tuple(PotentialShaping.potential(self.state, self.rules, sigma, p, slots) for p in (0, 1))
 
     def _shoot(self, move: ShotMove):
         events, self._last_result = simulate_move(self.simulator, self.rules, self.state, move,

@@ -365,6 +365,8 @@ def test_shaping_telescopes_over_an_episode():
     env, states, rewards, terms = shaped_episode({"shaping": 1.0}, gamma)
     sigma = env.simulator.noise.angle_deg
     phi = [PotentialShaping.potential(s, env.rules, sigma, 0) for s in states]
+    # From the other side the potential changes sign.
+    assert [PotentialShaping.potential(s, env.rules, sigma, 1) for s in states] == [-p for p in phi]
     shaping = [t["shaping"] for t in terms]
     assert len(shaping) >= 2 and any(p > 0 for p in phi)
     T = len(shaping)
@@ -472,3 +474,29 @@ def test_pot_ball_offers_the_choice_modes(mode):
         assert env.action_masks()[:cand.N_SLOTS].tolist() == [True] * 6 + [False] * 10 + [True, False, False, False]
     _, _, terminated, _, _ = env.step(env.action_space.sample())
     assert terminated
+
+
+def test_two_player_shaping_is_zero_sum_and_potential_based():
+    pytest.importorskip("pettingzoo")
+    from poolgym.envs.aec import PoolAECEnv
+
+    gamma = 0.95
+    runs = {}
+    for weight in (0.0, 1.0):
+        env = PoolAECEnv("nine_ball", action_mode="choice_discrete", noise="tournament",
+                         reward_weights={"shaping": weight}, shaping_gamma=gamma)
+        env.reset(seed=9)
+        rng = np.random.default_rng(9)
+        turns = []
+        while not any(env.terminations.values()) and env.turns < 40:
+            phi_before = PotentialShaping.potential(env.state, env.rules, env.simulator.noise.angle_deg, 0)
+            env.step(masked_sample(env.mapper, env.action_masks(), rng))
+            phi_after = PotentialShaping.potential(env.state, env.rules, env.simulator.noise.angle_deg, 0)
+            turns.append((dict(env.rewards), phi_before, phi_after))
+        runs[weight] = turns
+    assert len(runs[0.0]) == len(runs[1.0]) >= 3
+    for (off, _, _), (on, phi, phi_next) in zip(runs[0.0], runs[1.0]):
+        shaping = gamma * phi_next - phi
+        assert on["player_0"] - off["player_0"] == pytest.approx(shaping)
+        assert on["player_1"] - off["player_1"] == pytest.approx(-shaping)
+    assert any(phi != 0 for _, phi, _ in runs[1.0])
