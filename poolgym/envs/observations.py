@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from poolgym.envs.candidates import N_FEATURES, N_SLOTS, slot_features, slot_mask
 from poolgym.rules import Choice, CueBallZone, DecisionKind, GameState
 from poolgym.table import Table
 
@@ -18,7 +19,7 @@ GROUPS = ("open", "solids", "stripes")
 _COORD_LOW, _COORD_HIGH = -0.1, 1.1
 
 
-def observation_space(match: bool = False) -> spaces.Dict:
+def observation_space(match: bool = False, choice: bool = False) -> spaces.Dict:
     """The ``Dict`` observation space (the same for every game).
 
     - ``balls``: 48 values, (x / L, y / W, on table) for each ball 0-15 in turn, the cue
@@ -36,6 +37,10 @@ def observation_space(match: bool = False) -> spaces.Dict:
     - ``player``: the acting player, 0 or 1.
     - ``match`` (only with ``match=True``): (mine, opponent's) racks won over the racks
       needed to win the match, so a race to several racks stays Markov.
+    - ``candidates`` (only with ``choice=True``, the choice action modes): the candidate
+      slots' features, ``N_SLOTS`` x ``N_FEATURES`` values in [0, 1] in slot order
+      (``poolgym.envs.candidates.slot_features``).
+    - ``slot_mask`` (only with ``choice=True``): 1 for each slot that may be played now.
     """
     entries = {
         "balls": spaces.Box(_COORD_LOW, _COORD_HIGH, shape=(N_BALLS * 3,), dtype=np.float32),
@@ -52,25 +57,29 @@ def observation_space(match: bool = False) -> spaces.Dict:
     }
     if match:
         entries["match"] = spaces.Box(0.0, 1.0, shape=(2,), dtype=np.float32)
+    if choice:
+        entries["candidates"] = spaces.Box(0.0, 1.0, shape=(N_SLOTS * N_FEATURES,), dtype=np.float32)
+        entries["slot_mask"] = spaces.MultiBinary(N_SLOTS)
     return spaces.Dict(entries)
 
 
-def flat_observation_space(match: bool = False) -> spaces.Box:
+def flat_observation_space(match: bool = False, choice: bool = False) -> spaces.Box:
     """The ``Dict`` space flattened (``gymnasium.spaces.flatten`` order) into a float32 Box."""
-    flat = spaces.flatten_space(observation_space(match))
+    flat = spaces.flatten_space(observation_space(match, choice))
     return spaces.Box(flat.low.astype(np.float32), flat.high.astype(np.float32), dtype=np.float32)
 
 
 def flatten_observation(obs: dict) -> np.ndarray:
-    return spaces.flatten(_DICT_SPACES["match" in obs], obs).astype(np.float32)
+    return spaces.flatten(_DICT_SPACES["match" in obs, "candidates" in obs], obs).astype(np.float32)
 
 
-def observation_spaces(obs_mode: str, match: bool = False) -> spaces.Space:
-    """The space of ``obs_mode`` "dict" or "flat" (with the match score when ``match``)."""
+def observation_spaces(obs_mode: str, match: bool = False, choice: bool = False) -> spaces.Space:
+    """The space of ``obs_mode`` "dict" or "flat" (with the match score when ``match``, the
+    candidate slots when ``choice``)."""
     if obs_mode == "dict":
-        return observation_space(match)
+        return observation_space(match, choice)
     if obs_mode == "flat":
-        return flat_observation_space(match)
+        return flat_observation_space(match, choice)
     raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
 
 
@@ -135,4 +144,10 @@ def observe(state: GameState, targets, table: Table, player: int) -> dict:
     }
 
 
-_DICT_SPACES = {False: observation_space(False), True: observation_space(True)}
+def observe_candidates(slots, table: Table) -> dict:
+    """The ``candidates`` and ``slot_mask`` entries of the candidate slots ``slots``
+    (``poolgym.envs.candidates.candidate_slots``)."""
+    return {"candidates": slot_features(slots, table), "slot_mask": slot_mask(slots)}
+
+
+_DICT_SPACES = {(m, c): observation_space(m, c) for m in (False, True) for c in (False, True)}

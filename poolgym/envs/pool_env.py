@@ -6,15 +6,18 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import gymnasium as gym
+import numpy as np
 from gymnasium.error import ResetNeeded
 
 from poolgym.config import from_mapping
-from poolgym.envs.actions import ActionMapper, ShotMove
-from poolgym.envs.observations import actor, flatten_observation, observation_spaces, observe_game
+from poolgym.envs.actions import ShotMove
+from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
+                                       observe_game)
 from poolgym.envs.play import simulate_move
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.envs.opponents import RandomPolicy, make_opponent
-from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
+from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.physics import ShotResult, Simulator
 from poolgym.racking import RackModel
 from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
@@ -88,12 +91,29 @@ class PoolEnv(RenderMixin, gym.Env):
     re-break, spot request); one policy can play a whole game. A cue-ball placement that
     overlaps a ball is the WPA 6.10 foul, not an error.
 
+    The choice modes pick one of 20 candidate slots (``poolgym.envs.candidates``: 16 pot
+    slots, the (ball, pocket) pots open now ranked easiest first by closed-form make
+    probability; 3 safety slots on the nearest legal balls; 1 push-out slot) and play it
+    with stroke parameters relative to it (``poolgym.envs.choice``): ``cut`` (the turn off
+    the ghost-ball line, up to ``max_cut_deg``; a safety's thickness; a push out's
+    direction), ``speed``, ``side``, ``vertical``, ``place_distance`` and ``place_angle``
+    (with the cue ball in hand: 5-55 cm behind the ghost ball, 30 cm at 0, up to 75 degrees
+    off the straight line), ``decision``.
+    ``action_mode="choice"``: ``Box(-1, 1, (27,), float32)``, 20 slot scores then those 7
+    parameters; the env plays the best-scoring valid slot. ``action_mode="choice_discrete"``:
+    ``MultiDiscrete([20, 11, 10, 5, 5, 5, 7, 11])``: the slot, then each parameter's bin
+    (evenly spaced values from -1 to 1) and the decision as an index into
+    ``poolgym.rules.Choice``; ``action_masks()`` returns the masks sb3-contrib's
+    ``MaskablePPO`` reads (valid slots, offered choices).
+
     ## Observation Space
 
     ``obs_mode="dict"``: the ``Dict`` of ``poolgym.envs.observations.observation_space``
     (ball positions and on-table flags, legal targets, cue ball in hand and zone, pending
     decision and its choices, push-out availability, 8-ball group, 14.1 scores, foul counts,
-    break flag, acting player). ``obs_mode="flat"``: the same flattened into one ``Box``
+    break flag, acting player; the match score with ``observe_match``; in the choice modes
+    the candidate slots' features, ``candidates``, and their mask, ``slot_mask``, in slot
+    order). ``obs_mode="flat"``: the same flattened into one ``Box``
     (``gymnasium.spaces.flatten``), for ``MlpPolicy``.
 
     ## Rewards
@@ -101,7 +121,10 @@ class PoolEnv(RenderMixin, gym.Env):
     Named terms from the rules' outcome of every shot in the step, weighted by
     ``reward_weights`` (``poolgym.envs.rewards.RewardWeights``: legal pot +1, foul -1, ball
     in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1 points +1 each;
-    shaping off). ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
+    shaping off; the scales are documented there). ``reward_weights={"shaping": 1.0}`` adds
+    potential-based shaping (``PotentialShaping``, discount ``shaping_gamma``): the agent's
+    best make probability for the next shot when it is to shoot, minus the opponent's when
+    the opponent is. ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
     shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal, pending decision),
     ``info["outcome"]`` the agent's own, and ``info["shot"]`` the last ``ShotResult``
     (its event log).
@@ -127,7 +150,9 @@ class PoolEnv(RenderMixin, gym.Env):
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
     ``max_cut_deg`` (the aim-assisted cut residual's range),
     ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering),
-    ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1).
+    ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1),
+    ``breaker``, ``rack_model``, ``observe_match``, ``shaping_gamma`` (the shaping's
+    discount, default 0.99: set it to the learner's).
 
     ## Version History
 
@@ -143,7 +168,8 @@ class PoolEnv(RenderMixin, gym.Env):
                  render_mode: str | None = None,
                  trajectories: bool = False, ruleset: Ruleset | None = None,
                  ruleset_kwargs: dict | None = None, breaker: str = "agent",
-                 rack_model: RackModel | str | dict | None = None, observe_match: bool = False) -> None:
+                 rack_model: RackModel | str | dict | None = None, observe_match: bool = False,
+                 shaping_gamma: float = 0.99) -> None:
         check_render_mode(render_mode)
         if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
@@ -157,12 +183,15 @@ class PoolEnv(RenderMixin, gym.Env):
         self.rack_model = RackModel.make(rack_model)
         self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
         self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
+        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
+                                         sigma_deg=self.simulator.noise.angle_deg)
         self.action_space = self.mapper.space
+        self.choice = action_mode in CHOICE_MODES
         self.observe_match = observe_match
-        self.observation_space = observation_spaces(obs_mode, match=observe_match)
+        self.observation_space = observation_spaces(obs_mode, match=observe_match, choice=self.choice)
         self.obs_mode = obs_mode
         self.weights = RewardWeights.from_config(reward_weights)
+        self.shaping = PotentialShaping(shaping_gamma)
         self.opponent = make_opponent(opponent, self.action_space)
         self.solo = self.opponent is None
         self.race_to = race_to
@@ -232,6 +261,7 @@ class PoolEnv(RenderMixin, gym.Env):
             raise ResetNeeded("the episode is over: call reset() before step()")
         self._before_first_move = None
         outcomes: list[Outcome] = list(first or [])
+        potential_before = self.potential()
         if self._done:
             # The opponent won the match before the agent's first move: nothing to play.
             self.mapper.validate(action)
@@ -242,6 +272,8 @@ class PoolEnv(RenderMixin, gym.Env):
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
                 terms[name] += value
+        if self.weights.shaping:
+            terms["shaping"] = self.shaping.term(potential_before, self.potential())
         reward = weigh(terms, self.weights)
         player = actor(self.state) if self.solo else self.agent
         return self._observation(player), reward, self._done, False, self._info(outcomes, terms)
@@ -303,7 +335,26 @@ class PoolEnv(RenderMixin, gym.Env):
     def _observation(self, player: int):
         match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
         obs = observe_game(self.state, self.rules, self.table, player, match=match)
+        if self.choice:
+            obs.update(observe_candidates(self.mapper.slots(self.state, self.rules), self.table))
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
+
+    def action_masks(self) -> np.ndarray:
+        """The masks of ``action_mode="choice_discrete"`` for the player to act now
+        (``ChoiceMapper.action_masks``), as sb3-contrib's ``MaskablePPO`` reads them."""
+        if self.mapper.mode != "choice_discrete":
+            raise ValueError(f"action_masks() needs action_mode='choice_discrete', not {self.mapper.mode!r}")
+        return self.mapper.action_masks(self.state, self.rules)
+
+    def potential(self) -> float:
+        """The shaping potential Phi of the current state from the agent's side
+        (``PotentialShaping.potential``; in solo play every shooter is the agent); 0 when
+        shaping is off or the episode is over."""
+        if not self.weights.shaping or self._done or self.state is None:
+            return 0.0
+        player = self.state.shooter if self.solo else self.agent
+        slots = self.mapper.slots(self.state, self.rules) if self.choice else None
+        return PotentialShaping.potential(self.state, self.rules, self.simulator.noise.angle_deg, player, slots)
 
     def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
         """The step's info. Keys keep one type (optional ones are left out rather than None)
