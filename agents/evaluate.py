@@ -15,6 +15,12 @@ racks), seeded so the same arguments give the same games. ``summarize`` reports 
 - 14.1 points per inning (points scored over the agent's visits to the table).
 
 ``shot_rows`` turns the records into one CSV row per shot, for notebooks.
+
+Reference points (``reference_report``): the same racks (same seeds) against the same
+opponent B, played by the ladder's ``random`` and ``fixed`` agents and, when A is a saved
+model, by the untrained network (the same architecture freshly initialised with the
+model's seed). A rate means little without them: against a random player who fouls its
+racks away, ``random`` itself wins some and ``fixed`` most.
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ from poolgym.physics import Simulator
 from poolgym.rules import Ruleset
 
 from agents.match import RackRecord, play_rack
+
+# The agents every evaluation report measures beside agent A (``reference_report``).
+REFERENCE_AGENTS = ("random", "fixed")
 
 WILSON_Z = 1.959963984540054  # 95%
 
@@ -79,6 +88,31 @@ def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int | range
         if progress is not None:
             progress(done, len(numbers))
     return Match(rules.name, names, played, seed, noise)
+
+
+def reference_agents(spec_a: str, agent_a, rules: Ruleset, seed: int = 0,
+                     noise: str = "none") -> dict[str, Any]:
+    """The reference agents for agent A (``spec_a``, ``agent_a``): ``REFERENCE_AGENTS``
+    (seeded like A) and, when A is a saved model, ``"untrained"`` (``untrained_twin``)."""
+    from agents.loading import PolicyAgent, make_agent, untrained_twin
+
+    refs = {name: make_agent(name, rules, seed=seed, noise=noise) for name in REFERENCE_AGENTS}
+    if isinstance(agent_a, PolicyAgent) and hasattr(agent_a.policy, "model") and spec_a.endswith(".zip"):
+        refs["untrained"] = untrained_twin(agent_a)
+    return refs
+
+
+def reference_report(rules: Ruleset, references: dict[str, Any], opponent, opponent_name: str,
+                     racks: int, seed: int = 0, noise: str = "none", play=None) -> dict[str, Any]:
+    """Each reference agent's statistics as agent A against ``opponent`` on the racks of
+    ``run_match(..., racks, seed)``: ``{"opponent": name, "agents": {name: stats}}``.
+    ``play(name, agent)`` plays a match in another way (e.g. on Ray) and returns it."""
+    out = {"opponent": opponent_name, "agents": {}}
+    for name, agent in references.items():
+        match = (play(name, agent) if play is not None else
+                 run_match(rules, [agent, opponent], (name, opponent_name), racks, seed=seed, noise=noise))
+        out["agents"][name] = _agent_stats(match, 0)
+    return out
 
 
 def is_pot_attempt(move: ShotMove, break_shot: bool) -> bool:
@@ -196,8 +230,21 @@ def write_csv(match: Match, path: str) -> None:
         writer.writerows(shot_rows(match))
 
 
+def format_references(references: dict[str, Any]) -> str:
+    """The reference points as a small table: racks won with 95% intervals, pot success
+    and fouls per rack against the same opponent on the same racks."""
+    lines = [f"reference points: the same racks against {references['opponent']} (95% intervals)",
+             f"  {'agent':<12}{'racks won':<28}{'pot success':<14}fouls/rack"]
+    for name, s in references["agents"].items():
+        low, high = s["win_rate_ci95"]
+        pot = "n/a" if s["pot_success"] is None else f"{100 * s['pot_success']:.1f}%"
+        lines.append(f"  {name:<12}{s['wins']:>4} ({100 * s['win_rate']:.1f}%, {100 * low:.1f}-"
+                     f"{100 * high:.1f}%)   {pot:<14}{s['fouls_per_rack']:.2f}")
+    return "\n".join(lines)
+
+
 def format_summary(summary: dict[str, Any]) -> str:
-    """A few readable lines per agent."""
+    """A few readable lines per agent, then the reference points when there are any."""
     lines = [f"{summary['game']}: {summary['racks']} racks, noise {summary['noise']}, "
              f"seed {summary['seed']}, {summary['draws']} drawn, "
              f"{summary['shots_per_rack']:.1f} shots per rack"]
@@ -215,6 +262,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         if s["points"]:
             lines.append(f"    {s['points']} points in {s['innings']} innings "
                          f"({s['points_per_inning']:.2f} per inning)")
+    if summary.get("references"):
+        lines.append(format_references(summary["references"]))
     return "\n".join(lines)
 
 

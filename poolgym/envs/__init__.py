@@ -2,7 +2,7 @@
 
 | id | what |
 |---|---|
-| ``poolgym/NineBall-v0`` | 9-ball against an opponent (random by default) |
+| ``poolgym/NineBall-v0`` | 9-ball against an opponent (uniform random actions by default) |
 | ``poolgym/EightBall-v0`` | 8-ball |
 | ``poolgym/TenBall-v0`` | 10-ball |
 | ``poolgym/StraightPool-v0`` | 14.1 continuous |
@@ -16,14 +16,17 @@ registered with ``poolgym.register_variant`` or from YAML (``poolgym.registratio
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
 from poolgym.envs.practice import PotBallEnv
 
+# The v0 game ids keep the uniform-random-action opponent they were published with (the
+# default opponent of ``PoolEnv`` is now the ladder's "legal-random").
+V0_OPPONENT = "uniform-action"
 # Steps are shots (or decisions); a rack rarely needs more than a few dozen.
 GAME_STEP_LIMIT = 500
 
 BUILTIN_IDS = {
-    "poolgym/NineBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "nine_ball"}, GAME_STEP_LIMIT),
-    "poolgym/EightBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "eight_ball"}, GAME_STEP_LIMIT),
-    "poolgym/TenBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "ten_ball"}, GAME_STEP_LIMIT),
-    "poolgym/StraightPool-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "straight_pool"}, GAME_STEP_LIMIT),
+    "poolgym/NineBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "nine_ball", "opponent": V0_OPPONENT}, GAME_STEP_LIMIT),
+    "poolgym/EightBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "eight_ball", "opponent": V0_OPPONENT}, GAME_STEP_LIMIT),
+    "poolgym/TenBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "ten_ball", "opponent": V0_OPPONENT}, GAME_STEP_LIMIT),
+    "poolgym/StraightPool-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "straight_pool", "opponent": V0_OPPONENT}, GAME_STEP_LIMIT),
     "poolgym/NineBallSolo-v0": ("poolgym.envs.pool_env:PoolEnv",
                                 {"game": "nine_ball", "opponent": "solo", "action_mode": "aim"},
                                 GAME_STEP_LIMIT),
