@@ -84,6 +84,7 @@ class LadderPolicy:
 
     def __call__(self, observation, info: dict):
         state, rules = self.env.state, self.env.rules
+        self.agent.rules = rules  # the pot-ball drill's rules change with each layout's target
         return self.env.mapper.encode(self.agent.choose(state), state, rules)
 
 

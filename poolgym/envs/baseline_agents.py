@@ -7,9 +7,12 @@ Each is an agent with ``choose(state) -> Decision | ShotMove`` and ``reseed(seed
   random call the rules allow, a random free cue-ball spot in the zone and a random stroke
   (any direction, speed 0.3 m/s up to ``max_speed``, tip offsets up to 0.5 radii). Most of
   its strokes hit nothing, so it loses most racks by three fouls (WPA 6.14).
-- ``legal-random`` (``LegalRandomAgent``): the same random speed, tips, call and spot, but
-  the stroke is aimed at a random legal ball: a random line from the cue ball that meets
-  that ball (ignoring balls in the way), so it rarely fouls by missing everything.
+- ``legal-random`` (``LegalRandomAgent``): the same random tips, call and spot, but the
+  stroke is aimed at a random legal ball: a random line from the cue ball that meets that
+  ball before any other (up to ``LEGAL_AIM_TRIES`` draws), at a random speed from the one
+  that carries the cue ball ``REACH_FACTOR`` times the distance to that ball (so it gets
+  there) up to ``max_speed``. It rarely fouls by missing everything or hitting a wrong
+  ball first; its random pace still scratches and fails to reach a rail.
 - ``fixed`` (``FixedAgent``): deterministic. The easiest target (the aim-assisted ranking's
   first candidate, ``ActionMapper.candidates``: cut angle and distance), struck straight at
   the ghost ball at ``FIXED_SPEED`` with a centre tip. The break: the cue ball on the head
@@ -27,7 +30,7 @@ import math
 import numpy as np
 
 from poolgym.envs.actions import ActionMapper, ShotMove, ghost_ball_angle, pocket_aim_point
-from poolgym.physics import Shot
+from poolgym.physics import PhysicsParams, Shot
 from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall, get_ruleset
 from poolgym.table import Table
 
@@ -41,6 +44,12 @@ FIXED_BREAK_SPEED = 8.0  # m/s, the fixed agent's break (capped at max_speed)
 # Where the fixed agent puts the cue ball in hand: this far behind the ghost ball on the
 # line from the pocket through the object ball (a straight-in shot).
 FIXED_PLACEMENT_BACKOFF = 0.3  # m
+# Draws of (legal ball, line) the legal-random agent makes to find a line that meets that
+# ball first; when none does (every legal ball hidden), it plays its last draw.
+LEGAL_AIM_TRIES = 20
+# The legal-random agent's slowest stroke carries the cue ball this many times the
+# distance to its ball (on the default cloth): enough to arrive with some pace.
+REACH_FACTOR = 2.0
 
 
 def decision_options(state: GameState) -> list[Decision]:
@@ -65,6 +74,33 @@ def is_free_spot(table: Table, state: GameState, spot: Point) -> bool:
 def in_zone(table: Table, zone: CueBallZone, spot: Point) -> bool:
     """Whether ``spot`` lies in the cue ball's zone (the kitchen or the whole table)."""
     return zone is not CueBallZone.KITCHEN or spot[0] < table.head_string_x
+
+
+def first_ball_hit(table: Table, state: GameState, cue: Point, angle_deg: float) -> int | None:
+    """The object ball the cue ball, rolling straight from ``cue`` along ``angle_deg``,
+    would touch first (None when it touches none)."""
+    dx, dy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
+    reach = 2 * table.ball_radius
+    best, best_t = None, math.inf
+    for ball, (x, y) in state.positions.items():
+        if ball == 0:
+            continue
+        along = (x - cue[0]) * dx + (y - cue[1]) * dy
+        across2 = (x - cue[0]) ** 2 + (y - cue[1]) ** 2 - along * along
+        if along <= 0 or across2 >= reach * reach:
+            continue
+        t = along - math.sqrt(reach * reach - across2)
+        if t < best_t:
+            best, best_t = ball, t
+    return best
+
+
+def reach_speed(distance: float, params: PhysicsParams = PhysicsParams()) -> float:
+    """The launch speed (m/s) that rolls a centre-struck cue ball ``distance`` metres before
+    it stops: it slides down to 5/7 of its speed, then rolls to rest against rolling
+    resistance (the sliding part's distance is left out, so this errs a little long)."""
+    rolling = math.sqrt(2.0 * params.mu_roll * params.gravity * max(distance, 0.0))
+    return max(MIN_SPEED, 7.0 / 5.0 * rolling)
 
 
 def _rules(rules: Ruleset | str) -> Ruleset:
@@ -107,14 +143,14 @@ class RandomAgent:
         calls = self.rules.call_options(state)
         call = calls[int(rng.integers(len(calls)))]
         spot = None if state.cue_ball_in_hand is CueBallZone.NONE else self.random_spot(state)
-        speed = float(rng.uniform(MIN_SPEED, self.max_speed))
-        angle = self.aim(state, spot if spot is not None else state.position(0))
+        angle, slowest = self.aim(state, spot if spot is not None else state.position(0))
+        speed = float(rng.uniform(slowest, self.max_speed))
         side, vertical = float(rng.uniform(-MAX_TIP, MAX_TIP)), float(rng.uniform(-MAX_TIP, MAX_TIP))
         return ShotMove(call, spot, Shot(speed, angle, side, vertical))
 
-    def aim(self, state: GameState, cue: Point) -> float:
-        """The stroke direction (degrees): any."""
-        return float(self.rng.uniform(-180.0, 180.0))
+    def aim(self, state: GameState, cue: Point) -> tuple[float, float]:
+        """The stroke direction (degrees) and the slowest speed to draw: any, ``MIN_SPEED``."""
+        return float(self.rng.uniform(-180.0, 180.0)), MIN_SPEED
 
     def random_spot(self, state: GameState) -> Point:
         """A uniformly random free spot in the cue ball's zone (rejection sampling; after
@@ -138,18 +174,23 @@ class LegalRandomAgent(RandomAgent):
 
     name = "legal-random"
 
-    def aim(self, state: GameState, cue: Point) -> float:
+    def aim(self, state: GameState, cue: Point) -> tuple[float, float]:
         targets = sorted(b for b in self.rules.legal_targets(state) if b in state.object_balls_on_table)
         if not targets:  # nothing legal to hit: any ball, the rules will judge it
             targets = sorted(state.object_balls_on_table)
         if not targets:
             return super().aim(state, cue)
-        bx, by = state.position(targets[int(self.rng.integers(len(targets)))])
-        d = math.hypot(bx - cue[0], by - cue[1])
-        centre = math.degrees(math.atan2(by - cue[1], bx - cue[0]))
-        half = math.degrees(math.asin(min(1.0, 2 * self.table.ball_radius / max(d, 1e-9))))
-        # A hair inside the tangent lines, so the contact is never a numerical graze.
-        return centre + float(self.rng.uniform(-0.98 * half, 0.98 * half))
+        for _ in range(LEGAL_AIM_TRIES):
+            ball = targets[int(self.rng.integers(len(targets)))]
+            bx, by = state.position(ball)
+            d = math.hypot(bx - cue[0], by - cue[1])
+            centre = math.degrees(math.atan2(by - cue[1], bx - cue[0]))
+            half = math.degrees(math.asin(min(1.0, 2 * self.table.ball_radius / max(d, 1e-9))))
+            # A hair inside the tangent lines, so the contact is never a numerical graze.
+            angle = centre + float(self.rng.uniform(-0.98 * half, 0.98 * half))
+            if first_ball_hit(self.table, state, cue, angle) == ball:
+                break
+        return angle, min(reach_speed(REACH_FACTOR * d), self.max_speed)
 
 
 class FixedAgent:

@@ -126,7 +126,7 @@ class PotBallEnv(RenderMixin, gym.Env):
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before step()")
         action = self.mapper.validate(action)
-        move = self.mapper.decode(action, self.state, _PotBallTargets(self.table, self.target))
+        move = self.mapper.decode(action, self.state, self.rules)
         rng = self.np_random if not self.simulator.noise.is_zero else None
         result = self.simulator.simulate(self.state.positions, move.shot, rng=rng,
                                          trajectories=self.render_mode is not None)
@@ -150,6 +150,12 @@ class PotBallEnv(RenderMixin, gym.Env):
         self._done = True
         info = {"target": self.target, "potted": potted, "scratched": scratched, "shot": result}
         return self._observation(), float(reward), True, False, info
+
+    @property
+    def rules(self) -> Ruleset:
+        """The drill's "rules" for the current layout (the target is the only legal ball),
+        as the action mapping reads them; agents that play on states use them too."""
+        return _PotBallTargets(self.table, self.target)
 
     def _pocket_distance(self, position) -> float:
         return min(math.hypot(position[0] - p.hole_centre[0], position[1] - p.hole_centre[1])
