@@ -35,7 +35,7 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 
 from poolgym.envs.observations import actor
-from poolgym.envs.opponents import RandomPolicy
+from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
 from poolgym.physics import Noise
 from poolgym.rules import Decision, GameState, RuleOptions, check_state
@@ -52,8 +52,7 @@ _V2_CONFIG_KEYS = _CONFIG_KEYS + ("opponent_reseeded",)
 # "random" in a version-1 file is today's "uniform-action"; a ladder name (or "agent" for
 # any other agent with choose(state)) is recorded as the opponent, whose moves are recorded.
 _V1_OPPONENTS = ("random", "solo", "policy")
-_OPPONENTS = ("uniform-action", "solo", "policy", "agent", "random", "legal-random", "fixed",
-              "bot:weak", "bot:fast", "bot:normal", "bot:strong")
+_OPPONENTS = (UNIFORM_ACTION, SOLO, "policy", "agent") + LADDER
 _SHOT_FIELDS = ("speed", "angle_deg", "side", "vertical")
 
 
@@ -131,9 +130,10 @@ def env_config(env: PoolEnv) -> dict[str, Any]:
         opponent = "uniform-action"
     elif env.solo:
         opponent = "solo"
+    elif env.opponent_name in _OPPONENTS:
+        opponent = env.opponent_name
     elif hasattr(env.opponent, "choose"):
-        name = getattr(env.opponent, "name", None)
-        opponent = name if name in _OPPONENTS else "agent"
+        opponent = "agent"
     else:
         opponent = "policy"
     return {"game": env.rules.name, "opponent_reseeded": hasattr(env.opponent, "reseed"), "table": asdict(env.table), "opponent": opponent,

@@ -117,8 +117,6 @@ def _check_max_speed(max_speed: float) -> float:
 class RandomAgent:
     """Uniformly random well-formed moves (``random`` of the ladder; module docstring)."""
 
-    name = "random"
-
     def __init__(self, rules: Ruleset | str = "nine_ball", seed: int | None = 0,
                  max_speed: float = 10.0) -> None:
         self.rules = _rules(rules)
@@ -172,8 +170,6 @@ class LegalRandomAgent(RandomAgent):
     meets the chosen ball: within ``asin(2R / d)`` of the line of centres, d the distance.
     """
 
-    name = "legal-random"
-
     def aim(self, state: GameState, cue: Point) -> tuple[float, float]:
         targets = sorted(b for b in self.rules.legal_targets(state) if b in state.object_balls_on_table)
         if not targets:  # nothing legal to hit: any ball, the rules will judge it
@@ -196,8 +192,6 @@ class LegalRandomAgent(RandomAgent):
 class FixedAgent:
     """The deterministic ``fixed`` agent (module docstring): easiest target, straight at
     the ghost ball, ``FIXED_SPEED``, centre tip; a fixed break and placement rule."""
-
-    name = "fixed"
 
     def __init__(self, rules: Ruleset | str = "nine_ball", seed: int | None = 0,
                  max_speed: float = 10.0) -> None:

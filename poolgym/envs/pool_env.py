@@ -157,6 +157,8 @@ class PoolEnv(RenderMixin, gym.Env):
         self.opponent_mapper = ActionMapper(self.table, "raw", max_speed=max_speed)
         self.opponent = make_opponent(opponent, self.action_space, rules=self.rules,
                                       noise=self.simulator.noise, max_speed=max_speed)
+        # The name the opponent was given by (saved games record it), None for an object.
+        self.opponent_name = opponent if isinstance(opponent, str) else None
         self.solo = self.opponent is None
         self.race_to = race_to
         self.render_mode = render_mode
