@@ -238,8 +238,8 @@ def format_references(references: dict[str, Any]) -> str:
     for name, s in references["agents"].items():
         low, high = s["win_rate_ci95"]
         pot = "n/a" if s["pot_success"] is None else f"{100 * s['pot_success']:.1f}%"
-        lines.append(f"  {name:<12}{s['wins']:>4} ({100 * s['win_rate']:.1f}%, {100 * low:.1f}-"
-                     f"{100 * high:.1f}%)   {pot:<14}{s['fouls_per_rack']:.2f}")
+        won = f"{s['wins']} ({100 * s['win_rate']:.1f}%, {100 * low:.1f}-{100 * high:.1f}%)"
+        lines.append(f"  {name:<12}{won:<28}{pot:<14}{s['fouls_per_rack']:.2f}")
     return "\n".join(lines)
 
 
