@@ -25,8 +25,9 @@ from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall, g
 from poolgym.table import Table
 
 from poolgym.envs.baseline_agents import RandomAgent  # noqa: F401  (its old home)
+from poolgym.envs.baseline_agents import decision_options
 
-from agents.position import decision_options, state_value
+from agents.position import state_value
 from agents.shot_search import Scored, SearchBudget, ShotSearch
 
 # The aim error (degrees) the position estimate assumes when the table has no noise: it

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall
+from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS
 from poolgym.envs.baseline_agents import decision_options
 
