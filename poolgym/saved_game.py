@@ -46,9 +46,12 @@ VERSION = 2
 READABLE_VERSIONS = (1, 2)
 _CONFIG_KEYS = ("game", "table", "opponent", "action_mode", "obs_mode", "noise", "reward_weights",
                 "rule_options", "race_to", "max_speed")
-# Version 2: whether reset drew a seed for the opponent (it has ``reseed``); a replay's
-# stand-in opponent draws it too, so the rack and every later draw are the same.
-_V2_CONFIG_KEYS = _CONFIG_KEYS + ("opponent_reseeded",)
+# Keys added with the v1 envs; a version-1 game saved before them has their v0 values.
+_OPTIONAL_CONFIG_KEYS = {"breaker": "agent", "rack_model": None, "observe_match": False}
+# Version 2 has those keys and whether reset drew a seed for the opponent (it has
+# ``reseed``): a replay's stand-in opponent draws it too, so the rack and every later
+# draw are the same.
+_V2_CONFIG_KEYS = _CONFIG_KEYS + tuple(_OPTIONAL_CONFIG_KEYS) + ("opponent_reseeded",)
 # "random" in a version-1 file is today's "uniform-action"; a ladder name (or "agent" for
 # any other agent with choose(state)) is recorded as the opponent, whose moves are recorded.
 _V1_OPPONENTS = ("random", "solo", "policy")
@@ -136,11 +139,13 @@ def env_config(env: PoolEnv) -> dict[str, Any]:
         opponent = "agent"
     else:
         opponent = "policy"
-    return {"game": env.rules.name, "opponent_reseeded": hasattr(env.opponent, "reseed"), "table": asdict(env.table), "opponent": opponent,
+    return {"game": env.rules.name, "table": asdict(env.table), "opponent": opponent,
+            "opponent_reseeded": hasattr(env.opponent, "reseed"),
             "action_mode": env.mapper.mode, "obs_mode": env.obs_mode,
             "noise": asdict(env.simulator.noise), "reward_weights": env.weights.as_dict(),
             "rule_options": env.rules.options.to_dict(), "race_to": env.race_to,
-            "max_speed": env.mapper.max_speed}
+            "max_speed": env.mapper.max_speed, "breaker": env.breaker_mode,
+            "rack_model": asdict(env.rack_model), "observe_match": env.observe_match}
 
 
 def _unrecorded_policy(observation, info):
@@ -190,9 +195,9 @@ class RecordGame(gym.Wrapper):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         rng_state = None if seed is not None else self._game.np_random.bit_generator.state
+        self._moves = []  # before reset: the opponent's break, if it breaks, is a move
         obs, info = self.env.reset(seed=seed, options=options)
-        self._moves = []
-        self._start = (seed, rng_state, self._game.state)
+        self._start = (seed, rng_state, self._game.initial_state)
         return obs, info
 
     def _record(self, record: MoveRecord) -> None:
@@ -240,12 +245,14 @@ def replay(game: SavedGame | str | Path, check: bool = True) -> list[ReplayStep]
     """
     saved = load(game) if not isinstance(game, SavedGame) else game
     env = saved.make_env()
+    # The recorded moves include the opponent's: reset stops before its first move.
+    options = {"play_opponent": False, "breaker": saved.initial_state.breaker}
     if saved.seed is not None:
-        env.reset(seed=saved.seed)
+        env.reset(seed=saved.seed, options=options)
     else:
         env.np_random = np.random.Generator(np.random.PCG64())
         env.np_random.bit_generator.state = saved.rng_state
-        env.reset()
+        env.reset(options=options)
     if check and env.state != saved.initial_state:
         raise ReplayMismatch("the first state differs from the recording: "
                              f"{env.state.to_json()} != {saved.initial_state.to_json()}")
@@ -331,11 +338,14 @@ def _check_keys(data: dict, known: set[str], required: set[str], what: str) -> N
 def _config(config: Any, version: int) -> dict:
     if not isinstance(config, dict):
         raise SavedGameError(f"config must be an object, got {type(config).__name__}")
-    keys = set(_CONFIG_KEYS if version == 1 else _V2_CONFIG_KEYS)
-    _check_keys(config, keys, keys, "config")
-    if version > 1 and not isinstance(config["opponent_reseeded"], bool):
-        raise SavedGameError(f"config.opponent_reseeded must be true or false, "
-                             f"got {config['opponent_reseeded']!r}")
+    if version == 1:
+        _check_keys(config, set(_CONFIG_KEYS) | set(_OPTIONAL_CONFIG_KEYS), set(_CONFIG_KEYS), "config")
+        config = {**_OPTIONAL_CONFIG_KEYS, **config}
+    else:
+        _check_keys(config, set(_V2_CONFIG_KEYS), set(_V2_CONFIG_KEYS), "config")
+        if not isinstance(config["opponent_reseeded"], bool):
+            raise SavedGameError(f"config.opponent_reseeded must be true or false, "
+                                 f"got {config['opponent_reseeded']!r}")
     for key, dataclass_ in (("table", Table), ("noise", Noise), ("rule_options", RuleOptions)):
         value = config[key]
         if not isinstance(value, dict):

@@ -16,12 +16,22 @@ from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.envs.opponents import make_opponent
 from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
 from poolgym.physics import ShotResult, Simulator
+from poolgym.racking import RackModel
 from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
 
 
 def make_table(table: Table | str) -> Table:
     return table if isinstance(table, Table) else Table.preset(table)
+
+
+# Who breaks the first rack of an episode (``breaker=``); ``reset(options={"breaker": 0 | 1})``
+# overrides it for one episode (0 = the agent).
+BREAKER_MODES = ("agent", "opponent", "random", "alternate")
+# ``reset`` options: ``breaker`` (0 = the agent, 1 = the opponent) for this episode, and
+# ``play_opponent=False`` to stop before the opponent's first move (tools such as replays
+# that play every move themselves with ``play_move``).
+RESET_OPTIONS = ("breaker", "play_opponent")
 
 
 def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
@@ -140,17 +150,25 @@ class PoolEnv(RenderMixin, gym.Env):
                  race_to: int = 1, max_speed: float = 10.0, max_cut_deg: float = 5.0,
                  render_mode: str | None = None,
                  trajectories: bool = False, ruleset: Ruleset | None = None,
-                 ruleset_kwargs: dict | None = None) -> None:
+                 ruleset_kwargs: dict | None = None, breaker: str = "agent",
+                 rack_model: RackModel | str | dict | None = None, observe_match: bool = False) -> None:
         check_render_mode(render_mode)
         if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
+        if breaker not in BREAKER_MODES:
+            raise ValueError(f"breaker must be one of {list(BREAKER_MODES)}, got {breaker!r}")
+        if not isinstance(observe_match, bool):
+            raise ValueError(f"observe_match must be True or False, got {observe_match!r}")
         self.table = make_table(table)
-        self.rules = ruleset if ruleset is not None else get_ruleset(
+        rules = ruleset if ruleset is not None else get_ruleset(
             game, options=make_rule_options(rule_options), table=self.table, **(ruleset_kwargs or {}))
+        self.rack_model = RackModel.make(rack_model)
+        self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
         self.action_space = self.mapper.space
-        self.observation_space = observation_spaces(obs_mode)
+        self.observe_match = observe_match
+        self.observation_space = observation_spaces(obs_mode, match=observe_match)
         self.obs_mode = obs_mode
         self.weights = RewardWeights.from_config(reward_weights)
         # Opponent agents' moves are encoded here: raw mode is exact for strokes and calls.
@@ -164,30 +182,75 @@ class PoolEnv(RenderMixin, gym.Env):
         self.render_mode = render_mode
         self.trajectories = trajectories or render_mode is not None
         self.agent = 0
+        self.breaker_mode = breaker
         self.state: GameState | None = None
+        self.initial_state: GameState | None = None
         self.racks_won = [0, 0]
         self._done = True
         self._last_result = None
+        self._episodes = 0
+        # The opponent's outcomes before the agent's first move (it broke): they count in
+        # the first step, as the opponent's replies count in the step they follow.
+        self._before_first_move: list[Outcome] | None = None
         # Called with every move's MoveRecord, the opponent's included (recorders, soaks).
         self.move_listeners: list[Callable[[MoveRecord], None]] = []
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        breaker = self._breaker(options)  # checks the options before anything changes
         super().reset(seed=seed)
         if hasattr(self.opponent, "reseed"):
             self.opponent.reseed(int(self.np_random.integers(2**63)))
-        self.state = self.rules.new_game(rng=self.np_random, breaker=self.agent)
+        if self.breaker_mode == "random" and not self.solo:
+            # Drawn even when the options name the breaker, so that they change nothing else.
+            drawn = int(self.np_random.integers(2))
+            breaker = drawn if breaker is None else breaker
+        self._episodes += 1
+        self.state = self.rules.new_game(rng=self.np_random, breaker=breaker)
+        self.initial_state = self.state
         self.racks_won = [0, 0]
         self._done = False
         self._last_result = None
-        return self._observation(self.agent), self._info([], {})
+        outcomes: list[Outcome] = []
+        if (options or {}).get("play_opponent", True):
+            self._opponent_turns(outcomes)
+        self._before_first_move = outcomes
+        return self._observation(self.agent), self._info(outcomes, {})
+
+    def _breaker(self, options: dict | None) -> int | None:
+        """The first rack's breaker (0 = the agent), or None to draw it from the seed."""
+        unknown = sorted(set(options or {}) - set(RESET_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown reset options {unknown}; options are {list(RESET_OPTIONS)}")
+        play = (options or {}).get("play_opponent", True)
+        if not isinstance(play, bool):
+            raise ValueError(f"reset option 'play_opponent' must be True or False, got {play!r}")
+        if options and "breaker" in options:
+            breaker = options["breaker"]
+            if isinstance(breaker, bool) or breaker not in (0, 1):
+                raise ValueError(f"reset option 'breaker' must be 0 (the agent) or 1 (the opponent), "
+                                 f"got {breaker!r}")
+            return int(breaker)
+        if self.breaker_mode == "agent" or self.solo:
+            return self.agent
+        if self.breaker_mode == "opponent":
+            return 1 - self.agent
+        if self.breaker_mode == "alternate":
+            return (self.agent + self._episodes) % 2
+        return None
 
     def step(self, action):
-        if self._done:
+        first = self._before_first_move
+        if self._done and first is None:
             raise ResetNeeded("the episode is over: call reset() before step()")
-        outcomes: list[Outcome] = []
-        self._collect(self.play_move(action), outcomes)
-        self._opponent_turns(outcomes)
+        self._before_first_move = None
+        outcomes: list[Outcome] = list(first or [])
+        if self._done:
+            # The opponent won the match before the agent's first move: nothing to play.
+            self.mapper.validate(action)
+        else:
+            self._collect(self.play_move(action), outcomes)
+            self._opponent_turns(outcomes)
         terms = {name: 0.0 for name in self.weights.as_dict()}
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
@@ -270,7 +333,8 @@ class PoolEnv(RenderMixin, gym.Env):
 
     # ------------------------------------------------------------------ views
     def _observation(self, player: int):
-        obs = observe_game(self.state, self.rules, self.table, player)
+        match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
+        obs = observe_game(self.state, self.rules, self.table, player, match=match)
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
 
     def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:

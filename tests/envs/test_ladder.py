@@ -175,3 +175,18 @@ def test_a_version_1_saved_game_still_loads_and_replays():
     assert saved.config["opponent"] == "uniform-action"
     assert all(m.mapping == "aim" for m in saved.moves)
     assert len(replay(saved)) == len(saved.moves)
+
+
+@pytest.mark.parametrize("name", ["legal-random", "bot:weak"])
+def test_a_v1_game_where_the_ladder_opponent_breaks_replays_exactly(tmp_path, name):
+    env = RecordGame(gym.make("poolgym/NineBall-v1", opponent=name, action_mode="aim"))
+    env.reset(seed=5, options={"breaker": 1})
+    saved_first = env.saved_game
+    assert saved_first.moves and saved_first.moves[0].player == 1  # the opponent's break, in reset
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        *_, terminated, truncated, _ = env.step(rng.uniform(-1, 1, 10))
+        if terminated or truncated:
+            break
+    env.save(tmp_path / "game.json")
+    assert len(replay(tmp_path / "game.json")) == len(env.saved_game.moves)
