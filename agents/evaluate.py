@@ -10,6 +10,7 @@ racks), seeded so the same arguments give the same games. ``summarize`` reports 
   called safety, and, for agents that say what they aim at (``ShotMove.target`` set),
   one that names a pocket -- the bot's safeties and kicks name a ball but no pocket;
 - fouls per rack, in total and by WPA section; illegal moves (refused by the rules);
+  racks lost by the agent's own third consecutive foul (WPA 6.14);
 - break-and-run rate: racks the agent broke and won with every shot of the rack its own;
 - shots per rack (both players) and the agent's thinking speed in moves per second;
 - 14.1 points per inning (points scored over the agent's visits to the table).
@@ -139,10 +140,15 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
     n = len(match.racks)
     wins = sum(1 for r in match.racks if r.winner == player)
     attempts = made = shots = fouls = illegal = breaks = runs = points = innings = moves = 0
+    three_fouls = 0
     think = 0.0
     by_section: dict[str, int] = {}
     for rack in match.racks:
         shooters = [m.player for m in rack.moves if m.outcome is not None]
+        last = next((m for m in reversed(rack.moves) if m.outcome is not None), None)
+        if last is not None and last.player == player and rack.winner == 1 - player and \
+                any(f.section == "6.14" for f in last.outcome.fouls):
+            three_fouls += 1
         if rack.breaker == player:
             breaks += 1
             if rack.winner == player and shooters and all(p == player for p in shooters):
@@ -178,7 +184,7 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
         "pot_success": made / attempts if attempts else None,
         "fouls": fouls, "fouls_per_rack": fouls / n if n else 0.0,
         "fouls_per_rack_by_section": {k: v / n for k, v in sorted(by_section.items())},
-        "illegal_moves": illegal,
+        "illegal_moves": illegal, "racks_lost_by_three_fouls": three_fouls,
         "racks_broken": breaks, "break_and_runs": runs,
         "break_and_run_rate": runs / breaks if breaks else None,
         "moves_per_s_thinking": moves / think if think > 0 else None,
@@ -256,7 +262,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"  {name}: won {s['wins']} ({100 * s['win_rate']:.1f}%, 95% CI "
                      f"{100 * low:.1f}-{100 * high:.1f}%), pot success {pot} of "
                      f"{s['pot_attempts']} attempts, {s['fouls_per_rack']:.2f} fouls per rack "
-                     f"{_sections(s['fouls_per_rack_by_section'])}, break and run {bnr} of "
+                     f"{_sections(s['fouls_per_rack_by_section'])}, "
+                     f"{s['racks_lost_by_three_fouls']} racks lost by three fouls, break and run {bnr} of "
                      f"{s['racks_broken']} breaks, {speed} moves/s thinking, "
                      f"{s['illegal_moves']} illegal moves")
         if s["points"]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import poolgym  # noqa: F401
-from agents.evaluate import run_match
+from agents.evaluate import run_match, summarize
 from agents.loading import make_agent
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.baseline_agents import FixedAgent, LegalRandomAgent, RandomAgent, first_ball_hit
@@ -95,17 +95,6 @@ def test_uniform_action_opponent_and_v0_ids():
         PoolEnv(opponent=3)
 
 
-def _three_foul_losses(match) -> int:
-    """Racks lost by the loser's own third consecutive foul (WPA 6.14)."""
-    lost = 0
-    for rack in match.racks:
-        last = next((m for m in reversed(rack.moves) if m.outcome is not None), None)
-        if last is not None and rack.winner == 1 - last.player and \
-                any(f.section == "6.14" for f in last.outcome.fouls):
-            lost += 1
-    return lost
-
-
 def test_legal_random_loses_far_fewer_racks_by_three_fouls_than_random():
     """Measured on 200 racks each (tournament noise, seed 0): random 200/200 racks end by
     a third consecutive foul, legal-random about 1 in 4. 30 racks each here; the bounds
@@ -115,7 +104,8 @@ def test_legal_random_loses_far_fewer_racks_by_three_fouls_than_random():
     for name in ("random", "legal-random"):
         agents = [make_agent(name, rules, seed=0), make_agent(name, rules, seed=1)]
         match = run_match(rules, agents, (name + " A", name + " B"), 30, seed=0, noise="tournament")
-        rates[name] = _three_foul_losses(match) / 30
+        stats = summarize(match)["agents"]
+        rates[name] = sum(s["racks_lost_by_three_fouls"] for s in stats.values()) / 30
     assert rates["random"] >= 0.9
     assert rates["legal-random"] <= 0.5
     assert rates["random"] - rates["legal-random"] >= 0.4
