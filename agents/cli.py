@@ -325,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     cb.add_argument("--racks", type=_positive_int, default=200,
                     help="racks per action in a sweep (default 200; the protocol uses 100 for constant)")
     cb.add_argument("--opponent", default="legal-random", help="constant: the opponent (default legal-random)")
-    cb.add_argument("--speed", type=float, default=9.0, help="breaks: the break speed in m/s (default 9)")
+    cb.add_argument("--speed", type=float, default=12.0, help="breaks: the break speed in m/s (default 12)")
     cb.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1)")
     cb.add_argument("--seed", type=int, default=0)
     cb.add_argument("--json", metavar="FILE", help="also write every result to FILE")

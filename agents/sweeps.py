@@ -35,10 +35,10 @@ from poolgym.rules import ShotCall
 
 from agents.evaluate import wilson_interval
 
-# The benchmark break: a firm stroke (9 m/s, about 20 mph) from the break box, the area
-# about 8 inches either side of the long string behind the head string that professional
-# 9-ball events use.
-BREAK_SPEED = 9.0
+# The benchmark break: a power break (12 m/s, about 27 mph, the speed professionals break
+# at) from the break box, the area about 8 inches either side of the long string behind the
+# head string that professional 9-ball events use.
+BREAK_SPEED = 12.0
 BREAK_BOX_HALF_WIDTH = 0.2  # m
 # The action the v0 world let win every rack: easiest target, no cut, full speed, centred.
 V0_AIM_EXPLOIT = (-1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)

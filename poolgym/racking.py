@@ -8,11 +8,13 @@ spreads. ``RackModel`` draws them: the rack's pitch opens by ``spacing_mm`` and 
 but the apex moves by an independent Gaussian offset of ``jitter_mm`` per axis, redrawn
 while it would overlap a ball already placed.
 
-``BENCHMARK_RACK`` is calibrated so that a firm break (8 m/s, centre hit at the apex ball,
-tournament execution noise) makes a ball on about two thirds of 9-ball breaks, the rate
-tracked at the 2016 WPA World 9-Ball Championship on 9-ft tables (71%, 75 of 105 breaks
-made a ball without fouling; AZBilliards "Break Stats" series) and in the 50-75% band of
-professional and strong amateur fields; see the README's "Benchmark protocol".
+``BENCHMARK_RACK`` (mean gap between neighbouring balls 0.7 mm, about 3% of them frozen)
+is calibrated with the benchmark break (``agents.sweeps``: a 12 m/s (27 mph) power break
+from the break box at the apex ball, tournament execution noise) to make a ball on about
+55% of 9-ball breaks, inside the 50-75% band of tracked professional events: 71% (75 of
+105 breaks made a ball without fouling) at the 2016 WPA World 9-Ball Championship on 9-ft
+tables (AZBilliards "Break Stats" series). A tight rack makes a ball on about 30%; the
+README's "Benchmark protocol" has the table over rack models and break speeds.
 """
 
 from __future__ import annotations
@@ -112,6 +114,6 @@ class RackModel:
 
 RACK_PRESETS: dict[str, RackModel] = {
     "tight": RackModel(),
-    "benchmark": RackModel(spacing_mm=0.2, jitter_mm=0.3),
+    "benchmark": RackModel(spacing_mm=0.5, jitter_mm=0.6),
 }
 BENCHMARK_RACK = RACK_PRESETS["benchmark"]

@@ -23,9 +23,11 @@ GAME_STEP_LIMIT = 500
 _GAME = "poolgym.envs.pool_env:PoolEnv"
 _POT_BALL = "poolgym.envs.practice:PotBallEnv"
 # The benchmark defaults of every v1 game env (see the README's "Benchmark protocol").
+# A power break is about 12 m/s, so the v1 strokes reach it.
 BENCHMARK_DEFAULTS = {"noise": "tournament", "rack_model": "benchmark", "breaker": "random",
-                      "observe_match": True, "opponent": "legal-random"}
-_SOLO_V1 = {"opponent": "solo", "action_mode": "aim", "noise": "tournament", "rack_model": "benchmark"}
+                      "observe_match": True, "opponent": "legal-random", "max_speed": 12.0}
+_SOLO_V1 = {"opponent": "solo", "action_mode": "aim", "noise": "tournament", "rack_model": "benchmark",
+            "max_speed": 12.0}
 
 BUILTIN_IDS = {
     "poolgym/NineBall-v0": (_GAME, {"game": "nine_ball", "opponent": "uniform-action"}, GAME_STEP_LIMIT),
