@@ -78,6 +78,11 @@ class SB3Policy:
         return action
 
 
+_CHOICES = (f"opponent must be one of {list(LADDER)}, {SOLO!r}, {UNIFORM_ACTION!r}, "
+            f"[ALGO:]path.zip, pkg.module:name, an agent with choose(state) or a callable "
+            f"policy(obs, info) -> action")
+
+
 def make_opponent(spec, action_space, rules: Ruleset | None = None, noise: Any = "none",
                   max_speed: float = 10.0):
     """The opponent for an env's ``opponent`` argument (module docstring): None for solo
@@ -98,11 +103,7 @@ def make_opponent(spec, action_space, rules: Ruleset | None = None, noise: Any =
         try:
             return make_agent(spec, rules, seed=0, noise=noise, max_speed=max_speed)
         except ValueError as exc:
-            raise ValueError(f"opponent {spec!r}: {exc}; opponents are {list(LADDER)}, "
-                             f"{SOLO!r}, {UNIFORM_ACTION!r}, [ALGO:]path.zip, an agent with "
-                             f"choose(state) or a policy(obs, info) -> action") from None
+            raise ValueError(f"{_CHOICES}; {spec!r}: {exc}") from None
     if hasattr(spec, "choose") or callable(spec):
         return spec
-    raise ValueError(f"opponent must be one of {list(LADDER)}, {SOLO!r}, {UNIFORM_ACTION!r}, "
-                     f"[ALGO:]path.zip, an agent with choose(state) or a callable "
-                     f"policy(obs, info) -> action, got {spec!r}")
+    raise ValueError(f"{_CHOICES}, got {spec!r}")

@@ -161,10 +161,16 @@ def test_a_game_with_a_ladder_opponent_replays_exactly(tmp_path, name):
 
 
 def test_a_version_1_saved_game_still_loads_and_replays():
+    """A file written by the version-1 code (before the ladder). Its moves replay, but not
+    compared bit for bit: the simulator's physics changed since it was recorded."""
     saved = load(V1_FILE)
-    assert saved.config["opponent"] == "uniform-action"
+    assert saved.config["opponent"] == "uniform-action" and saved.config["breaker"] == "agent"
     assert all(m.mapping == "aim" for m in saved.moves)
-    assert len(replay(saved)) == len(saved.moves)
+    env = saved.make_env()
+    env.reset(seed=saved.seed, options={"play_opponent": False})
+    assert env.state == saved.initial_state  # the same rack from the same seed
+    steps = replay(saved, check=False)
+    assert 1 <= len(steps) <= len(saved.moves)
 
 
 @pytest.mark.parametrize("name", ["legal-random", "bot:weak"])
