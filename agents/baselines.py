@@ -19,11 +19,13 @@ import gymnasium as gym
 
 import poolgym  # noqa: F401  (registers the environments)
 from poolgym.envs import PoolEnv
+from poolgym.envs.opponents import LADDER
 
 from agents.evaluate import run_match, summarize, wilson_interval
 from agents.loading import make_agent
 
-LADDER = ("random", "legal-random", "fixed", "bot:weak", "bot:fast")
+# The README's table: the ladder up to the fastest bot (the slower budgets cost minutes a rack).
+TABLE_PLAYERS = LADDER[:LADDER.index("bot:fast") + 1]
 
 
 def protocol(env_id: str) -> tuple[PoolEnv, str]:
@@ -55,7 +57,7 @@ def _play(args: tuple) -> dict:
     return play_pairing(*args)
 
 
-def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] = LADDER,
+def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] = TABLE_PLAYERS,
                    racks: int = 200, seed: int = 0, workers: int = 1) -> dict:
     """Every pairing of ``players`` (each once; A breaks the even racks), ``racks`` each."""
     jobs = [(env_id, a, b, racks, seed) for a, b in itertools.combinations(players, 2)]

@@ -1,4 +1,5 @@
-"""A heuristic pool bot for every game, and a random agent.
+"""A heuristic pool bot for every game (``RandomAgent`` is imported here from
+``poolgym.envs.baseline_agents``, where the ladder's baseline agents live).
 
 The bot searches the way the strongest computational-pool programs did: it lists candidate
 shots (each legal ball into each pocket aimed at the ghost ball, at a few speeds and spins;
@@ -24,7 +25,9 @@ from poolgym.physics import Noise, Shot, Simulator
 from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall, get_ruleset
 from poolgym.table import Table
 
-from agents.position import decision_options, state_value
+from poolgym.envs.baseline_agents import decision_options
+
+from agents.position import state_value
 from agents.shot_search import Scored, SearchBudget, ShotSearch
 
 # The aim error (degrees) the position estimate assumes when the table has no noise: it
@@ -141,52 +144,6 @@ class HeuristicBot:
     def policy(self, action_mode: str = "raw", max_speed: float = 10.0):
         """An environment opponent ``policy(obs, info) -> action`` playing this bot's moves
         in ``action_mode`` (the env's ``max_speed`` too): it reads ``info["state"]``."""
-        return MovePolicy(self, make_action_mapper(self.table, action_mode, max_speed=max_speed), self.rules)
-
-
-class RandomAgent:
-    """Uniformly random moves that are well formed: a random choice for a decision, a
-    random call the rules allow, a random free cue-ball spot in the zone and a random stroke
-    (speed 0.3-10 m/s, any direction, tip offsets up to 0.5)."""
-
-    def __init__(self, rules: Ruleset | str = "nine_ball", seed: int | None = 0) -> None:
-        self.rules = get_ruleset(rules) if isinstance(rules, str) else rules
-        self.table = self.rules.table
-        self.rng = np.random.default_rng(seed)
-
-    def __repr__(self) -> str:
-        return f"RandomAgent({self.rules.name!r})"
-
-    def reseed(self, seed) -> None:
-        """Restart the random moves from ``seed`` (see ``HeuristicBot.reseed``)."""
-        self.rng = np.random.default_rng(seed)
-
-    def choose(self, state: GameState) -> Move:
-        rng = self.rng
-        if state.pending is not None:
-            options = decision_options(state)
-            return options[int(rng.integers(len(options)))]
-        calls = self.rules.call_options(state)
-        call = calls[int(rng.integers(len(calls)))]
-        spot = None if state.cue_ball_in_hand is CueBallZone.NONE else self.random_spot(state)
-        shot = Shot(float(rng.uniform(0.3, 10.0)), float(rng.uniform(-180.0, 180.0)),
-                    float(rng.uniform(-0.5, 0.5)), float(rng.uniform(-0.5, 0.5)))
-        return ShotMove(call, spot, shot)
-
-    def random_spot(self, state: GameState):
-        R = self.table.ball_radius
-        x_high = (self.table.head_string_x - 1e-4 if state.cue_ball_in_hand is CueBallZone.KITCHEN
-                  else self.table.length - R)
-        balls = [p for n, p in state.positions.items() if n != 0]
-        for _ in range(200):
-            spot = (float(self.rng.uniform(R, x_high)), float(self.rng.uniform(R, self.table.width - R)))
-            if self.table.contains(*spot) and all(np.hypot(spot[0] - x, spot[1] - y) > 2 * R + 1e-4
-                                                  for x, y in balls):
-                return spot
-        return (R + 0.1, self.table.width / 2.0)
-
-    def policy(self, action_mode: str = "raw", max_speed: float = 10.0):
-        """An environment opponent playing this agent's moves (see ``HeuristicBot.policy``)."""
         return MovePolicy(self, make_action_mapper(self.table, action_mode, max_speed=max_speed), self.rules)
 
 

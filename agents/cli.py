@@ -102,18 +102,30 @@ def _eval(args: argparse.Namespace) -> int:
     from poolgym.rules import get_ruleset
 
     agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode}
+    rules = get_ruleset(args.game)
+    # Built here in every case: a bad spec fails at once, and the references need A.
+    agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise, **agent_kwargs)
+              for i, spec in enumerate((args.a, args.b))]
+    references = evaluate.reference_agents(args.a, agents[0], rules, seed=args.seed, noise=args.noise)
     if args.ray or args.address:
         from agents.distributed import run_match_ray
 
-        match = run_match_ray(args.game, (args.a, args.b), args.games, seed=args.seed, noise=args.noise,
-                              address=args.address, **agent_kwargs)
+        def on_ray(specs):
+            return run_match_ray(args.game, specs, args.games, seed=args.seed, noise=args.noise,
+                                 address=args.address, **agent_kwargs)
+
+        match = on_ray((args.a, args.b))
+        # The untrained network has no spec a Ray worker could build: it plays here.
+        play = lambda name, agent: (on_ray((name, args.b)) if name in evaluate.REFERENCE_AGENTS  # noqa: E731
+                                    else evaluate.run_match(rules, [agent, agents[1]], (name, args.b),
+                                                            args.games, seed=args.seed, noise=args.noise))
     else:
-        rules = get_ruleset(args.game)
-        agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise, **agent_kwargs)
-                  for i, spec in enumerate((args.a, args.b))]
         match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed,
                                    noise=args.noise)
+        play = None
     summary = evaluate.summarize(match)
+    summary["references"] = evaluate.reference_report(rules, references, agents[1], args.b, args.games,
+                                                      seed=args.seed, noise=args.noise, play=play)
     print(evaluate.format_summary(summary))
     _write_json(args.json, summary)
     if args.csv:
@@ -268,19 +280,24 @@ def build_parser() -> argparse.ArgumentParser:
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
     quick.set_defaults(handler=_quickstart)
 
-    agent_help = ("random, bot[:fast|normal|strong], a stable-baselines3 model.zip "
-                  "([ALGO:]path.zip) or pkg.module:name (an agent or a policy(obs, info))")
-    ev = sub.add_parser("eval", help="play N racks between two agents and report statistics")
+    agent_help = ("a ladder name (random, legal-random, fixed, bot:weak, bot:fast, bot:normal, "
+                  "bot:strong), a stable-baselines3 model ([ALGO:]path.zip, played with the "
+                  "mapping recorded in it) or pkg.module:name (an agent or a policy(obs, info))")
+    ev = sub.add_parser("eval", help="play N racks between two agents and report statistics, "
+                                     "beside the random and fixed agents (and an untrained "
+                                     "network for a model) on the same racks against B")
     ev.add_argument("--game", default="nine_ball", help="a registered ruleset (default nine_ball)")
     ev.add_argument("-a", "--a", default="bot", help=f"agent A, breaks the even racks: {agent_help}")
     ev.add_argument("-b", "--b", default="random", help="agent B (same forms)")
     ev.add_argument("--games", type=_positive_int, default=20, help="racks to play (default 20)")
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--noise", default="none", choices=("none", "tournament"))
-    ev.add_argument("--action-mode", default="raw", choices=("raw", "aim"),
-                    help="how a policy callable's actions are read (default raw)")
-    ev.add_argument("--obs-mode", default="dict", choices=("dict", "flat"),
-                    help="the observations a policy callable gets (default dict)")
+    ev.add_argument("--action-mode", choices=("raw", "aim"),
+                    help="how a policy callable's actions are read (default raw); for a saved "
+                         "model, checked against the mode recorded in it")
+    ev.add_argument("--obs-mode", choices=("dict", "flat"),
+                    help="the observations a policy callable gets (default dict); for a saved "
+                         "model, checked against the format recorded in it")
     ev.add_argument("--json", metavar="FILE", help="also write the summary to FILE")
     ev.add_argument("--csv", metavar="FILE", help="write one row per shot to FILE")
     ev.add_argument("--ray", action="store_true", help="spread the racks over a local Ray instance")

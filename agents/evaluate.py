@@ -10,11 +10,18 @@ racks), seeded so the same arguments give the same games. ``summarize`` reports 
   called safety, and, for agents that say what they aim at (``ShotMove.target`` set),
   one that names a pocket -- the bot's safeties and kicks name a ball but no pocket;
 - fouls per rack, in total and by WPA section; illegal moves (refused by the rules);
+  racks lost by the agent's own third consecutive foul (WPA 6.14);
 - break-and-run rate: racks the agent broke and won with every shot of the rack its own;
 - shots per rack (both players) and the agent's thinking speed in moves per second;
 - 14.1 points per inning (points scored over the agent's visits to the table).
 
 ``shot_rows`` turns the records into one CSV row per shot, for notebooks.
+
+Reference points (``reference_report``): the same racks (same seeds) against the same
+opponent B, played by the ladder's ``random`` and ``fixed`` agents and, when A is a saved
+model, by the untrained network (the same architecture freshly initialised with the
+model's seed). A rate means little without them: against a random player who fouls its
+racks away, ``random`` itself wins some and ``fixed`` most.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ from poolgym.physics import Simulator
 from poolgym.rules import Ruleset
 
 from agents.match import RackRecord, play_rack
+
+# The agents every evaluation report measures beside agent A (``reference_report``).
+REFERENCE_AGENTS = ("random", "fixed")
 
 WILSON_Z = 1.959963984540054  # 95%
 
@@ -81,6 +91,31 @@ def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int | range
     return Match(rules.name, names, played, seed, noise)
 
 
+def reference_agents(spec_a: str, agent_a, rules: Ruleset, seed: int = 0,
+                     noise: str = "none") -> dict[str, Any]:
+    """The reference agents for agent A (``spec_a``, ``agent_a``): ``REFERENCE_AGENTS``
+    (seeded like A) and, when A is a saved model, ``"untrained"`` (``untrained_twin``)."""
+    from agents.loading import PolicyAgent, make_agent, untrained_twin
+
+    refs = {name: make_agent(name, rules, seed=seed, noise=noise) for name in REFERENCE_AGENTS}
+    if isinstance(agent_a, PolicyAgent) and hasattr(agent_a.policy, "model") and spec_a.endswith(".zip"):
+        refs["untrained"] = untrained_twin(agent_a)
+    return refs
+
+
+def reference_report(rules: Ruleset, references: dict[str, Any], opponent, opponent_name: str,
+                     racks: int, seed: int = 0, noise: str = "none", play=None) -> dict[str, Any]:
+    """Each reference agent's statistics as agent A against ``opponent`` on the racks of
+    ``run_match(..., racks, seed)``: ``{"opponent": name, "agents": {name: stats}}``.
+    ``play(name, agent)`` plays a match in another way (e.g. on Ray) and returns it."""
+    out = {"opponent": opponent_name, "agents": {}}
+    for name, agent in references.items():
+        match = (play(name, agent) if play is not None else
+                 run_match(rules, [agent, opponent], (name, opponent_name), racks, seed=seed, noise=noise))
+        out["agents"][name] = _agent_stats(match, 0)
+    return out
+
+
 def is_pot_attempt(move: ShotMove, break_shot: bool) -> bool:
     """See the module docstring."""
     if break_shot or move.call.push_out or move.call.safety:
@@ -105,10 +140,15 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
     n = len(match.racks)
     wins = sum(1 for r in match.racks if r.winner == player)
     attempts = made = shots = fouls = illegal = breaks = runs = points = innings = moves = 0
+    three_fouls = 0
     think = 0.0
     by_section: dict[str, int] = {}
     for rack in match.racks:
         shooters = [m.player for m in rack.moves if m.outcome is not None]
+        last = next((m for m in reversed(rack.moves) if m.outcome is not None), None)
+        if last is not None and last.player == player and rack.winner == 1 - player and \
+                any(f.section == "6.14" for f in last.outcome.fouls):
+            three_fouls += 1
         if rack.breaker == player:
             breaks += 1
             if rack.winner == player and shooters and all(p == player for p in shooters):
@@ -144,7 +184,7 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
         "pot_success": made / attempts if attempts else None,
         "fouls": fouls, "fouls_per_rack": fouls / n if n else 0.0,
         "fouls_per_rack_by_section": {k: v / n for k, v in sorted(by_section.items())},
-        "illegal_moves": illegal,
+        "illegal_moves": illegal, "racks_lost_by_three_fouls": three_fouls,
         "racks_broken": breaks, "break_and_runs": runs,
         "break_and_run_rate": runs / breaks if breaks else None,
         "moves_per_s_thinking": moves / think if think > 0 else None,
@@ -196,8 +236,21 @@ def write_csv(match: Match, path: str) -> None:
         writer.writerows(shot_rows(match))
 
 
+def format_references(references: dict[str, Any]) -> str:
+    """The reference points as a small table: racks won with 95% intervals, pot success
+    and fouls per rack against the same opponent on the same racks."""
+    lines = [f"reference points: the same racks against {references['opponent']} (95% intervals)",
+             f"  {'agent':<12}{'racks won':<28}{'pot success':<14}fouls/rack"]
+    for name, s in references["agents"].items():
+        low, high = s["win_rate_ci95"]
+        pot = "n/a" if s["pot_success"] is None else f"{100 * s['pot_success']:.1f}%"
+        won = f"{s['wins']} ({100 * s['win_rate']:.1f}%, {100 * low:.1f}-{100 * high:.1f}%)"
+        lines.append(f"  {name:<12}{won:<28}{pot:<14}{s['fouls_per_rack']:.2f}")
+    return "\n".join(lines)
+
+
 def format_summary(summary: dict[str, Any]) -> str:
-    """A few readable lines per agent."""
+    """A few readable lines per agent, then the reference points when there are any."""
     lines = [f"{summary['game']}: {summary['racks']} racks, noise {summary['noise']}, "
              f"seed {summary['seed']}, {summary['draws']} drawn, "
              f"{summary['shots_per_rack']:.1f} shots per rack"]
@@ -209,12 +262,15 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"  {name}: won {s['wins']} ({100 * s['win_rate']:.1f}%, 95% CI "
                      f"{100 * low:.1f}-{100 * high:.1f}%), pot success {pot} of "
                      f"{s['pot_attempts']} attempts, {s['fouls_per_rack']:.2f} fouls per rack "
-                     f"{_sections(s['fouls_per_rack_by_section'])}, break and run {bnr} of "
+                     f"{_sections(s['fouls_per_rack_by_section'])}, "
+                     f"{s['racks_lost_by_three_fouls']} racks lost by three fouls, break and run {bnr} of "
                      f"{s['racks_broken']} breaks, {speed} moves/s thinking, "
                      f"{s['illegal_moves']} illegal moves")
         if s["points"]:
             lines.append(f"    {s['points']} points in {s['innings']} innings "
                          f"({s['points_per_inning']:.2f} per inning)")
+    if summary.get("references"):
+        lines.append(format_references(summary["references"]))
     return "\n".join(lines)
 
 

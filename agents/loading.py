@@ -1,9 +1,15 @@
-"""Agents from command-line specs, and environment policies played on states.
+"""Agents from command-line specs (the opponent ladder), and environment policies played on
+states.
 
-A spec is ``random``, ``bot`` (``bot:fast`` / ``bot:strong`` for another search budget),
-a saved stable-baselines3 model (a path ending in ``.zip``, loaded as PPO unless written
-``ALGO:path.zip``, e.g. ``SAC:model.zip``), or ``pkg.mod:name`` naming either an agent
-(an object with ``choose(state)``) or a policy ``policy(obs, info) -> action``.
+A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
+(``poolgym.envs.baseline_agents``), ``bot:weak``, ``bot:fast``, ``bot:normal`` (also
+``bot``), ``bot:strong`` (``agents.bot.HeuristicBot`` search budgets) -- a saved
+stable-baselines3 model (a path ending in ``.zip``, loaded as PPO unless written
+``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with the action mapping and
+observation format recorded in it, ``poolgym.envs.sb3_models``), or ``pkg.mod:name``
+naming either an agent (an object with ``choose(state)``) or a policy
+``policy(obs, info) -> action``. The environments' ``opponent`` argument takes the same
+names (``poolgym.envs.opponents``).
 """
 
 from __future__ import annotations
@@ -11,27 +17,32 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
-
 from poolgym.envs.actions import ActionMapper
+from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
 from poolgym.envs.observations import actor, flatten_observation, observe_game
+from poolgym.envs.sb3_models import SB3_ALGORITHMS, action_mapper, check_spaces, infer_record
 from poolgym.rules import GameState, Ruleset
 
-from agents.bot import HeuristicBot, RandomAgent
+from agents.bot import HeuristicBot
 
-SB3_ALGORITHMS = ("PPO", "SAC", "TD3", "A2C", "DDPG")
+BOT_BUDGETS = ("weak", "fast", "normal", "strong")
+AGENT_NAMES = tuple(BASELINE_AGENTS) + tuple(f"bot:{b}" for b in BOT_BUDGETS)
+AGENT_FORMS = (f"{', '.join(AGENT_NAMES)}, bot, [ALGO:]path.zip (ALGO one of "
+               f"{', '.join(SB3_ALGORITHMS)}) or pkg.module:name")
 
 
 class PolicyAgent:
     """An environment policy ``policy(obs, info) -> action`` playing on states: it sees the
     observation the env would give the player to act (``obs_mode`` "dict" or "flat") and
-    ``info`` with ``state`` and ``player``; its action is decoded in ``action_mode``."""
+    ``info`` with ``state`` and ``player``; its action is decoded with ``mapper`` (or an
+    ``ActionMapper`` of ``action_mode``, ``max_speed`` and ``max_cut_deg``)."""
 
     def __init__(self, policy, rules: Ruleset, action_mode: str = "raw", obs_mode: str = "dict",
-                 max_speed: float = 10.0, max_cut_deg: float = 5.0) -> None:
+                 max_speed: float = 10.0, max_cut_deg: float = 5.0,
+                 mapper: ActionMapper | None = None) -> None:
         self.policy, self.rules, self.obs_mode = policy, rules, obs_mode
-        self.mapper = ActionMapper(rules.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
+        self.mapper = mapper if mapper is not None else ActionMapper(
+            rules.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
 
     def choose(self, state: GameState):
         player = actor(state)
@@ -42,39 +53,88 @@ class PolicyAgent:
         return self.mapper.decode(self.mapper.validate(action), state, self.rules)
 
 
-def load_sb3(path: str, algorithm: str, rules: Ruleset) -> PolicyAgent:
-    """A saved stable-baselines3 model as an agent; its spaces say the obs and action modes."""
+def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None = None,
+             obs_mode: str | None = None) -> PolicyAgent:
+    """A saved stable-baselines3 model as an agent, with the mapping and observation format
+    recorded in it (inferred from its spaces, with a warning, for an older file).
+    ``action_mode`` / ``obs_mode``, when given, must be the recorded ones: a mismatch is a
+    ``ValueError`` naming both sides."""
     from poolgym.envs.opponents import SB3Policy
 
     policy = SB3Policy(path, algorithm=algorithm)
-    model = policy.model
-    obs_mode = "dict" if isinstance(model.observation_space, spaces.Dict) else "flat"
-    n = int(np.prod(model.action_space.shape))
-    modes = {len(ActionMapper(rules.table, m).components): m for m in ("raw", "aim")}
-    if n not in modes:
-        raise ValueError(f"the model's action space has {n} components; poolgym's modes have "
-                         f"{sorted(modes)}")
-    return PolicyAgent(policy, rules, modes[n], obs_mode)
+    record = policy.env_record if policy.env_record is not None else infer_record(policy.model, path)
+    check_spaces(policy.model, record, path)
+    for key, asked in (("action_mode", action_mode), ("obs_mode", obs_mode)):
+        if asked is not None and asked != record[key]:
+            raise ValueError(f"{path} was trained with {key} {record[key]!r}, not the "
+                             f"{asked!r} asked for")
+    agent = PolicyAgent(policy, rules, obs_mode=record["obs_mode"],
+                        mapper=action_mapper(record, rules.table))
+    agent.env_record = record
+    return agent
 
 
-def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: str = "none",
-               action_mode: str = "raw", obs_mode: str = "dict") -> Any:
-    """The agent a spec names (see the module docstring), seeded with ``seed``."""
-    if spec == "random":
-        return RandomAgent(rules, seed=seed)
+def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
+    """The same architecture as a loaded model's agent, freshly initialised with the
+    model's seed (or ``seed``): the reference that shows what training added."""
+    import gymnasium as gym
+
+    model = agent.policy.model
+
+    class Spaces(gym.Env):
+        """Only the spaces: the fresh model is built, never trained."""
+
+        observation_space, action_space = model.observation_space, model.action_space
+
+    fresh = type(model)(model.policy_class, Spaces(), seed=model.seed if seed is None else seed,
+                        policy_kwargs=model.policy_kwargs, device="cpu")
+    from poolgym.envs.opponents import SB3Policy
+
+    twin = PolicyAgent(SB3Policy(fresh, deterministic=agent.policy.deterministic), agent.rules,
+                       obs_mode=agent.obs_mode, mapper=agent.mapper)
+    return twin
+
+
+def _model_spec(spec: str) -> tuple[str, str]:
+    head, sep, rest = spec.partition(":")
+    return (head, rest) if sep and head in SB3_ALGORITHMS else ("PPO", spec)
+
+
+def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
+               action_mode: str | None = None, obs_mode: str | None = None,
+               max_speed: float = 10.0) -> Any:
+    """The agent a spec names (module docstring), seeded with ``seed``; bots plan with
+    ``noise``; no stroke is faster than ``max_speed``. ``action_mode`` / ``obs_mode`` say
+    how a policy callable's actions are read and what it sees (default raw, dict); for a
+    saved model they are checked against its record. An unknown agent, a missing model
+    file or a module that does not import is a one-line ``ValueError``."""
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent spec is a string ({AGENT_FORMS}), got {spec!r}")
+    if spec in BASELINE_AGENTS:
+        return make_baseline_agent(spec, rules, seed=seed, max_speed=max_speed)
     if spec == "bot" or spec.startswith("bot:"):
         budget = spec.partition(":")[2] or "normal"
-        return HeuristicBot(rules, noise=noise, budget=budget, seed=seed)
+        if budget not in BOT_BUDGETS:
+            raise ValueError(f"unknown agent {spec!r}: bot budgets are {list(BOT_BUDGETS)}")
+        return HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed)
     if spec.endswith(".zip"):
-        algorithm, _, path = spec.rpartition(":") if spec.split(":")[0] in SB3_ALGORITHMS else ("", "", spec)
-        return load_sb3(path, algorithm or "PPO", rules)
+        algorithm, path = _model_spec(spec)
+        return load_sb3(path, algorithm, rules, action_mode, obs_mode)
     module_name, sep, attribute = spec.partition(":")
-    if not sep:
-        raise ValueError(f"unknown agent {spec!r}: use random, bot[:fast|normal|strong], "
-                         "a model.zip or pkg.module:name")
-    target = getattr(importlib.import_module(module_name), attribute)
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"unknown agent {spec!r}; agents are {AGENT_FORMS}")
+    try:
+        target = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+    except ImportError as exc:
+        raise ValueError(f"agent {spec!r}: module {module_name!r} does not import "
+                         f"({type(exc).__name__}: {exc})") from None
+    except AttributeError:
+        raise ValueError(f"agent {spec!r}: module {module_name!r} has no {attribute!r}") from None
     if hasattr(target, "choose"):
         return target
     if callable(target):
-        return PolicyAgent(target, rules, action_mode, obs_mode)
-    raise ValueError(f"{spec} is neither an agent with choose(state) nor a policy(obs, info)")
+        return PolicyAgent(target, rules, action_mode or "raw", obs_mode or "dict", max_speed=max_speed)
+    raise ValueError(f"agent {spec!r} is neither an agent with choose(state) nor a policy(obs, info)")
+

@@ -3,10 +3,17 @@
 A policy is any callable ``policy(observation, info) -> action``, like the environments'
 opponents. Names that config files and the command line use:
 
-- ``"random"``: uniform random actions (``poolgym.envs.opponents.RandomPolicy``);
-- ``"solo"`` (opponents only): no opponent, the agent plays every shot;
+- opponents: the ladder names (``"random"``, ``"legal-random"``, ``"fixed"``,
+  ``"bot:weak"``, ``"bot:fast"``, ``"bot:normal"``, ``"bot"``, ``"bot:strong"``), a saved
+  model ``"[ALGO:]path.zip"``, ``"uniform-action"`` and ``"solo"`` go to the env as they are
+  (``poolgym.envs.opponents``);
+- agents (the side being scored): ``"uniform-action"`` (uniform random actions,
+  ``poolgym.envs.opponents.RandomPolicy``); the baseline ladder agents ``"random"``,
+  ``"legal-random"`` and ``"fixed"`` (``LadderPolicy``: their moves encoded in the env's
+  action mapping); a saved model ``"[ALGO:]path.zip"`` (refused when the env's action
+  mapping or observation format is not the one recorded in it);
 - ``"package.module:name"``: an imported policy callable; a class there is instantiated
-  with no arguments (so a bot class plugs in as ``agents.bot:HeuristicBot``).
+  with no arguments.
 
 Scores: the mean episode reward, the success rate (in a game env, matches won: more racks
 won than lost, from ``info["reward_terms"]``; in the pot-ball drill, the target potted
@@ -23,10 +30,11 @@ from typing import Any, Callable
 import gymnasium as gym
 import numpy as np
 
-from poolgym.envs.opponents import RandomPolicy
+from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
+from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 
 Policy = Callable[[Any, dict], Any]
-BUILTIN_OPPONENTS = ("random", "solo")
+BUILTIN_OPPONENTS = LADDER + ("bot", SOLO, UNIFORM_ACTION)
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -56,7 +64,8 @@ def import_object(path: str, what: str = "policy") -> Any:
 
 def resolve_opponent(spec: str | Policy | None) -> str | Policy | None:
     """What to pass as an env's ``opponent`` for a config name, import path or callable."""
-    if spec is None or callable(spec) or spec in BUILTIN_OPPONENTS:
+    if spec is None or callable(spec) or spec in BUILTIN_OPPONENTS or (
+            isinstance(spec, str) and spec.endswith(".zip")):
         return spec
     obj = import_object(spec, "opponent")
     obj = obj() if isinstance(obj, type) else obj
@@ -65,15 +74,45 @@ def resolve_opponent(spec: str | Policy | None) -> str | Policy | None:
     return obj
 
 
-def resolve_agent(spec: str | Policy, action_space: gym.Space, seed: int = 0) -> Policy:
-    """A policy for the agent's side: ``"random"``, an import path or a callable."""
+class LadderPolicy:
+    """A baseline ladder agent playing the agent's side of an env: its move in the env's
+    state, encoded with the env's action mapping (exact in raw mode; in aim mode the
+    nearest (ball, pocket) candidate, the cut clipped to the mapping's range)."""
+
+    def __init__(self, agent, env: gym.Env) -> None:
+        self.agent, self.env = agent, env.unwrapped
+
+    def __call__(self, observation, info: dict):
+        state, rules = self.env.state, self.env.rules
+        self.agent.rules = rules  # the pot-ball drill's rules change with each layout's target
+        return self.env.mapper.encode(self.agent.choose(state), state, rules)
+
+
+def resolve_agent(spec: str | Policy, env: gym.Env, seed: int = 0) -> Policy:
+    """A policy for the agent's side of ``env`` (module docstring)."""
     if callable(spec):
         return spec
-    if spec == "random":
-        return RandomPolicy(action_space, seed=seed)
+    if spec == UNIFORM_ACTION:
+        return RandomPolicy(env.action_space, seed=seed)
+    if spec in BASELINE_AGENTS:
+        game = env.unwrapped
+        agent = make_baseline_agent(spec, game.rules, seed=seed, max_speed=game.mapper.max_speed)
+        return LadderPolicy(agent, env)
+    if isinstance(spec, str) and spec.endswith(".zip"):
+        from poolgym.envs.opponents import SB3Policy
+        from poolgym.envs.sb3_models import check_env_matches, check_spaces, infer_record
+
+        head, sep, path = spec.partition(":")
+        algorithm, path = (head, path) if sep and head.isupper() else ("PPO", spec)
+        policy = SB3Policy(path, algorithm=algorithm)
+        record = policy.env_record if policy.env_record is not None else infer_record(policy.model, path)
+        check_spaces(policy.model, record, path)
+        check_env_matches(record, env, path)
+        return policy
     obj = resolve_opponent(spec)
     if not callable(obj):
-        raise ValueError(f"agent {spec!r} is not a policy; use 'random' or 'package.module:name'")
+        raise ValueError(f"agent {spec!r} is not a policy; use {UNIFORM_ACTION!r}, "
+                         f"{sorted(BASELINE_AGENTS)}, [ALGO:]path.zip or 'package.module:name'")
     return obj
 
 
@@ -127,7 +166,7 @@ def evaluate(policy: Policy | str, env_id: str, env_kwargs: dict | None = None, 
     one seed face the same racks."""
     env = gym.make(env_id, **dict(env_kwargs or {}))
     try:
-        agent = resolve_agent(policy, env.action_space, seed=seed + 7919)
+        agent = resolve_agent(policy, env, seed=seed + 7919)
         rows = [_episode(env, agent, seed + i) for i in range(episodes)]
     finally:
         env.close()

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 
-from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall
+from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS
+from poolgym.envs.baseline_agents import decision_options
 
 from poolgym.aiming import aim_point, ghost_ball, path_is_clear, pot_chance, usable_half_width
 
@@ -99,18 +100,6 @@ def state_value(state: GameState, rules: Ruleset, player: int, sigma_deg: float,
         return BREAK_VALUE if state.shooter == player else -BREAK_VALUE
     quality = shot_quality(state, rules, sigma_deg)
     return quality if state.shooter == player else -quality
-
-
-def decision_options(state: GameState) -> list[Decision]:
-    """Every answer to the pending decision (each ball for a spot request)."""
-    pending = state.pending
-    out = []
-    for choice in pending.choices:
-        if choice.value == "spot_ball":
-            out += [Decision(choice, ball=b, player=pending.player) for b in pending.balls]
-        else:
-            out.append(Decision(choice, player=pending.player))
-    return out
 
 
 def plain_call(calls: tuple[ShotCall, ...], safety: bool) -> ShotCall:

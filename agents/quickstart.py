@@ -4,7 +4,9 @@ Trains the default agent (``configs/train/default.yaml``: PPO on the aim-assiste
 drill) for a few minutes, evaluates it and the random agent on the same seeded layouts,
 prints both with 95% intervals, and saves a learning curve and a grid of the trained agent's
 shots drawn with ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball against
-the random agent (win rate beside random's own, 95% intervals) and one rack becomes a GIF.
+the ladder's ``legal-random`` agent, beside the reference points on the same racks (the
+``random`` and ``fixed`` agents and the untrained network, 95% intervals), and one rack
+becomes a GIF.
 """
 
 from __future__ import annotations
@@ -43,39 +45,37 @@ def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
     return save_image_grid(frames, titles, path)
 
 
-def nine_ball_match(model, cfg, out: Path, racks: int = 30, seed: int = 0) -> dict:
-    """The trained agent at 9-ball: ``racks`` racks against the random agent (alternating
-    breaks), beside the random agent against itself on the same seeds, and one rack drawn
-    into a GIF. The drill's observations and aim-assisted actions are 9-ball's too, so the
-    drill-trained policy plays the whole game: it pots the easiest legal ball it can."""
-    from agents.bot import RandomAgent
-    from agents.evaluate import run_match, summarize
-    from agents.loading import PolicyAgent
+# The quickstart's 9-ball opponent: it aims every stroke at a legal ball, so racks are
+# not won merely by its fouls.
+NINE_BALL_OPPONENT = "legal-random"
+
+
+def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 30, seed: int = 0) -> dict:
+    """The trained agent at 9-ball: ``racks`` racks against ``NINE_BALL_OPPONENT``
+    (alternating breaks), beside the reference points on the same racks (``random``,
+    ``fixed``, the untrained network), and one rack drawn into a GIF. The drill's
+    observations and aim-assisted actions are 9-ball's too, so the drill-trained policy
+    plays the whole game (with the mapping recorded in the model) and pots the easiest
+    legal ball it can."""
+    from agents.evaluate import format_references, reference_agents, reference_report, run_match, summarize
+    from agents.loading import make_agent
     from agents.watch import watch
-    from poolgym.envs.opponents import SB3Policy
     from poolgym.physics import Simulator
     from poolgym.rules import get_ruleset
 
     rules = get_ruleset("nine_ball")
-    kwargs = cfg.make_kwargs()
-    trained = PolicyAgent(SB3Policy(model, deterministic=True), rules, kwargs.get("action_mode", "aim"),
-                          kwargs.get("obs_mode", "flat"), max_speed=kwargs.get("max_speed", 8.0),
-                          max_cut_deg=kwargs.get("max_cut_deg", 5.0))
-    rows = {}
-    for name, agents in (("trained", [trained, RandomAgent(rules, seed=seed + 1)]),
-                         ("random", [RandomAgent(rules, seed=seed), RandomAgent(rules, seed=seed + 1)])):
-        stats = summarize(run_match(rules, agents, (name, "random opponent"), racks, seed=seed))
-        rows[name] = stats["agents"][name]
+    spec = f"{cfg.algorithm}:{model_path}"
+    trained = make_agent(spec, rules, seed=seed)
+    opponent = make_agent(NINE_BALL_OPPONENT, rules, seed=seed + 1)
+    stats = summarize(run_match(rules, [trained, opponent], ("trained", NINE_BALL_OPPONENT), racks, seed=seed))
+    references = reference_report(rules, reference_agents(spec, trained, rules, seed=seed), opponent,
+                                  NINE_BALL_OPPONENT, racks, seed=seed)
+    rows = {"trained": stats["agents"]["trained"], **references["agents"]}
     gif = out / "nine_ball_rack.gif"
-    watch(rules, Simulator(rules.table), [trained, RandomAgent(rules, seed=seed + 1)], seed=seed,
-          gif=str(gif), log=lambda _: None)
-    print(f"\nnine_ball, {racks} racks against the random agent (alternating breaks, same seeds):")
-    print(f"  {'agent':12s}  {'racks won':26s}  {'pot success':12s}  fouls/rack")
-    for name, r in rows.items():
-        low, high = r["win_rate_ci95"]
-        pot = f"{r['pot_success']:.3f}" if r["pot_success"] is not None else "-"
-        print(f"  {name:12s}  {r['win_rate']:.3f} [{low:.3f}, {high:.3f}]      {pot:12s}  {r['fouls_per_rack']:.2f}")
-    return {"racks": racks, "agents": rows, "gif": str(gif)}
+    watch(rules, Simulator(rules.table), [trained, opponent], seed=seed, gif=str(gif), log=lambda _: None)
+    print(f"\nnine_ball, {racks} racks against {NINE_BALL_OPPONENT} (alternating breaks, same seeds):")
+    print(format_references({"opponent": NINE_BALL_OPPONENT, "agents": rows}))
+    return {"racks": racks, "opponent": NINE_BALL_OPPONENT, "agents": rows, "gif": str(gif)}
 
 
 def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None,
@@ -94,7 +94,7 @@ def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None
     curve = plot_learning_curve(summary, out / "learning_curve.png")
     model = load_model(summary["model"], cfg.algorithm)
     shots = render_shots(model, cfg, out / "shots.png", seed=cfg.seed + 2_000_000)
-    summary["nine_ball"] = nine_ball_match(model, cfg, out, seed=cfg.seed)
+    summary["nine_ball"] = nine_ball_match(summary["model"], cfg, out, seed=cfg.seed)
     print(f"\nlearning curve: {curve}\nrendered shots: {shots}\n9-ball rack: {summary['nine_ball']['gif']}"
           f"\nmodel: {summary['model']}")
     return summary

@@ -60,9 +60,16 @@ class SearchBudget:
 
     @classmethod
     def preset(cls, name: str) -> "SearchBudget":
-        """``"fast"`` (tests, quick looks), ``"normal"`` (the default) or ``"strong"``."""
+        """``"weak"`` (the ladder's rung below ``"fast"``: one speed per pot, centre tip, no
+        noise re-check, one cue-ball spot), ``"fast"`` (tests, quick looks), ``"normal"``
+        (the default) or ``"strong"``."""
         if name == "normal":
             return cls()
+        if name == "weak":
+            return cls(speeds=(2.0,), spins=((0.0, 0.0),), max_pairs=2, refine_aim=False,
+                       top_k=1, noise_samples=1, placements=1, safety_speeds=(1.6,),
+                       safety_offsets=(0.0,), break_speeds=(10.0,), break_offsets=(0.0,),
+                       break_spots=1, bank_pairs=1)
         if name == "fast":
             return cls(speeds=(0.9, 1.5, 2.5, 4.0), spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.4)),
                        max_pairs=3, top_k=3, noise_samples=4, placements=3,
@@ -77,7 +84,7 @@ class SearchBudget:
                        max_pairs=8, top_k=10, noise_samples=16, placements=8,
                        break_speeds=(6.0, 8.0, 10.0),
                        break_offsets=(-0.6, -0.3, 0.0, 0.3, 0.6), break_spots=7, bank_pairs=5)
-        raise ValueError(f"unknown search budget {name!r}; choose 'fast', 'normal' or 'strong'")
+        raise ValueError(f"unknown search budget {name!r}; choose 'weak', 'fast', 'normal' or 'strong'")
 
 
 @dataclass

@@ -5,8 +5,10 @@ evaluations and checkpoints, saves the final model and writes ``summary.json`` i
 directory::
 
     runs/<name>/
-      model.zip            the final model
-      best_model.zip       the model of the best periodic evaluation (when there are any)
+      model.zip            the final model, with the env it was trained on inside
+                           (``poolgym_env.json``, ``poolgym.envs.sb3_models``)
+      best_model.zip       the model of the best periodic evaluation (when there are any),
+                           with the same record
       checkpoints/         every ``checkpoint_every`` steps
       monitor/             per-episode training rewards (SB3 Monitor CSVs)
       tb/                  tensorboard logs (``tensorboard --logdir runs``)
@@ -25,8 +27,10 @@ from typing import Any
 import gymnasium as gym
 
 import poolgym  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
+from agents.evaluate import REFERENCE_AGENTS
 from agents.policy_eval import evaluate, resolve_opponent
 from agents.train_config import TrainConfig, load_config
+from poolgym.envs.sb3_models import env_record, load_model as load_sb3_model, write_env_record
 
 # Evaluation racks are seeded apart from the training envs' seeds.
 EVAL_SEED_OFFSET = 1_000_000
@@ -45,12 +49,30 @@ def _env_kwargs(cfg: TrainConfig, opponent: str | None = None) -> dict:
     return kwargs
 
 
+def save_with_env(model, path: Path, record: dict) -> None:
+    """Save ``model`` at ``path`` with the record of the env it was trained on."""
+    model.save(path)
+    write_env_record(str(path), record)
+
+
+def training_env_record(cfg: TrainConfig) -> dict:
+    """The record of the env ``cfg`` trains on: its id, every keyword argument of its spec
+    (the registered ones and the config's) and the mapping the env resolved."""
+    env = gym.make(cfg.env_id, **_env_kwargs(cfg))
+    try:
+        kwargs = dict(env.spec.kwargs) if env.spec is not None else cfg.make_kwargs()
+        kwargs.update(cfg.make_kwargs())  # the config's names (an opponent spec, not its object)
+        return env_record(env, cfg.env_id, kwargs)
+    finally:
+        env.close()
+
+
 def _matchups(cfg: TrainConfig) -> list[str | None]:
     """The opponents evaluations play against; None is the env as configured."""
     return list(cfg.eval.opponents) or [None]
 
 
-def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float):
+def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: dict):
     """An SB3 callback that evaluates every ``cfg.eval.every_steps`` steps, logs to
     tensorboard and keeps the best model; its ``history`` is the list of results."""
     from stable_baselines3.common.callbacks import BaseCallback
@@ -82,7 +104,7 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float):
             key = (first["success_rate"], first["mean_reward"])
             if self.best is None or key > self.best:
                 self.best = key
-                self.model.save(out / "best_model.zip")
+                save_with_env(self.model, out / "best_model.zip", record)
             return True
 
     return PeriodicEval()
@@ -90,9 +112,11 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float):
 
 def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | None = None,
                      untrained: Any = None) -> list[dict]:
-    """The trained policy and the baseline agent on the same seeded episodes, against each
-    evaluation opponent: ``[{"opponent", "trained": Score dict, "baseline": Score dict}]``.
-    With ``untrained`` (the policy before learning), rows also hold its score: a
+    """The trained policy, the reference agents and the baseline agent on the same seeded
+    episodes, against each evaluation opponent: ``[{"opponent", "trained": Score dict,
+    "references": {name: Score dict}, "baseline_name", "baseline": Score dict}]``. The
+    references are ``REFERENCE_AGENTS`` (the ladder's random and fixed agents) and, with
+    ``untrained`` (the policy before learning), ``"untrained"``, also under its own key: a
     deterministic fresh network already plays a fixed middling shot, so beating random
     alone does not show that anything was learned."""
     from poolgym.envs.opponents import SB3Policy
@@ -104,12 +128,17 @@ def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | Non
     rows = []
     for opponent in _matchups(cfg):
         kwargs = _env_kwargs(cfg, opponent)
-        rows.append({"opponent": opponent or cfg.opponent,
-                     "trained": evaluate(policy, cfg.env_id, kwargs, n, seed=seed).to_dict(),
-                     "baseline_name": cfg.eval.baseline,
-                     "baseline": evaluate(cfg.eval.baseline, cfg.env_id, kwargs, n, seed=seed).to_dict()})
+        references = {name: evaluate(name, cfg.env_id, kwargs, n, seed=seed).to_dict()
+                      for name in REFERENCE_AGENTS}
+        row = {"opponent": opponent or cfg.opponent,
+               "trained": evaluate(policy, cfg.env_id, kwargs, n, seed=seed).to_dict(),
+               "references": references, "baseline_name": cfg.eval.baseline,
+               "baseline": references.get(cfg.eval.baseline) or
+               evaluate(cfg.eval.baseline, cfg.env_id, kwargs, n, seed=seed).to_dict()}
         if untrained is not None:
-            rows[-1]["untrained"] = evaluate(untrained, cfg.env_id, kwargs, n, seed=seed).to_dict()
+            row["untrained"] = references["untrained"] = evaluate(untrained, cfg.env_id, kwargs, n,
+                                                                  seed=seed).to_dict()
+        rows.append(row)
     return rows
 
 
@@ -139,6 +168,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     out = Path(out) if out is not None else Path("runs") / name
     out.mkdir(parents=True, exist_ok=True)
 
+    record = training_env_record(cfg)
     vec_env = make_vec_env(functools.partial(make_env, cfg.env_id), n_envs=cfg.n_envs, seed=cfg.seed,
                            env_kwargs=_env_kwargs(cfg), monitor_dir=str(out / "monitor"),
                            vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv)
@@ -153,7 +183,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         callbacks = []
         evaluator = None
         if cfg.eval.every_steps > 0:
-            evaluator = _periodic_eval_callback(cfg, out, start)
+            evaluator = _periodic_eval_callback(cfg, out, start, record)
             callbacks.append(evaluator)
         if cfg.checkpoint_every > 0:
             callbacks.append(CheckpointCallback(max(1, cfg.checkpoint_every // cfg.n_envs),
@@ -161,7 +191,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         model.learn(total_timesteps=cfg.total_steps, callback=callbacks, progress_bar=progress_bar,
                     tb_log_name=cfg.algorithm)
         train_time = time.perf_counter() - start
-        model.save(out / "model.zip")
+        save_with_env(model, out / "model.zip", record)
         final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic))
     finally:
         vec_env.close()
@@ -183,14 +213,14 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
 
 
 def load_model(path: str | Path, algorithm: str, device: str = "cpu"):
-    """A saved model of ``algorithm`` ("PPO", "SAC" or "TD3")."""
-    import stable_baselines3
-
-    return getattr(stable_baselines3, algorithm).load(str(path), device=device)
+    """A saved model of ``algorithm`` ("PPO", "SAC" or "TD3"), loaded the one way models
+    are (``poolgym.envs.sb3_models.load_model``)."""
+    return load_sb3_model(str(path), algorithm, device=device)
 
 
 def format_final(summary: dict) -> str:
-    """The final evaluation as a small table: trained vs baseline with 95% intervals."""
+    """The final evaluation as a small table: the trained agent beside the untrained
+    network, the reference agents and the baseline, with 95% intervals."""
     lines = []
     for row in summary["final"]:
         t, b = row["trained"], row["baseline"]
@@ -198,7 +228,10 @@ def format_final(summary: dict) -> str:
         lines.append(f"{summary['config']['env']['id']}{vs}, {t['episodes']} episodes each "
                      f"(same seeds), 95% intervals:")
         lines.append(f"  {'agent':<14}{t['success_name']:<28}{'mean reward':<26}legal pots/episode")
-        agents = [("trained", t), ("untrained", row.get("untrained")), (row["baseline_name"], b)]
+        references = [(name, s) for name, s in row.get("references", {}).items() if name != "untrained"]
+        agents = [("trained", t), ("untrained", row.get("untrained"))] + references
+        if row["baseline_name"] not in dict(references):
+            agents.append((row["baseline_name"], b))
         for label, s in [(label, s) for label, s in agents if s is not None]:
             rate = f"{s['success_rate']:.3f} [{s['success_ci'][0]:.3f}, {s['success_ci'][1]:.3f}]"
             reward = f"{s['mean_reward']:+.3f} [{s['reward_ci'][0]:+.3f}, {s['reward_ci'][1]:+.3f}]"

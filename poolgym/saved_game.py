@@ -15,6 +15,11 @@ outcome and noise draw is reproduced bit for bit::
 
 ``load`` validates a file and rejects a corrupt one with a ``SavedGameError`` that names
 the file and the entry at fault.
+
+Version 2 records with each move the action mapping it was decoded with (``"mapping"``:
+the agent's mode, or ``"raw"`` for an opponent agent's moves, which the env encodes in raw
+mode) and names the ladder opponent in the config; version 1 files, which have neither,
+still load: their moves were all decoded with the agent's mapping.
 """
 
 from __future__ import annotations
@@ -30,19 +35,27 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 
 from poolgym.envs.observations import actor
-from poolgym.envs.opponents import RandomPolicy
+from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
 from poolgym.physics import Noise
 from poolgym.rules import Decision, GameState, RuleOptions, check_state
 from poolgym.table import Table
 
 FORMAT = "poolgym.saved_game"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 _CONFIG_KEYS = ("game", "table", "opponent", "action_mode", "obs_mode", "noise", "reward_weights",
                 "rule_options", "race_to", "max_speed")
-# Keys added with the v1 envs; a game saved before them has their v0 values.
+# Keys added with the v1 envs; a version-1 game saved before them has their v0 values.
 _OPTIONAL_CONFIG_KEYS = {"breaker": "agent", "rack_model": None, "observe_match": False}
-_OPPONENTS = ("random", "solo", "policy")
+# Version 2 has those keys and whether reset drew a seed for the opponent (it has
+# ``reseed``): a replay's stand-in opponent draws it too, so the rack and every later
+# draw are the same.
+_V2_CONFIG_KEYS = _CONFIG_KEYS + tuple(_OPTIONAL_CONFIG_KEYS) + ("opponent_reseeded",)
+# "random" in a version-1 file is today's "uniform-action"; a ladder name (or "agent" for
+# any other agent with choose(state)) is recorded as the opponent, whose moves are recorded.
+_V1_OPPONENTS = ("random", "solo", "policy")
+_OPPONENTS = (UNIFORM_ACTION, SOLO, "policy", "agent") + LADDER
 _SHOT_FIELDS = ("speed", "angle_deg", "side", "vertical")
 
 
@@ -56,10 +69,10 @@ class ReplayMismatch(AssertionError):
 
 @dataclass(frozen=True)
 class SavedMove:
-    """One recorded move: ``player`` acted with ``action``; ``shot`` is the stroke as
-    executed (None for a decision or an unplayable placement), ``decision`` the choice
-    made (None for a shot); ``state`` and ``outcome`` (``Outcome.to_dict``, None for a
-    decision) are what followed."""
+    """One recorded move: ``player`` acted with ``action``, decoded with the env's action
+    mapping of mode ``mapping``; ``shot`` is the stroke as executed (None for a decision or
+    an unplayable placement), ``decision`` the choice made (None for a shot); ``state`` and
+    ``outcome`` (``Outcome.to_dict``, None for a decision) are what followed."""
 
     player: int
     action: tuple[float, ...]
@@ -67,6 +80,7 @@ class SavedMove:
     decision: str | None
     state: GameState
     outcome: dict[str, Any] | None
+    mapping: str
 
     @classmethod
     def from_record(cls, record: MoveRecord) -> "SavedMove":
@@ -75,12 +89,13 @@ class SavedMove:
             shot = {name: float(getattr(record.result.shot, name)) for name in _SHOT_FIELDS}
         decision = record.move.choice.value if isinstance(record.move, Decision) else None
         outcome = record.outcome.to_dict() if record.outcome is not None else None
-        return cls(record.player, record.action, shot, decision, record.after, outcome)
+        return cls(record.player, record.action, shot, decision, record.after, outcome, record.mapping)
 
     def to_dict(self) -> dict:
         """The move as JSON-compatible values."""
         return {"player": self.player, "action": list(self.action), "shot": self.shot,
-                "decision": self.decision, "state": self.state.to_dict(), "outcome": self.outcome}
+                "decision": self.decision, "state": self.state.to_dict(), "outcome": self.outcome,
+                "mapping": self.mapping}
 
 
 @dataclass(frozen=True)
@@ -115,10 +130,17 @@ class SavedGame:
 def env_config(env: PoolEnv) -> dict[str, Any]:
     """The JSON-compatible keyword arguments that rebuild ``env``'s game."""
     if isinstance(env.opponent, RandomPolicy):
-        opponent = "random"
+        opponent = "uniform-action"
+    elif env.solo:
+        opponent = "solo"
+    elif env.opponent_name in _OPPONENTS:
+        opponent = env.opponent_name
+    elif hasattr(env.opponent, "choose"):
+        opponent = "agent"
     else:
-        opponent = "solo" if env.solo else "policy"
+        opponent = "policy"
     return {"game": env.rules.name, "table": asdict(env.table), "opponent": opponent,
+            "opponent_reseeded": hasattr(env.opponent, "reseed"),
             "action_mode": env.mapper.mode, "obs_mode": env.obs_mode,
             "noise": asdict(env.simulator.noise), "reward_weights": env.weights.as_dict(),
             "rule_options": env.rules.options.to_dict(), "race_to": env.race_to,
@@ -130,13 +152,27 @@ def _unrecorded_policy(observation, info):
     raise RuntimeError("a replayed game plays the recorded moves; its opponent is never asked")
 
 
+class _UnrecordedAgent:
+    """Stands in for an opponent agent or policy in a replay, which plays its recorded
+    moves; it takes the seed reset draws for the opponent, as the recorded one did."""
+
+    def choose(self, state):
+        raise RuntimeError("a replayed game plays the recorded moves; its opponent is never asked")
+
+    def reseed(self, seed) -> None:
+        """Take the seed (the draw from the env's generator is what matters)."""
+
+
 def _make_env(config: dict[str, Any]) -> PoolEnv:
     kwargs = dict(config)
+    reseeded = kwargs.pop("opponent_reseeded", False)
     kwargs["table"] = Table(**config["table"])
     kwargs["noise"] = Noise(**config["noise"])
     kwargs["rule_options"] = RuleOptions(**config["rule_options"])
-    if config["opponent"] == "policy":
-        kwargs["opponent"] = _unrecorded_policy
+    # The opponent's moves are in the file: no bot is built or asked. The uniform-action
+    # opponent is kept because reset draws its seed (the replay's random state follows).
+    if config["opponent"] not in ("uniform-action", "solo"):
+        kwargs["opponent"] = _UnrecordedAgent() if reseeded else _unrecorded_policy
     return PoolEnv(**kwargs)
 
 
@@ -226,7 +262,7 @@ def replay(game: SavedGame | str | Path, check: bool = True) -> list[ReplayStep]
             raise ReplayMismatch(f"move {i}: player {actor(env.state)} is to act, the "
                                  f"recording says player {move.player}")
         try:
-            record = env.play_move(np.asarray(move.action))
+            record = env.play_move(np.asarray(move.action), mapping=move.mapping)
         except ResetNeeded:
             if not check:
                 break
@@ -263,12 +299,13 @@ def from_dict(data: Any) -> SavedGame:
     """A ``SavedGame`` from its JSON dict, validated entry by entry."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SavedGameError(f"not a saved game: expected a JSON object with \"format\": \"{FORMAT}\"")
-    if data.get("version") != VERSION:
-        raise SavedGameError(f"unsupported saved-game version {data.get('version')!r}; "
-                             f"this poolgym reads version {VERSION}")
+    version = data.get("version")
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
+        raise SavedGameError(f"unsupported saved-game version {version!r}; "
+                             f"this poolgym reads versions {list(READABLE_VERSIONS)}")
     known = {"format", "version", "env_id", "config", "seed", "rng_state", "initial_state", "moves"}
     _check_keys(data, known, known - {"env_id"}, "the saved game")
-    config = _config(data["config"])
+    config = _config(data["config"], version)
     try:
         env = _make_env(config)
     except (ValueError, TypeError) as exc:
@@ -284,7 +321,7 @@ def from_dict(data: Any) -> SavedGame:
     initial = _state(data["initial_state"], env, "initial_state")
     if not isinstance(data["moves"], list):
         raise SavedGameError(f"moves must be a list, got {type(data['moves']).__name__}")
-    moves = tuple(_move(m, env, f"moves[{i}]") for i, m in enumerate(data["moves"]))
+    moves = tuple(_move(m, env, f"moves[{i}]", version) for i, m in enumerate(data["moves"]))
     return SavedGame(config=config, seed=seed, rng_state=rng_state, initial_state=initial,
                      moves=moves, env_id=data["env_id"])
 
@@ -298,19 +335,28 @@ def _check_keys(data: dict, known: set[str], required: set[str], what: str) -> N
         raise SavedGameError(f"{what} is missing keys {missing}")
 
 
-def _config(config: Any) -> dict:
+def _config(config: Any, version: int) -> dict:
     if not isinstance(config, dict):
         raise SavedGameError(f"config must be an object, got {type(config).__name__}")
-    _check_keys(config, set(_CONFIG_KEYS) | set(_OPTIONAL_CONFIG_KEYS), set(_CONFIG_KEYS), "config")
-    config = {**_OPTIONAL_CONFIG_KEYS, **config}
+    if version == 1:
+        _check_keys(config, set(_CONFIG_KEYS) | set(_OPTIONAL_CONFIG_KEYS), set(_CONFIG_KEYS), "config")
+        config = {**_OPTIONAL_CONFIG_KEYS, **config}
+    else:
+        _check_keys(config, set(_V2_CONFIG_KEYS), set(_V2_CONFIG_KEYS), "config")
+        if not isinstance(config["opponent_reseeded"], bool):
+            raise SavedGameError(f"config.opponent_reseeded must be true or false, "
+                                 f"got {config['opponent_reseeded']!r}")
     for key, dataclass_ in (("table", Table), ("noise", Noise), ("rule_options", RuleOptions)):
         value = config[key]
         if not isinstance(value, dict):
             raise SavedGameError(f"config.{key} must be an object, got {value!r}")
         names = {f.name for f in fields(dataclass_)}
         _check_keys(value, names, set(), f"config.{key}")
-    if config["opponent"] not in _OPPONENTS:
-        raise SavedGameError(f"config.opponent must be one of {list(_OPPONENTS)}, got {config['opponent']!r}")
+    allowed = _V1_OPPONENTS if version == 1 else _OPPONENTS
+    if config["opponent"] not in allowed:
+        raise SavedGameError(f"config.opponent must be one of {list(allowed)}, got {config['opponent']!r}")
+    if version == 1 and config["opponent"] == "random":
+        config = {**config, "opponent": "uniform-action"}  # version 1's name for it
     return config
 
 
@@ -331,15 +377,19 @@ def _state(data: Any, env: PoolEnv, where: str) -> GameState:
     return state
 
 
-def _move(data: Any, env: PoolEnv, where: str) -> SavedMove:
+def _move(data: Any, env: PoolEnv, where: str, version: int) -> SavedMove:
     if not isinstance(data, dict):
         raise SavedGameError(f"{where} must be an object, got {type(data).__name__}")
-    keys = {"player", "action", "shot", "decision", "state", "outcome"}
+    keys = {"player", "action", "shot", "decision", "state", "outcome"} | ({"mapping"} if version > 1 else set())
     _check_keys(data, keys, keys, where)
+    mapping = data.get("mapping", env.mapper.mode)
+    modes = sorted({env.mapper.mode, env.opponent_mapper.mode})
+    if mapping not in modes:
+        raise SavedGameError(f"{where}.mapping must be one of {modes}, got {mapping!r}")
     if data["player"] not in (0, 1) or isinstance(data["player"], bool):
         raise SavedGameError(f"{where}.player must be 0 or 1, got {data['player']!r}")
     action = data["action"]
-    n = env.action_space.shape[0]
+    n = env.mapper_for(mapping).space.shape[0]
     if (not isinstance(action, list) or len(action) != n
             or not all(_is_number(v) and -1.0 <= v <= 1.0 for v in action)):
         raise SavedGameError(f"{where}.action must be a list of {n} numbers in [-1, 1], got {action!r}")
@@ -353,7 +403,7 @@ def _move(data: Any, env: PoolEnv, where: str) -> SavedMove:
     if data["outcome"] is not None and not isinstance(data["outcome"], dict):
         raise SavedGameError(f"{where}.outcome must be an object or null, got {data['outcome']!r}")
     return SavedMove(data["player"], tuple(float(v) for v in action), shot, data["decision"],
-                     _state(data["state"], env, f"{where}.state"), data["outcome"])
+                     _state(data["state"], env, f"{where}.state"), data["outcome"], mapping)
 
 
 def _is_number(value: Any) -> bool:

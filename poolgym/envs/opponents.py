@@ -1,8 +1,25 @@
 """Opponents for the single-agent environments: whoever plays the other side inside ``step``.
 
-An opponent is any callable ``policy(observation, info) -> action`` (the observation is from
-its own side, in the env's observation format), or one of the names ``"solo"`` (the agent
-plays both sides) and ``"random"`` (uniform random actions from a seeded generator).
+The env's ``opponent`` argument (``make_opponent``) is one of:
+
+- a name of the opponent ladder, the same names as ``poolgym eval -a/-b``: ``"random"``,
+  ``"legal-random"``, ``"fixed"`` (``poolgym.envs.baseline_agents``), ``"bot:weak"``,
+  ``"bot:fast"``, ``"bot:normal"`` (``"bot"``), ``"bot:strong"`` (``agents.bot.HeuristicBot``),
+  or a saved stable-baselines3 model ``"path.zip"`` / ``"ALGO:path.zip"`` (it plays with its
+  own recorded observation format and action mapping);
+- ``"solo"``: no opponent, the agent plays both sides;
+- ``"uniform-action"``: uniform random actions in the env's action space (``RandomPolicy``),
+  the v0 envs' opponent;
+- an agent: any object with ``choose(state) -> Decision | ShotMove``;
+- a policy: any callable ``policy(observation, info) -> action`` (the observation from its
+  own side, in the env's observation format; the action in the env's action mapping).
+
+An agent's moves are played through a raw-mode ``ActionMapper`` the env holds for the
+purpose (raw mode encodes strokes and calls exactly), never through the agent's aim-mode
+mapping, so an opponent plays the same whatever the agent's action mode.
+
+The bots and saved models live in ``agents/``: ``make_opponent`` imports
+``agents.loading`` lazily for those names. It is the one place the env layer reaches up.
 """
 
 from __future__ import annotations
@@ -12,11 +29,18 @@ from typing import Any, Callable
 import numpy as np
 from gymnasium import spaces
 
+from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
+from poolgym.rules import Ruleset
+
 Policy = Callable[[Any, dict], Any]
+UNIFORM_ACTION = "uniform-action"
+SOLO = "solo"
+LADDER = ("random", "legal-random", "fixed", "bot:weak", "bot:fast", "bot:normal", "bot:strong")
 
 
 class RandomPolicy:
-    """Uniform random actions in the env's action space, from its own seeded generator."""
+    """Uniform random actions in the env's action space, from its own seeded generator
+    (the ``"uniform-action"`` opponent)."""
 
     def __init__(self, action_space, seed: int | None = None) -> None:
         self.space = action_space
@@ -33,21 +57,22 @@ class RandomPolicy:
 
 
 class SB3Policy:
-    """A frozen stable-baselines3 model as an opponent (deterministic actions).
+    """A frozen stable-baselines3 model as a policy ``policy(obs, info) -> action``
+    (deterministic actions by default).
 
-    ``model`` is a loaded model or a path to a saved one (``algorithm`` names its class,
-    e.g. ``"PPO"``). The model must have been trained on the same observation format.
+    ``model`` is a loaded model or a path to a saved one, loaded with
+    ``poolgym.envs.sb3_models.load_model`` (``algorithm`` names its class, e.g. ``"PPO"``);
+    ``env_record`` is then the env the model was trained on (``read_env_record``), or None
+    for an older file that does not say.
     """
 
     def __init__(self, model, algorithm: str = "PPO", deterministic: bool = True) -> None:
+        self.env_record = None
         if isinstance(model, str):
-            import stable_baselines3
+            from poolgym.envs.sb3_models import load_model, read_env_record
 
-            try:
-                cls = getattr(stable_baselines3, algorithm)
-            except AttributeError:
-                raise ValueError(f"unknown stable-baselines3 algorithm {algorithm!r}") from None
-            model = cls.load(model, device="cpu")
+            self.env_record = read_env_record(model)
+            model = load_model(model, algorithm)
         self.model = model
         self.deterministic = deterministic
 
@@ -56,13 +81,32 @@ class SB3Policy:
         return action
 
 
-def make_opponent(spec, action_space) -> Policy | None:
-    """The opponent policy for an env argument; None means solo play."""
-    if spec is None or spec == "solo":
+_CHOICES = (f"opponent must be one of {list(LADDER)}, {SOLO!r}, {UNIFORM_ACTION!r}, "
+            f"[ALGO:]path.zip, pkg.module:name, an agent with choose(state) or a callable "
+            f"policy(obs, info) -> action")
+
+
+def make_opponent(spec, action_space, rules: Ruleset | None = None, noise: Any = "none",
+                  max_speed: float = 10.0):
+    """The opponent for an env's ``opponent`` argument (module docstring): None for solo
+    play, an agent with ``choose(state)``, or a policy callable. ``rules``, ``noise`` and
+    ``max_speed`` are the env's, for the ladder names (the bots plan with the env's noise;
+    no opponent strokes faster than the env allows)."""
+    if spec is None or spec == SOLO:
         return None
-    if spec == "random":
-        return RandomPolicy(action_space)
-    if callable(spec):
+    if isinstance(spec, str):
+        if spec == UNIFORM_ACTION:
+            return RandomPolicy(action_space)
+        if rules is None:
+            raise ValueError(f"opponent {spec!r} needs the env's rules")
+        if spec in BASELINE_AGENTS:
+            return make_baseline_agent(spec, rules, seed=0, max_speed=max_speed)
+        from agents.loading import make_agent  # the env layer's one reach into agents/
+
+        try:
+            return make_agent(spec, rules, seed=0, noise=noise, max_speed=max_speed)
+        except ValueError as exc:
+            raise ValueError(f"{_CHOICES}; {spec!r}: {exc}") from None
+    if hasattr(spec, "choose") or callable(spec):
         return spec
-    raise ValueError(f"opponent must be 'solo', 'random' or a callable policy(obs, info) -> action, "
-                     f"got {spec!r}")
+    raise ValueError(f"{_CHOICES}, got {spec!r}")

@@ -16,7 +16,7 @@ from poolgym.envs.observations import (actor, flatten_observation, observation_s
                                        observe_game)
 from poolgym.envs.play import simulate_move
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
-from poolgym.envs.opponents import RandomPolicy, make_opponent
+from poolgym.envs.opponents import make_opponent
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.physics import ShotResult, Simulator
 from poolgym.racking import RackModel
@@ -47,7 +47,8 @@ class MoveRecord:
     """One move as the environment played it.
 
     ``player`` acted with ``action`` (validated, as floats), which meant ``move`` (a
-    ``ShotMove`` or a ``Decision``) in state ``before``. A shot has its simulation
+    ``ShotMove`` or a ``Decision``) in state ``before`` when decoded with the env's action
+    mapping of mode ``mapping`` ("raw" or "aim"; ``PoolEnv.mapper_for``). A shot has its simulation
     ``result`` (None when the cue-ball placement overlapped a ball and nothing was struck)
     and the rules' ``outcome``; ``after`` is the state that followed, the next rack's
     when the move ended one.
@@ -60,6 +61,7 @@ class MoveRecord:
     result: ShotResult | None
     outcome: Outcome | None
     after: GameState
+    mapping: str
 
     @property
     def layout(self) -> dict[int, tuple[float, float]]:
@@ -75,7 +77,10 @@ class PoolEnv(RenderMixin, gym.Env):
 
     A game of pool under WPA rules, shot by shot: 9-ball, 8-ball, 10-ball or 14.1
     continuous (``game``), on a simulated table. The agent is player 0 and breaks the first
-    rack; the opponent's shots and decisions happen inside ``step``. ``play_move(action)``
+    rack; the opponent's shots and decisions happen inside ``step``. An opponent agent
+    (a ladder name such as "legal-random" or "bot:fast", or any object with
+    ``choose(state)``) plays through a raw-mode mapping the env holds (``opponent_mapper``,
+    exact strokes and calls), so it plays the same whatever the agent's ``action_mode``. ``play_move(action)``
     plays one move of whoever is to act, with no opponent turn; each move, the opponent's
     included, is passed as a ``MoveRecord`` to the callables in ``move_listeners``
     (``poolgym.saved_game.RecordGame`` records games with them).
@@ -144,8 +149,11 @@ class PoolEnv(RenderMixin, gym.Env):
     ## Arguments
 
     ``game`` ("nine_ball", "eight_ball", "ten_ball", "straight_pool" or any registered
-    ruleset name), ``table`` (preset name or ``Table``), ``opponent`` ("random", "solo" or a
-    callable ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
+    ruleset name), ``table`` (preset name or ``Table``), ``opponent`` (default
+    "legal-random"; see ``poolgym.envs.opponents``: a ladder name "random", "legal-random",
+    "fixed", "bot:weak", "bot:fast", "bot:normal", a saved model "[ALGO:]path.zip",
+    "uniform-action", "solo", an agent with ``choose(state)`` or a callable
+    ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
     ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
     ``max_cut_deg`` (the aim-assisted cut residual's range),
@@ -161,7 +169,7 @@ class PoolEnv(RenderMixin, gym.Env):
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
-    def __init__(self, game: str = "nine_ball", table: Table | str = "9ft", opponent: Any = "random",
+    def __init__(self, game: str = "nine_ball", table: Table | str = "9ft", opponent: Any = "legal-random",
                  action_mode: str = "raw", obs_mode: str = "dict", noise: Any = "none",
                  reward_weights: RewardWeights | dict | None = None, rule_options: RuleOptions | dict | None = None,
                  race_to: int = 1, max_speed: float = 10.0, max_cut_deg: float = 5.0,
@@ -192,7 +200,12 @@ class PoolEnv(RenderMixin, gym.Env):
         self.obs_mode = obs_mode
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)
-        self.opponent = make_opponent(opponent, self.action_space)
+        # Opponent agents' moves are encoded here: raw mode is exact for strokes and calls.
+        self.opponent_mapper = ActionMapper(self.table, "raw", max_speed=max_speed)
+        self.opponent = make_opponent(opponent, self.action_space, rules=self.rules,
+                                      noise=self.simulator.noise, max_speed=max_speed)
+        # The name the opponent was given by (saved games record it), None for an object.
+        self.opponent_name = opponent if isinstance(opponent, str) else None
         self.solo = self.opponent is None
         self.race_to = race_to
         self.render_mode = render_mode
@@ -215,7 +228,7 @@ class PoolEnv(RenderMixin, gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         breaker = self._breaker(options)  # checks the options before anything changes
         super().reset(seed=seed)
-        if isinstance(self.opponent, RandomPolicy):
+        if hasattr(self.opponent, "reseed"):
             self.opponent.reseed(int(self.np_random.integers(2**63)))
         if self.breaker_mode == "random" and not self.solo:
             # Drawn even when the options name the breaker, so that they change nothing else.
@@ -278,13 +291,6 @@ class PoolEnv(RenderMixin, gym.Env):
         player = actor(self.state) if self.solo else self.agent
         return self._observation(player), reward, self._done, False, self._info(outcomes, terms)
 
-    def _opponent_turns(self, outcomes: list[Outcome]) -> None:
-        """Play the opponent's moves until the agent is to act or the episode is over."""
-        while not self._done and not self.solo and actor(self.state) != self.agent:
-            theirs = 1 - self.agent
-            opp_action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
-            self._collect(self.play_move(opp_action), outcomes)
-
     def _render_scene(self):
         positions = self.state.positions if self.state is not None else {}
         paths = self._last_result.trajectories if self._last_result is not None else None
@@ -292,15 +298,41 @@ class PoolEnv(RenderMixin, gym.Env):
 
 
     # ------------------------------------------------------------------ play
-    def play_move(self, action) -> MoveRecord:
+    def _opponent_turns(self, outcomes: list[Outcome]) -> None:
+        """Play the opponent's moves while the episode goes on, the env is not solo and the
+        agent is not to act, appending their outcomes to ``outcomes``. An agent opponent's
+        move is encoded with ``opponent_mapper``; a policy's action is the env's own."""
+        while not self._done and not self.solo and actor(self.state) != self.agent:
+            theirs = 1 - self.agent
+            if hasattr(self.opponent, "choose"):
+                move = self.opponent.choose(self.state)
+                action = self.opponent_mapper.encode(move, self.state, self.rules)
+                self._collect(self.play_move(action, mapping=self.opponent_mapper.mode), outcomes)
+            else:
+                action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
+                self._collect(self.play_move(action), outcomes)
+
+    def mapper_for(self, mapping: str) -> ActionMapper:
+        """The env's action mapping of mode ``mapping``: the agent's (``mapper``), or the
+        raw one opponent agents play through (``opponent_mapper``)."""
+        for mapper in (self.mapper, self.opponent_mapper):
+            if mapper.mode == mapping:
+                return mapper
+        raise ValueError(f"mapping must be {self.mapper.mode!r} or {self.opponent_mapper.mode!r}, "
+                         f"got {mapping!r}")
+
+    def play_move(self, action, mapping: str | None = None) -> MoveRecord:
         """Play one move for whoever is to act, with no opponent turn after it: a decision,
-        or a shot simulated and judged. ``step`` is built on it; replays and tools use it
-        directly. Every listener in ``move_listeners`` is called with the record."""
+        or a shot simulated and judged. ``action`` is decoded with the mapping of mode
+        ``mapping`` (``mapper_for``; default the agent's). ``step`` is built on it; replays
+        and tools use it directly. Every listener in ``move_listeners`` is called with the
+        record."""
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before playing a move")
-        action = self.mapper.validate(action)
+        mapper = self.mapper if mapping is None else self.mapper_for(mapping)
+        action = mapper.validate(action)
         before, player = self.state, actor(self.state)
-        move = self.mapper.decode(action, before, self.rules)
+        move = mapper.decode(action, before, self.rules)
         outcome = None
         if isinstance(move, ShotMove):
             events, self._last_result = simulate_move(self.simulator, self.rules, before, move,
@@ -313,7 +345,7 @@ class PoolEnv(RenderMixin, gym.Env):
             self.state = self.rules.apply_decision(before, move)
             result = None
         record = MoveRecord(player, tuple(float(v) for v in action), move, before, result,
-                            outcome, self.state)
+                            outcome, self.state, mapper.mode)
         for listener in self.move_listeners:
             listener(record)
         return record

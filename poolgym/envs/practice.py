@@ -160,6 +160,12 @@ class PotBallEnv(RenderMixin, gym.Env):
         info = {"target": self.target, "potted": potted, "scratched": scratched, "shot": result}
         return self._observation(), float(reward), True, False, info
 
+    @property
+    def rules(self) -> Ruleset:
+        """The drill's "rules" for the current layout (the target is the only legal ball),
+        as the action mapping reads them; agents that play on states use them too."""
+        return _PotBallTargets(self.table, self.target)
+
     def _pocket_distance(self, position) -> float:
         return min(math.hypot(position[0] - p.hole_centre[0], position[1] - p.hole_centre[1])
                    for p in self.table.pockets)

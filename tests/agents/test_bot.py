@@ -9,7 +9,8 @@ from poolgym.physics import Simulator
 from poolgym.rules import (Choice, DecisionKind, PendingDecision, available_rulesets,
                            get_ruleset)
 
-from agents.bot import HeuristicBot, RandomAgent
+from agents.bot import HeuristicBot
+from poolgym.envs.baseline_agents import RandomAgent
 from agents.evaluate import run_match, summarize
 from agents.match import play_rack
 

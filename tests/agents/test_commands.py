@@ -46,3 +46,15 @@ def test_play_writes_a_gif(tmp_path):
     from PIL import Image
     with Image.open(gif) as image:
         assert image.n_frames > 5
+
+
+@pytest.mark.parametrize("name", ["random", "legal-random", "fixed", "bot:weak", "bot:fast", "bot:normal"])
+def test_eval_takes_every_ladder_name(tmp_path, name):
+    out_json = tmp_path / "s.json"
+    assert main(["eval", "-a", name, "-b", "legal-random", "--games", "1", "--json", str(out_json)]) == 0
+    summary = json.loads(out_json.read_text())
+    a = f"{name}_a" if name == "legal-random" else name  # two agents of one name get suffixes
+    assert summary["agents"][a]["shots"] > 0
+    # The reference points are measured beside A on the same rack against the same B.
+    assert set(summary["references"]["agents"]) == {"random", "fixed"}
+    assert main(["eval", "-a", "fixed", "-b", name, "--games", "1"]) == 0

@@ -53,7 +53,7 @@ def test_bad_actions_are_refused_and_the_state_is_untouched(action, message):
     (dict(race_to=0), "race_to must be a whole number"),
     (dict(action_mode="joystick"), "action_mode must be one of"),
     (dict(obs_mode="pixels"), "obs_mode must be 'dict' or 'flat'"),
-    (dict(opponent="shark"), "opponent must be 'solo', 'random' or a callable"),
+    (dict(opponent="shark"), "opponent must be one of .*'legal-random'.*'shark': unknown agent"),
     (dict(rule_options={"ten_ball_wins": True}), r"unknown rule options \['ten_ball_wins'\]"),
     (dict(rule_options={"alternate_breaks": "yes"}), "RuleOptions.alternate_breaks must be a bool"),
     (dict(rule_options={"spotting_cue_ball_gap": "1 mm"}), "spotting_cue_ball_gap must be in"),

@@ -139,8 +139,9 @@ def test_opponents_by_name_and_import_path():
     assert resolve_opponent("random") == "random"
     policy = resolve_opponent("tests.train.test_train:SoftStroke")
     assert isinstance(policy, SoftStroke)
-    with pytest.raises(ValueError, match="bot"):
-        resolve_opponent("bot")
+    assert resolve_opponent("bot:fast") == "bot:fast" and resolve_opponent("uniform-action") == "uniform-action"
+    with pytest.raises(ValueError, match="bot:nonsense"):
+        resolve_opponent("bot:nonsense")
     score = evaluate("random", "poolgym/NineBall-v0",
                      {"obs_mode": "flat", "action_mode": "aim", "opponent": policy,
                       "max_episode_steps": 20}, episodes=1, seed=0)
@@ -162,5 +163,7 @@ def test_quickstart_tiny_budget_writes_pictures(tmp_path, capsys):
     assert "trained" in printed and "random" in printed and "95%" in printed
     for name in ("learning_curve.png", "shots.png"):
         assert (tmp_path / name).stat().st_size > 10_000
-    assert "nine_ball, 30 racks against the random agent" in printed
+    assert "nine_ball, 30 racks against legal-random" in printed
+    for reference in ("random", "fixed", "untrained"):
+        assert f"\n  {reference} " in printed
     assert (tmp_path / "nine_ball_rack.gif").stat().st_size > 10_000
