@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 
 from poolgym.config import from_mapping
-from poolgym.envs.actions import ShotMove
+from poolgym.envs.actions import ActionMapper, ShotMove
 from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)

@@ -115,6 +115,8 @@ class PotBallEnv(RenderMixin, gym.Env):
         self.render_mode = render_mode
         self.state: GameState | None = None
         self.target = 1
+        # The drill's "rules" for the current layout (the target is the only legal ball), as
+        # the action mapping reads them; agents that play on states use them too.
         self.rules = _PotBallTargets(self.table, self.target)
         self._done = True
         self._last_result = None
@@ -159,12 +161,6 @@ class PotBallEnv(RenderMixin, gym.Env):
         self._done = True
         info = {"target": self.target, "potted": potted, "scratched": scratched, "shot": result}
         return self._observation(), float(reward), True, False, info
-
-    @property
-    def rules(self) -> Ruleset:
-        """The drill's "rules" for the current layout (the target is the only legal ball),
-        as the action mapping reads them; agents that play on states use them too."""
-        return _PotBallTargets(self.table, self.target)
 
     def _pocket_distance(self, position) -> float:
         return min(math.hypot(position[0] - p.hole_centre[0], position[1] - p.hole_centre[1])
