@@ -327,20 +327,22 @@ def _check_pocket(t: "Table", pocket: Pocket) -> None:
             raise ValueError(f"Table.{kind}_jaw_length and Table.{kind}_jaw_angle_deg make the {kind} "
                              f"pocket jaws cross (or meet) behind the mouth; shorten the jaws or open "
                              f"the jaw angle")
-    # Centres a radius clear of both jaws and the back, beyond the mouth line: clip a square
-    # around the pocket by the four half-planes.
+    # Centres a radius clear of both jaws and the back: clip a square around the pocket by
+    # the three half-planes. Its vertices where two of those walls are touched at once are
+    # the deepest places a ball reaches (against the back at either jaw, or wedged between
+    # the jaws); the hole must hold them all, wherever they lie (with short jaws they can be
+    # in front of the mouth line).
     R = t.ball_radius
     span = 4.0 * (t.corner_jaw_length + t.side_jaw_length + t.corner_mouth + t.side_mouth)
     mx, my = pocket.mouth_centre
     region = [(mx - span, my - span), (mx + span, my - span), (mx + span, my + span), (mx - span, my + span)]
-    mouth_edge = (tip_b, tip_a)
-    for a, b in ((quad[0], quad[1]), (quad[1], quad[2]), (quad[2], quad[3]), mouth_edge):
-        shift = 0.0 if (a, b) == mouth_edge else R
-        region = _clip(region, a, b, shift)
+    walls = ((quad[0], quad[1]), (quad[1], quad[2]), (quad[2], quad[3]))
+    for a, b in walls:
+        region = _clip(region, a, b, R)
     hx, hy = pocket.hole_centre
     for x, y in region:
-        on_mouth = abs(_side_of(mouth_edge[0], mouth_edge[1], x, y)) <= 1e-9
-        if not on_mouth and math.hypot(x - hx, y - hy) >= pocket.hole_radius - 1e-9:
+        touched = sum(abs(_side_of(a, b, x, y) - R) <= 1e-9 for a, b in walls)
+        if touched >= 2 and math.hypot(x - hx, y - hy) >= pocket.hole_radius - 1e-9:
             raise ValueError(
                 f"Table.{kind}_hole_radius and Table.{kind}_drop_depth leave the {kind} pocket's capture "
                 f"hole out of reach: a ball in the throat stops against the back or the jaws with its "
