@@ -83,15 +83,17 @@ def _train(args: argparse.Namespace) -> int:
         from agents.rllib_train import train_rllib
 
         out = args.out or os.path.join("runs", "rllib")
-        summary = train_rllib(args.config, out, address=args.address)
+        summary = train_rllib(args.config, out, address=args.address, trusted=args.allow_code)
         last = summary["history"][-1] if summary["history"] else {}
         print(f"RLlib PPO: {summary['iterations']} iterations, {last.get('env_steps', 0)} env steps in "
               f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
               f"mean episode return {last.get('episode_return_mean')}; summary in {out}")
         return 0
     from agents.train import format_final, train
+    from agents.train_config import load_config
 
-    summary = train(args.config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
+    config = load_config(args.config, trusted=args.allow_code)
+    summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
                     progress_bar=not args.no_progress)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")
@@ -311,6 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")
+    train.add_argument("--allow-code", action="store_true",
+                       help="trust the config: let it name import paths (env.id 'pkg:...', "
+                            "opponents 'pkg.module:name'), which run code")
     train.set_defaults(handler=_train)
 
     bench_envs = sub.add_parser("bench-envs", help="env steps/s with 1 and 2 workers and with Ray")
