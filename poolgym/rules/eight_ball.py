@@ -114,6 +114,13 @@ class EightBall(Ruleset):
             return tuple(b for b in state.object_balls_on_table if b != EIGHT)
         return own
 
+    def state_problems(self, state: GameState) -> list[str]:
+        """The groups are open (None) or one each of solids and stripes."""
+        if state.groups is not None and sorted(state.groups) != sorted(GROUPS):
+            return [f"groups must be None (open table) or one each of {sorted(GROUPS)}, "
+                    f"got {state.groups}"]
+        return []
+
     def legal_targets(self, state: GameState) -> frozenset[int]:
         """The legal first contacts: any ball on the break (WPA 3.3(b)), otherwise the
         callable balls (3.4, 3.9, digest 8.3); with ``eight_ball_cleared_group_must_hit_eight``

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from collections.abc import Iterable, Mapping
 
 from poolgym import events as ev
+from poolgym.numbers import quote
 from poolgym.rules.options import RuleOptions
 from poolgym.rules.outcome import Penalty
 from poolgym.table import POCKET_IDS, Table
@@ -281,8 +282,9 @@ def _ball(value) -> int:
 def _point(value, what: str) -> Point:
     try:
         x, y = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be an (x, y) pair, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{what} must be an (x, y) pair of numbers in the float range, "
+                         f"got {quote(value)}") from None
     if not (math.isfinite(x) and math.isfinite(y)):
         raise ValueError(f"{what} must be finite, got ({x}, {y})")
     return (x, y)
