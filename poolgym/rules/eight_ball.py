@@ -16,16 +16,14 @@ called), since otherwise the rack could not end.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
 
 import numpy as np
 
 from poolgym.rules.base import Point, Ruleset, Verdict, register_ruleset
 from poolgym.rules.decisions import Choice, Decision, DecisionKind, PendingDecision
 from poolgym.rules.outcome import Foul, Penalty, heaviest_penalty
-from poolgym.rules.shot import ShotCall, ShotEvents
+from poolgym.rules.shot import ShotCall, ShotEvents, ball_and_pocket_calls
 from poolgym.rules.state import CUE_BALL, CueBallZone, GameState
-from poolgym.table import POCKET_IDS
 
 EIGHT = 8
 SOLIDS = tuple(range(1, 8))
@@ -144,7 +142,7 @@ class EightBall(Ruleset):
         pocket (3.6)."""
         if state.awaiting_break:
             return (ShotCall(),)
-        return _calls(self.callable_balls(state))
+        return ball_and_pocket_calls(self.callable_balls(state))
 
     def check_call(self, state: GameState, call: ShotCall) -> None:
         super().check_call(state, call)
@@ -338,8 +336,3 @@ class EightBall(Ruleset):
         return replace(super().rerack(state, breaker), breaker=state.breaker)
 
 
-@lru_cache(maxsize=4096)
-def _calls(balls: tuple[int, ...]) -> tuple[ShotCall, ...]:
-    """A safety and each of ``balls`` into each pocket (cached: the same sets recur)."""
-    return (ShotCall.safety_shot(),) + tuple(ShotCall.called(b, p) for b in balls
-                                             for p in POCKET_IDS)
