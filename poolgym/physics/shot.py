@@ -48,14 +48,14 @@ class Shot:
             values[name] = value
         speed, side, vertical = values["speed"], values["side"], values["vertical"]
         if not 0.0 < speed <= max_speed:
-            raise ValueError(f"Shot.speed must be in (0, {max_speed}] m/s, got {self.speed!r}")
+            raise ValueError(f"Shot.speed must be in (0, {max_speed}] m/s, got {speed!r}")
         for name in ("side", "vertical"):
             if not -1.0 < values[name] < 1.0:
                 raise ValueError(f"Shot.{name} must be in (-1, 1) (fraction of the ball radius), "
-                                 f"got {getattr(self, name)!r}")
+                                 f"got {values[name]!r}")
         if math.hypot(side, vertical) >= 1.0:
             raise ValueError("Shot.side and Shot.vertical must satisfy side**2 + vertical**2 < 1 "
-                             f"(the tip must meet the ball), got side={self.side!r}, vertical={self.vertical!r}")
+                             f"(the tip must meet the ball), got side={side!r}, vertical={vertical!r}")
         return Shot(**values)
 
 

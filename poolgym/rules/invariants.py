@@ -7,6 +7,7 @@ outside (a saved game, a hand-built position).
 
 from __future__ import annotations
 
+from poolgym.numbers import quote
 from poolgym.rules.base import Ruleset
 from poolgym.rules.overlaps import overlapping_pairs
 from poolgym.rules.state import CUE_BALL, CueBallZone, GameState
@@ -37,8 +38,8 @@ def state_violations(ruleset: Ruleset, state: GameState,
     on = set(state.object_balls_on_table)
     down = set(state.out_of_play)
     if on & down or on | down != set(ruleset.object_balls):
-        problems.append(f"balls not conserved: on the table {sorted(on)}, out of play "
-                        f"{sorted(down)}, the game has {list(ruleset.object_balls)}")
+        problems.append(f"balls not conserved: on the table {quote(sorted(on))}, out of play "
+                        f"{quote(sorted(down))}, the game has {list(ruleset.object_balls)}")
     if not state.is_over and not on:
         problems.append("no object ball is left on the table, yet the rack goes on")
     if not state.is_over and state.pending is None:
