@@ -77,6 +77,9 @@ def test_any_numeric_type_gives_the_float64_result_or_the_same_refusal(dtype, sp
     (lambda: Noise(speed=HUGE), "Noise.speed must be a finite standard deviation"),
     (lambda: GameState(game="nine_ball", balls={0: (HUGE, 0.5)}), "ball 0 x is too large"),
     (lambda: GameState.from_dict({"game": "nine_ball", "balls": [[0, HUGE, 0.5]]}), "GameState field 'balls'"),
+    (lambda: gym.make("poolgym/NineBall-v0", reward_weights={"foul": HUGE}),
+     "reward weight 'foul' must be a finite number, got an integer of about 401 digits"),
+    (lambda: gym.make("poolgym/PotBall-v0", pot_reward=HUGE), "pot_reward must be a finite number, got an integer"),
     (lambda: ShotEvents(cue_ball_start=(HUGE, 0.5)), "cue_ball_start must be an .x, y. pair of numbers in the float range"),
 ])
 def test_numbers_beyond_the_float_range_are_refused_naming_the_field(make, field):
