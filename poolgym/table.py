@@ -266,9 +266,9 @@ class Table:
 # ----------------------------------------------------------------- geometry checks
 # Physical ranges of the fields (metres, kilograms, degrees). Pool balls are 2 1/4 in
 # (57.15 mm), snooker 52.5 mm, carom 61.5 mm; the longest tables are 12-ft snooker tables
-# (3.6 m), and test tables up to 50 m are allowed for free-rolling closed forms.
+# (3.6 m); open test tables up to 100 m are allowed for free-rolling closed forms.
 FIELD_RANGES = {
-    "length": (0.0, 50.0), "width": (0.0, 50.0), "ball_radius": (0.02, 0.04),
+    "length": (0.0, 100.0), "width": (0.0, 100.0), "ball_radius": (0.02, 0.04),
     "ball_mass": (0.05, 0.5), "corner_jaw_angle_deg": (90.0, 175.0), "side_jaw_angle_deg": (90.0, 175.0),
     "corner_jaw_length": (0.005, 0.3), "side_jaw_length": (0.005, 0.3),
     "corner_drop_depth": (0.0, 0.2), "side_drop_depth": (0.0, 0.2),

@@ -106,7 +106,7 @@ def test_library_values_come_back_as_plain_floats():
     (dict(corner_jaw_angle_deg=1e-9), r"Table.corner_jaw_angle_deg must be in \(90.0, 175.0\]"),
     (dict(side_jaw_angle_deg=179.0), r"Table.side_jaw_angle_deg must be in \(90.0, 175.0\]"),
     (dict(corner_jaw_length=1e-300), r"Table.corner_jaw_length must be in \(0.005, 0.3\]"),
-    (dict(length=1e300), r"Table.length must be in \(0.0, 50.0\]"),
+    (dict(length=1e300), r"Table.length must be in \(0.0, 100.0\]"),
     (dict(ball_radius=0.2), r"Table.ball_radius must be in \(0.02, 0.04\]"),
     (dict(length=0.4, width=0.3), "Table.length and Table.width are too small for the rack"),
     (dict(side_jaw_length=0.3), "Table.side_jaw_length and Table.side_jaw_angle_deg make the side pocket jaws cross"),
