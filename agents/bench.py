@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
-import pymunk
 
 from agents.peers import PeerError, run_pooltool
 from poolgym import __version__
@@ -202,7 +201,7 @@ def run(reps: int = 3, quick: bool = False, pooltool_python: str | None = None) 
     results = dict(
         date=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         machine=dict(platform=platform.platform(), cpus=os.cpu_count(),
-                     numpy=np.__version__, pymunk=pymunk.version),
+                     numpy=np.__version__),
         table=TABLE,
         reps=reps,
         titles={c.name: c.title for c in cases},

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from poolgym.envs.actions import ActionMapper, ShotMove
+from poolgym.envs.choice import ChoiceMapper, make_action_mapper
 from poolgym.physics import Noise, Shot, Simulator
 from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall, get_ruleset
 from poolgym.table import Table
@@ -140,7 +141,7 @@ class HeuristicBot:
     def policy(self, action_mode: str = "raw", max_speed: float = 10.0):
         """An environment opponent ``policy(obs, info) -> action`` playing this bot's moves
         in ``action_mode`` (the env's ``max_speed`` too): it reads ``info["state"]``."""
-        return MovePolicy(self, ActionMapper(self.table, action_mode, max_speed=max_speed), self.rules)
+        return MovePolicy(self, make_action_mapper(self.table, action_mode, max_speed=max_speed), self.rules)
 
 
 class RandomAgent:
@@ -186,14 +187,15 @@ class RandomAgent:
 
     def policy(self, action_mode: str = "raw", max_speed: float = 10.0):
         """An environment opponent playing this agent's moves (see ``HeuristicBot.policy``)."""
-        return MovePolicy(self, ActionMapper(self.table, action_mode, max_speed=max_speed), self.rules)
+        return MovePolicy(self, make_action_mapper(self.table, action_mode, max_speed=max_speed), self.rules)
 
 
 class MovePolicy:
     """Wraps an agent with ``choose(state)`` as ``policy(obs, info) -> action`` through
-    ``ActionMapper.encode`` (the env passes the state as ``info["state"]``)."""
+    the mapper's ``encode`` (``ActionMapper`` or, in the choice modes, ``ChoiceMapper``; the
+    env passes the state as ``info["state"]``)."""
 
-    def __init__(self, agent: Any, mapper: ActionMapper, rules: Ruleset) -> None:
+    def __init__(self, agent: Any, mapper: ActionMapper | ChoiceMapper, rules: Ruleset) -> None:
         self.agent, self.mapper, self.rules = agent, mapper, rules
 
     def __call__(self, observation, info: dict) -> np.ndarray:

@@ -170,6 +170,36 @@ def _bench_bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_benchmark(args: argparse.Namespace) -> int:
+    from agents import sweeps
+
+    if args.check == "breaks":
+        stats = sweeps.break_statistics(args.env, breaks=args.n, seed=args.seed, speed=args.speed)
+        report = stats.as_dict()
+        print(f"{args.env}: {stats.breaks} benchmark breaks at {args.speed} m/s")
+        for name in ("made_ball", "made_ball_no_foul", "money_ball", "scratches", "fouls"):
+            low, high = report[f"{name}_interval"]
+            print(f"  {name:<18} {report[f'{name}_rate']:.3f} [{low:.3f}, {high:.3f}]")
+    else:
+        if args.check == "constant":
+            results = sweeps.sweep_constant_play(actions=args.n, racks=args.racks, seed=args.seed,
+                                                 env_id=args.env, opponent=args.opponent,
+                                                 workers=args.workers)
+            what = f"racks won against {args.opponent}, {args.racks} racks each"
+        else:
+            mode = args.check.split("-")[1]
+            results = sweeps.sweep_breaks(mode, actions=args.n, breaks=args.racks, seed=args.seed,
+                                          env_id=args.env, workers=args.workers)
+            what = f"breaks pocketing the money ball, {args.racks} breaks each"
+        top = sweeps.best(results)
+        report = {"check": args.check, "env": args.env, "seed": args.seed, "best": top, "results": results}
+        low, high = top["interval"]
+        print(f"{args.env}, {len(results)} constant {args.check} actions ({what}): best "
+              f"{top['rate']:.3f} [{low:.3f}, {high:.3f}] with action {[round(v, 3) for v in top['action']]}")
+    _write_json(args.json, report)
+    return 0
+
+
 def _play(args: argparse.Namespace) -> int:
     from agents.loading import make_agent
     from agents.watch import watch
@@ -364,6 +394,23 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--seed", type=_seed, default=0)
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bb.set_defaults(handler=_bench_bot)
+
+    cb = sub.add_parser("check-benchmark", help="break statistics and sweeps of constant actions on "
+                                                "a v1 game env (can a memorised action win?)")
+    cb.add_argument("check", choices=("breaks", "break-aim", "break-raw", "constant"),
+                    help="breaks: the benchmark break's statistics; break-aim / break-raw: constant "
+                         "break actions; constant: constant raw actions on every shot")
+    cb.add_argument("--env", default="poolgym/NineBall-v1")
+    cb.add_argument("-n", type=_positive_int, default=500,
+                    help="breaks (breaks) or constant actions (the sweeps); default 500")
+    cb.add_argument("--racks", type=_positive_int, default=200,
+                    help="racks per action in a sweep (default 200; the protocol uses 100 for constant)")
+    cb.add_argument("--opponent", default="legal-random", help="constant: the opponent (default legal-random)")
+    cb.add_argument("--speed", type=float, default=12.0, help="breaks: the break speed in m/s (default 12)")
+    cb.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1)")
+    cb.add_argument("--seed", type=int, default=0)
+    cb.add_argument("--json", metavar="FILE", help="also write every result to FILE")
+    cb.set_defaults(handler=_check_benchmark)
 
     play = sub.add_parser("play", help="watch two agents play a rack (window or --gif)")
     play.add_argument("--game", default="nine_ball")

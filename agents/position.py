@@ -2,7 +2,7 @@
 
 A position is scored from one player's side in [-WIN, WIN]: a won rack is ``WIN``, a lost
 one ``-WIN``; when the player is at the table it is the closed-form chance of the best pot
-open to him (``agents.geometry.pot_chance``), when the opponent is, minus the opponent's.
+open to him (``poolgym.aiming.pot_chance``), when the opponent is, minus the opponent's.
 Pending decisions are resolved by the decider's best choice, and a re-rack is worth a
 break's value to the breaker.
 """
@@ -14,7 +14,7 @@ import math
 from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS
 
-from agents.geometry import aim_point, ghost_ball, path_is_clear, pot_chance, usable_half_width
+from poolgym.aiming import aim_point, ghost_ball, path_is_clear, pot_chance, usable_half_width
 
 WIN = 3.0
 # The value of breaking a fresh rack, for the breaker (a made ball is likely, a run less so).

@@ -20,7 +20,7 @@ from poolgym.envs.play import simulate_move
 from poolgym.physics import Shot, Simulator
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
-from agents.geometry import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
+from poolgym.aiming import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
                              mirror, on_rail, path_is_clear, pot_chance, rail_lines)
 from agents.position import plain_call, pot_pairs, state_value
 

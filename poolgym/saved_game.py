@@ -41,6 +41,8 @@ FORMAT = "poolgym.saved_game"
 VERSION = 1
 _CONFIG_KEYS = ("game", "table", "opponent", "action_mode", "obs_mode", "noise", "reward_weights",
                 "rule_options", "race_to", "max_speed")
+# Keys added with the v1 envs; a game saved before them has their v0 values.
+_OPTIONAL_CONFIG_KEYS = {"breaker": "agent", "rack_model": None, "observe_match": False}
 _OPPONENTS = ("random", "solo", "policy")
 _SHOT_FIELDS = ("speed", "angle_deg", "side", "vertical")
 # A saved game is read whole: a long 14.1 match is a few megabytes, nothing needs more.
@@ -126,7 +128,8 @@ def env_config(env: PoolEnv) -> dict[str, Any]:
             "action_mode": env.mapper.mode, "obs_mode": env.obs_mode,
             "noise": asdict(env.simulator.noise), "reward_weights": env.weights.as_dict(),
             "rule_options": env.rules.options.to_dict(), "race_to": env.race_to,
-            "max_speed": env.mapper.max_speed}
+            "max_speed": env.mapper.max_speed, "breaker": env.breaker_mode,
+            "rack_model": asdict(env.rack_model), "observe_match": env.observe_match}
 
 
 def _unrecorded_policy(observation, info):
@@ -162,9 +165,9 @@ class RecordGame(gym.Wrapper):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         rng_state = None if seed is not None else self._game.np_random.bit_generator.state
+        self._moves = []  # before reset: the opponent's break, if it breaks, is a move
         obs, info = self.env.reset(seed=seed, options=options)
-        self._moves = []
-        self._start = (seed, rng_state, self._game.state)
+        self._start = (seed, rng_state, self._game.initial_state)
         return obs, info
 
     def _record(self, record: MoveRecord) -> None:
@@ -212,12 +215,14 @@ def replay(game: SavedGame | str | Path, check: bool = True) -> list[ReplayStep]
     """
     saved = load(game) if not isinstance(game, SavedGame) else game
     env = saved.make_env()
+    # The recorded moves include the opponent's: reset stops before its first move.
+    options = {"play_opponent": False, "breaker": saved.initial_state.breaker}
     if saved.seed is not None:
-        env.reset(seed=saved.seed)
+        env.reset(seed=saved.seed, options=options)
     else:
         env.np_random = np.random.Generator(np.random.PCG64())
         env.np_random.bit_generator.state = saved.rng_state
-        env.reset()
+        env.reset(options=options)
     if check and env.state != saved.initial_state:
         raise ReplayMismatch("the first state differs from the recording: "
                              f"{env.state.to_json()} != {saved.initial_state.to_json()}")
@@ -325,7 +330,8 @@ def _check_keys(data: dict, known: set[str], required: set[str], what: str) -> N
 def _config(config: Any) -> dict:
     if not isinstance(config, dict):
         raise SavedGameError(f"config must be an object, got {type(config).__name__}")
-    _check_keys(config, set(_CONFIG_KEYS), set(_CONFIG_KEYS), "config")
+    _check_keys(config, set(_CONFIG_KEYS) | set(_OPTIONAL_CONFIG_KEYS), set(_CONFIG_KEYS), "config")
+    config = {**_OPTIONAL_CONFIG_KEYS, **config}
     for key, dataclass_ in (("table", Table), ("noise", Noise), ("rule_options", RuleOptions)):
         value = config[key]
         if not isinstance(value, dict):

@@ -86,6 +86,9 @@ class Table:
     side_drop_depth: float = 0.005
     corner_hole_radius: float = 0.06
     side_hole_radius: float = 0.065
+    # Height of the cushion nose above the bed, where it touches a ball: 63.5% of the ball's
+    # diameter (WPA: 62.5-64.5%).
+    cushion_height: float = 0.635 * 2 * BALL_RADIUS
 
     def __post_init__(self) -> None:
         for f in fields(self):

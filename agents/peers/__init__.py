@@ -1,8 +1,10 @@
 """Peer simulators run side by side with poolgym, each in its own virtual environment.
 
-A peer's runner script (``<peer>_cases.py`` here) is executed by that environment's Python
-with a JSON spec of the cases and writes raw timings as JSON; ``agents.bench`` summarises
-both engines' timings with the same code.
+A peer's runner script is executed by that environment's Python with a JSON spec of the
+cases and writes what it measured as JSON: ``<peer>_cases.py`` raw timings, which
+``agents.bench`` summarises for both engines with the same code, and
+``pooltool_physics.py`` the physical outcomes ``agents.peers.compare_physics`` sets beside
+poolgym's.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 POOLTOOL_RUNNER = Path(__file__).with_name("pooltool_cases.py")
+POOLTOOL_PHYSICS_RUNNER = Path(__file__).with_name("pooltool_physics.py")
 DEFAULT_POOLTOOL_PYTHON = Path.home() / ".cache/poolgym-peers/pooltool-venv/bin/python"
 
 
@@ -28,8 +31,8 @@ def default_pooltool_python() -> str | None:
     return str(DEFAULT_POOLTOOL_PYTHON) if DEFAULT_POOLTOOL_PYTHON.exists() else None
 
 
-def run_pooltool(python: str, spec: dict) -> dict:
-    """Run the cases in ``spec`` with pooltool under ``python``; return the runner's JSON."""
+def run_pooltool(python: str, spec: dict, runner: Path = POOLTOOL_RUNNER) -> dict:
+    """Run the cases in ``spec`` with pooltool's ``runner`` under ``python``; return its JSON."""
     with tempfile.TemporaryDirectory(prefix="poolgym-pooltool-") as scratch:
         spec_path, out_path = Path(scratch, "spec.json"), Path(scratch, "out.json")
         spec_path.write_text(json.dumps(spec))
@@ -38,7 +41,7 @@ def run_pooltool(python: str, spec: dict) -> dict:
         for name in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
             env.pop(name, None)
         try:
-            proc = subprocess.run([python, str(POOLTOOL_RUNNER), str(spec_path), str(out_path)],
+            proc = subprocess.run([python, str(runner), str(spec_path), str(out_path)],
                                   env=env, capture_output=True, text=True)
         except OSError as err:
             raise PeerError(f"cannot start {python}: {err}") from err

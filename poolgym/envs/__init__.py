@@ -2,12 +2,13 @@
 
 | id | what |
 |---|---|
-| ``poolgym/NineBall-v0`` | 9-ball against an opponent (random by default) |
-| ``poolgym/EightBall-v0`` | 8-ball |
-| ``poolgym/TenBall-v0`` | 10-ball |
-| ``poolgym/StraightPool-v0`` | 14.1 continuous |
-| ``poolgym/NineBallSolo-v0`` | run out a 9-ball rack alone (the agent plays every shot) |
-| ``poolgym/PotBall-v0`` | one shot: pot the target ball from a random layout |
+| ``poolgym/NineBall-v1`` | 9-ball, the benchmark: tournament execution noise, racks with random gaps, breaker drawn per episode, match score observed, a ``legal-random`` opponent |
+| ``poolgym/EightBall-v1`` | 8-ball, the same defaults |
+| ``poolgym/TenBall-v1`` | 10-ball, the same defaults |
+| ``poolgym/StraightPool-v1`` | 14.1 continuous, the same defaults |
+| ``poolgym/NineBallSolo-v1`` | run out a 9-ball rack alone (the agent plays every shot), noise and rack gaps on |
+| ``poolgym/PotBall-v1`` | one shot: pot the target ball from a random layout, noise on |
+| ``poolgym/*-v0`` | the same games as first released (no noise, tight racks, the agent always breaks, a uniform-random-action opponent), kept so published v0 numbers reproduce |
 
 Variants differ only in keyword arguments (``gymnasium.make(id, **kwargs)``); custom ones are
 registered with ``poolgym.register_variant`` or from YAML (``poolgym.registration``).
@@ -19,15 +20,29 @@ from poolgym.envs.practice import PotBallEnv
 # Steps are shots (or decisions); a rack rarely needs more than a few dozen.
 GAME_STEP_LIMIT = 500
 
+_GAME = "poolgym.envs.pool_env:PoolEnv"
+_POT_BALL = "poolgym.envs.practice:PotBallEnv"
+# The benchmark defaults of every v1 game env (see the README's "Benchmark protocol").
+# A power break is about 12 m/s, so the v1 strokes reach it.
+BENCHMARK_DEFAULTS = {"noise": "tournament", "rack_model": "benchmark", "breaker": "random",
+                      "observe_match": True, "opponent": "legal-random", "max_speed": 12.0}
+_SOLO_V1 = {"opponent": "solo", "action_mode": "aim", "noise": "tournament", "rack_model": "benchmark",
+            "max_speed": 12.0}
+
 BUILTIN_IDS = {
-    "poolgym/NineBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "nine_ball"}, GAME_STEP_LIMIT),
-    "poolgym/EightBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "eight_ball"}, GAME_STEP_LIMIT),
-    "poolgym/TenBall-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "ten_ball"}, GAME_STEP_LIMIT),
-    "poolgym/StraightPool-v0": ("poolgym.envs.pool_env:PoolEnv", {"game": "straight_pool"}, GAME_STEP_LIMIT),
-    "poolgym/NineBallSolo-v0": ("poolgym.envs.pool_env:PoolEnv",
-                                {"game": "nine_ball", "opponent": "solo", "action_mode": "aim"},
+    "poolgym/NineBall-v0": (_GAME, {"game": "nine_ball", "opponent": "uniform-action"}, GAME_STEP_LIMIT),
+    "poolgym/EightBall-v0": (_GAME, {"game": "eight_ball", "opponent": "uniform-action"}, GAME_STEP_LIMIT),
+    "poolgym/TenBall-v0": (_GAME, {"game": "ten_ball", "opponent": "uniform-action"}, GAME_STEP_LIMIT),
+    "poolgym/StraightPool-v0": (_GAME, {"game": "straight_pool", "opponent": "uniform-action"}, GAME_STEP_LIMIT),
+    "poolgym/NineBallSolo-v0": (_GAME, {"game": "nine_ball", "opponent": "solo", "action_mode": "aim"},
                                 GAME_STEP_LIMIT),
-    "poolgym/PotBall-v0": ("poolgym.envs.practice:PotBallEnv", {}, None),
+    "poolgym/PotBall-v0": (_POT_BALL, {}, None),
+    "poolgym/NineBall-v1": (_GAME, {"game": "nine_ball", **BENCHMARK_DEFAULTS}, GAME_STEP_LIMIT),
+    "poolgym/EightBall-v1": (_GAME, {"game": "eight_ball", **BENCHMARK_DEFAULTS}, GAME_STEP_LIMIT),
+    "poolgym/TenBall-v1": (_GAME, {"game": "ten_ball", **BENCHMARK_DEFAULTS}, GAME_STEP_LIMIT),
+    "poolgym/StraightPool-v1": (_GAME, {"game": "straight_pool", **BENCHMARK_DEFAULTS}, GAME_STEP_LIMIT),
+    "poolgym/NineBallSolo-v1": (_GAME, {"game": "nine_ball", **_SOLO_V1}, GAME_STEP_LIMIT),
+    "poolgym/PotBall-v1": (_POT_BALL, {"noise": "tournament"}, None),
 }
 
 
@@ -40,4 +55,4 @@ def register_builtin_envs() -> None:
             gymnasium.register(env_id, entry_point=entry_point, kwargs=dict(kwargs), max_episode_steps=limit)
 
 
-__all__ = ["BUILTIN_IDS", "MoveRecord", "PoolEnv", "PotBallEnv", "register_builtin_envs"]
+__all__ = ["BENCHMARK_DEFAULTS", "BUILTIN_IDS", "MoveRecord", "PoolEnv", "PotBallEnv", "register_builtin_envs"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from gymnasium import spaces
 
+from poolgym.aiming import MAX_CUT_DEG, aim_point, cut_angle_deg, direction_deg, ghost_ball
 from poolgym.numbers import quote, real
 from poolgym.physics import Shot
 from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall
@@ -26,7 +27,7 @@ AIM_COMPONENTS = ("target", "cut", "speed", "side", "vertical", "place_x", "plac
                   "push_out", "safety")
 ACTION_MODES = {"raw": RAW_COMPONENTS, "aim": AIM_COMPONENTS}
 # The widest turn off the ghost-ball line that ``cut`` can ask for: a quarter turn either way.
-MAX_CUT_DEG = 90.0
+MAX_CUT_TURN_DEG = 90.0
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,8 @@ class ActionMapper:
         if not 0 <= max_tip_offset <= 0.6:
             raise ValueError(f"max_tip_offset must be in [0, 0.6] ball radii, got {max_tip_offset!r}")
         max_cut_deg = real(max_cut_deg, "max_cut_deg")
-        if not 0 <= max_cut_deg <= MAX_CUT_DEG:
-            raise ValueError(f"max_cut_deg must be in [0, {MAX_CUT_DEG:g}] degrees, got {max_cut_deg!r}")
+        if not 0 <= max_cut_deg <= MAX_CUT_TURN_DEG:
+            raise ValueError(f"max_cut_deg must be in [0, {MAX_CUT_TURN_DEG:g}] degrees, got {max_cut_deg!r}")
         self.table, self.mode = table, mode
         self.components = ACTION_MODES[mode]
         self.min_speed, self.max_speed = min_speed, max_speed
@@ -269,32 +270,22 @@ def wrap_deg(angle: float) -> float:
 
 
 def pocket_aim_point(table: Table, pocket_id: str) -> Point:
-    """Where to send a ball into a pocket: the middle of the mouth."""
-    return table.pocket(pocket_id).mouth_centre
+    """Where to send a ball into a pocket: the middle of the mouth (``poolgym.aiming.aim_point``)."""
+    return aim_point(table, pocket_id)
 
 
 def ghost_ball_angle(table: Table, cue: Point, ball: Point, pocket_id: str) -> float:
     """Stroke direction (degrees) that sends the cue ball to the ghost-ball position: the
     spot touching ``ball`` on the far side from the pocket, so the ball heads to the pocket."""
-    px, py = pocket_aim_point(table, pocket_id)
-    dx, dy = px - ball[0], py - ball[1]
-    d = math.hypot(dx, dy) or 1.0
-    gx = ball[0] - 2 * table.ball_radius * dx / d
-    gy = ball[1] - 2 * table.ball_radius * dy / d
-    return math.degrees(math.atan2(gy - cue[1], gx - cue[0]))
+    return direction_deg(cue, ghost_ball(ball, aim_point(table, pocket_id), table.ball_radius))
 
 
 def shot_difficulty(table: Table, cue: Point, ball: Point, pocket_id: str) -> float:
     """A cut-and-distance score of sending ``ball`` to a pocket from ``cue`` (lower is
     easier): the cut angle in degrees plus 20 per metre the two balls travel, and 1000 for
     cuts beyond 80 degrees, which are all but impossible."""
-    px, py = pocket_aim_point(table, pocket_id)
-    to_pocket = (px - ball[0], py - ball[1])
-    d_pocket = math.hypot(*to_pocket) or 1e-9
-    gx = ball[0] - 2 * table.ball_radius * to_pocket[0] / d_pocket
-    gy = ball[1] - 2 * table.ball_radius * to_pocket[1] / d_pocket
-    to_ghost = (gx - cue[0], gy - cue[1])
-    d_ghost = math.hypot(*to_ghost) or 1e-9
-    cosine = (to_ghost[0] * to_pocket[0] + to_ghost[1] * to_pocket[1]) / (d_ghost * d_pocket)
-    cut = math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
-    return cut + 20.0 * (d_ghost + d_pocket) + (1000.0 if cut > 80.0 else 0.0)
+    target = aim_point(table, pocket_id)
+    ghost = ghost_ball(ball, target, table.ball_radius)
+    cut = cut_angle_deg(cue, ghost, ball, target)
+    travel = math.dist(cue, ghost) + math.dist(ball, target)
+    return cut + 20.0 * travel + (1000.0 if cut > MAX_CUT_DEG else 0.0)

@@ -12,15 +12,23 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from poolgym.envs.actions import ActionMapper, ShotMove
-from poolgym.envs.observations import actor, flatten_observation, observation_spaces, observe_game
+from poolgym.envs.actions import ShotMove
+from poolgym.envs.candidates import shot_is_due
+from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
+                                       observe_game)
 from poolgym.envs.play import simulate_move
 from poolgym.envs.pool_env import make_rule_options, make_table
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
-from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
+from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.numbers import integer
 from poolgym.physics import Simulator
 from poolgym.rules import get_ruleset
+
+
+def rack_in_play(state) -> bool:
+    """Whether someone is to act: the rack is not over."""
+    return state.winner is None and not state.stalemate
 
 
 class PoolAECEnv(RenderMixin, AECEnv):
@@ -31,20 +39,29 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     ## Action Space
 
-    As ``poolgym.envs.PoolEnv`` (``action_mode`` "aim" by default, or "raw").
+    As ``poolgym.envs.PoolEnv`` (``action_mode`` "aim" by default, "raw", "choice" or
+    "choice_discrete"). In "choice_discrete" ``action_masks(agent)`` gives the masks
+    concatenated, as sb3-contrib's ``MaskablePPO`` reads them, and
+    ``infos[agent]["action_mask"]`` the same as one int8 array per dimension (the tuple
+    ``MultiDiscrete.sample(mask)`` takes, PettingZoo's convention); the player not to act
+    gets masks allowing only the first value of each dimension.
 
     ## Observation Space
 
     As ``PoolEnv`` (``obs_mode`` "dict" or "flat"), from the observing player's side. The
     masks of the discrete choices are in the dict observation: ``targets`` (balls that may
     be hit first) and ``choices`` (the pending decision's options); ``infos[agent]`` repeats
-    them as ``target_mask`` and ``choice_mask``.
+    them as ``target_mask`` and ``choice_mask``. In the choice modes the observation also has
+    the candidate slots' ``candidates`` features and ``slot_mask`` (``PoolEnv``'s), for the
+    player to act.
 
     ## Rewards
 
     Each shot's outcome is scored for both players with ``RewardWeights`` (a foul costs its
     shooter and the ball in hand it gives is the opponent's gain; a won rack is +10 for the
-    winner and -10 for the loser).
+    winner and -10 for the loser). ``reward_weights={"shaping": 1.0}`` adds potential-based
+    shaping to both players every turn (``PotentialShaping`` with ``shaping_gamma``, see
+    ``potentials``): what one gains the other loses.
 
     ## Episode End
 
@@ -53,7 +70,8 @@ class PoolAECEnv(RenderMixin, AECEnv):
     ## Arguments
 
     ``game``, ``table``, ``action_mode``, ``obs_mode``, ``noise``, ``reward_weights``,
-    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``render_mode``.
+    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``render_mode``,
+    ``shaping_gamma`` (default 0.99).
 
     ## Version History
 
@@ -66,15 +84,18 @@ class PoolAECEnv(RenderMixin, AECEnv):
     def __init__(self, game: str = "nine_ball", table: Any = "9ft", action_mode: str = "aim",
                  obs_mode: str = "dict", noise: Any = "none", reward_weights: dict | None = None,
                  rule_options: dict | None = None, max_turns: int = 500, max_speed: float = 10.0,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, shaping_gamma: float = 0.99) -> None:
         super().__init__()
         check_render_mode(render_mode)
         self.table = make_table(table)
         self.rules = get_ruleset(game, options=make_rule_options(rule_options), table=self.table)
         self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed)
+        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed,
+                                         sigma_deg=self.simulator.noise.angle_deg)
+        self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
-        self._obs_space = observation_spaces(obs_mode)
+        self.shaping = PotentialShaping(shaping_gamma)
+        self._obs_space = observation_spaces(obs_mode, choice=self.choice)
         self.obs_mode = obs_mode
         self.max_turns = integer(max_turns, "max_turns")
         if self.max_turns < 1:
@@ -105,7 +126,27 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     def observe(self, agent: str):
         obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
+        if self.choice:
+            obs.update(observe_candidates(self._slots_for(agent), self.table))
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
+
+    def _slots_for(self, agent: str):
+        """The candidate slots of the state when ``agent`` is to shoot; none otherwise."""
+        slots = self.mapper.slots(self.state, self.rules)
+        mine = shot_is_due(self.state) and self.state.shooter == self.possible_agents.index(agent)
+        return slots if mine else (None,) * len(slots)
+
+    def action_masks(self, agent: str | None = None) -> np.ndarray:
+        """The ``choice_discrete`` masks of ``agent`` (default: the player to act): its
+        legal slots and choices when it is to act, else the first value of each dimension."""
+        acting = self.possible_agents[actor(self.state)]
+        agent = acting if agent is None else agent
+        masks = self.mapper.action_masks(self.state, self.rules)
+        if agent == acting and rack_in_play(self.state):
+            return masks
+        idle = np.zeros_like(masks)
+        idle[np.concatenate([[0], np.cumsum(self.mapper.nvec)[:-1]])] = True
+        return idle
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -115,6 +156,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
         move = self.mapper.decode(self.mapper.validate(action), self.state, self.rules)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
+        before = self.potentials()
         outcome = None
         if isinstance(move, ShotMove):
             outcome = self._shoot(move)
@@ -122,6 +164,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
                 self.rewards[name] = weigh(reward_terms(outcome, player), self.weights)
         else:
             self.state = self.rules.apply_decision(self.state, move)
+        if self.weights.shaping:
+            for name, phi_before, phi_after in zip(self.possible_agents, before, self.potentials()):
+                self.rewards[name] += self.weights.shaping * self.shaping.term(phi_before, phi_after)
         self.turns += 1
         over = outcome is not None and outcome.rack_over
         for name in self.agents:
@@ -134,6 +179,17 @@ class PoolAECEnv(RenderMixin, AECEnv):
             self.agent_selection = self.possible_agents[actor(self.state)]
         self._accumulate_rewards()
 
+    def potentials(self) -> tuple[float, float]:
+        """Each player's shaping potential Phi of the current state (``PotentialShaping``:
+        the shooter's best make probability, positive for the shooter, negative for the
+        other player; 0 while a decision is pending, once the rack is over, or with shaping
+        off)."""
+        if not self.weights.shaping:
+            return (0.0, 0.0)
+        slots = self.mapper.slots(self.state, self.rules) if self.choice else None
+        sigma = self.simulator.noise.angle_deg
+        return tuple(PotentialShaping.potential(self.state, self.rules, sigma, p, slots) for p in (0, 1))
+
     def _shoot(self, move: ShotMove):
         events, self._last_result = simulate_move(self.simulator, self.rules, self.state, move,
                                                   self.np_random, self.render_mode is not None)
@@ -142,7 +198,11 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     def _masks(self, agent: str) -> dict:
         obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
-        return {"target_mask": obs["targets"], "choice_mask": obs["choices"]}
+        masks = {"target_mask": obs["targets"], "choice_mask": obs["choices"]}
+        if self.mapper.mode == "choice_discrete":
+            flat = self.action_masks(agent).astype(np.int8)
+            masks["action_mask"] = tuple(np.split(flat, np.cumsum(self.mapper.nvec)[:-1]))
+        return masks
 
     def _render_scene(self):
         positions = self.state.positions if self.state is not None else {}

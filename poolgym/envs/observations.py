@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from poolgym.envs.candidates import N_FEATURES, N_SLOTS, slot_features, slot_mask
 from poolgym.rules import Choice, CueBallZone, DecisionKind, GameState
 from poolgym.table import Table
 
@@ -18,7 +19,7 @@ GROUPS = ("open", "solids", "stripes")
 _COORD_LOW, _COORD_HIGH = -0.1, 1.1
 
 
-def observation_space() -> spaces.Dict:
+def observation_space(match: bool = False, choice: bool = False) -> spaces.Dict:
     """The ``Dict`` observation space (the same for every game).
 
     - ``balls``: 48 values, (x / L, y / W, on table) for each ball 0-15 in turn, the cue
@@ -34,8 +35,14 @@ def observation_space() -> spaces.Dict:
     - ``fouls``: (mine, opponent's) consecutive fouls over 3.
     - ``breaking``: 1 when the next shot is a break.
     - ``player``: the acting player, 0 or 1.
+    - ``match`` (only with ``match=True``): (mine, opponent's) racks won over the racks
+      needed to win the match, so a race to several racks stays Markov.
+    - ``candidates`` (only with ``choice=True``, the choice action modes): the candidate
+      slots' features, ``N_SLOTS`` x ``N_FEATURES`` values in [0, 1] in slot order
+      (``poolgym.envs.candidates.slot_features``).
+    - ``slot_mask`` (only with ``choice=True``): 1 for each slot that may be played now.
     """
-    return spaces.Dict({
+    entries = {
         "balls": spaces.Box(_COORD_LOW, _COORD_HIGH, shape=(N_BALLS * 3,), dtype=np.float32),
         "targets": spaces.MultiBinary(N_BALLS),
         "cue_ball_in_hand": spaces.Discrete(len(ZONES)),
@@ -47,25 +54,32 @@ def observation_space() -> spaces.Dict:
         "fouls": spaces.Box(0.0, 1.0, shape=(2,), dtype=np.float32),
         "breaking": spaces.Discrete(2),
         "player": spaces.Discrete(2),
-    })
+    }
+    if match:
+        entries["match"] = spaces.Box(0.0, 1.0, shape=(2,), dtype=np.float32)
+    if choice:
+        entries["candidates"] = spaces.Box(0.0, 1.0, shape=(N_SLOTS * N_FEATURES,), dtype=np.float32)
+        entries["slot_mask"] = spaces.MultiBinary(N_SLOTS)
+    return spaces.Dict(entries)
 
 
-def flat_observation_space() -> spaces.Box:
+def flat_observation_space(match: bool = False, choice: bool = False) -> spaces.Box:
     """The ``Dict`` space flattened (``gymnasium.spaces.flatten`` order) into a float32 Box."""
-    flat = spaces.flatten_space(observation_space())
+    flat = spaces.flatten_space(observation_space(match, choice))
     return spaces.Box(flat.low.astype(np.float32), flat.high.astype(np.float32), dtype=np.float32)
 
 
 def flatten_observation(obs: dict) -> np.ndarray:
-    return spaces.flatten(_DICT_SPACE, obs).astype(np.float32)
+    return spaces.flatten(_DICT_SPACES["match" in obs, "candidates" in obs], obs).astype(np.float32)
 
 
-def observation_spaces(obs_mode: str) -> spaces.Space:
-    """The space of ``obs_mode`` "dict" or "flat"."""
+def observation_spaces(obs_mode: str, match: bool = False, choice: bool = False) -> spaces.Space:
+    """The space of ``obs_mode`` "dict" or "flat" (with the match score when ``match``, the
+    candidate slots when ``choice``)."""
     if obs_mode == "dict":
-        return observation_space()
+        return observation_space(match, choice)
     if obs_mode == "flat":
-        return flat_observation_space()
+        return flat_observation_space(match, choice)
     raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
 
 
@@ -74,10 +88,18 @@ def actor(state: GameState) -> int:
     return state.pending.player if state.pending is not None else state.shooter
 
 
-def observe_game(state: GameState, rules, table: Table, player: int) -> dict:
-    """``observe`` with the legal targets the rules give (none once the rack is over)."""
+def observe_game(state: GameState, rules, table: Table, player: int,
+                 match: tuple[tuple[int, int], int] | None = None) -> dict:
+    """``observe`` with the legal targets the rules give (none once the rack is over).
+
+    ``match`` is ((racks won by player 0, by player 1), racks needed to win): with it the
+    observation has the ``match`` entry, from ``player``'s side."""
     over = state.winner is not None or state.stalemate
-    return observe(state, () if over else rules.legal_targets(state), table, player)
+    obs = observe(state, () if over else rules.legal_targets(state), table, player)
+    if match is not None:
+        (won, race_to) = match
+        obs["match"] = np.array([won[player], won[1 - player]], dtype=np.float32) / float(race_to)
+    return obs
 
 
 def observe(state: GameState, targets, table: Table, player: int) -> dict:
@@ -122,4 +144,10 @@ def observe(state: GameState, targets, table: Table, player: int) -> dict:
     }
 
 
-_DICT_SPACE = observation_space()
+def observe_candidates(slots, table: Table) -> dict:
+    """The ``candidates`` and ``slot_mask`` entries of the candidate slots ``slots``
+    (``poolgym.envs.candidates.candidate_slots``)."""
+    return {"candidates": slot_features(slots, table), "slot_mask": slot_mask(slots)}
+
+
+_DICT_SPACES = {(m, c): observation_space(m, c) for m in (False, True) for c in (False, True)}

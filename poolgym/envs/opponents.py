@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+from gymnasium import spaces
 
 Policy = Callable[[Any, dict], Any]
 
@@ -25,6 +26,8 @@ class RandomPolicy:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, observation, info: dict):
+        if isinstance(self.space, spaces.MultiDiscrete):  # the choice_discrete action mode
+            return self.rng.integers(self.space.nvec).astype(self.space.dtype)
         low, high = self.space.low, self.space.high
         return self.rng.uniform(low, high).astype(self.space.dtype)
 

@@ -6,22 +6,35 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import gymnasium as gym
+import numpy as np
 from gymnasium.error import ResetNeeded
 
 from poolgym.config import from_mapping
-from poolgym.envs.actions import ActionMapper, ShotMove
-from poolgym.envs.observations import actor, flatten_observation, observation_spaces, observe_game
+from poolgym.envs.actions import ShotMove
+from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
+                                       observe_game)
 from poolgym.envs.play import simulate_move
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.envs.opponents import RandomPolicy, make_opponent
-from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
+from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.physics import ShotResult, Simulator
+from poolgym.racking import RackModel
 from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
 
 
 def make_table(table: Table | str) -> Table:
     return table if isinstance(table, Table) else Table.preset(table)
+
+
+# Who breaks the first rack of an episode (``breaker=``); ``reset(options={"breaker": 0 | 1})``
+# overrides it for one episode (0 = the agent).
+BREAKER_MODES = ("agent", "opponent", "random", "alternate")
+# ``reset`` options: ``breaker`` (0 = the agent, 1 = the opponent) for this episode, and
+# ``play_opponent=False`` to stop before the opponent's first move (tools such as replays
+# that play every move themselves with ``play_move``).
+RESET_OPTIONS = ("breaker", "play_opponent")
 
 
 def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
@@ -78,12 +91,29 @@ class PoolEnv(RenderMixin, gym.Env):
     re-break, spot request); one policy can play a whole game. A cue-ball placement that
     overlaps a ball is the WPA 6.10 foul, not an error.
 
+    The choice modes pick one of 20 candidate slots (``poolgym.envs.candidates``: 16 pot
+    slots, the (ball, pocket) pots open now ranked easiest first by closed-form make
+    probability; 3 safety slots on the nearest legal balls; 1 push-out slot) and play it
+    with stroke parameters relative to it (``poolgym.envs.choice``): ``cut`` (the turn off
+    the ghost-ball line, up to ``max_cut_deg``; a safety's thickness; a push out's
+    direction), ``speed``, ``side``, ``vertical``, ``place_distance`` and ``place_angle``
+    (with the cue ball in hand: 5-55 cm behind the ghost ball, 30 cm at 0, up to 75 degrees
+    off the straight line), ``decision``.
+    ``action_mode="choice"``: ``Box(-1, 1, (27,), float32)``, 20 slot scores then those 7
+    parameters; the env plays the best-scoring valid slot. ``action_mode="choice_discrete"``:
+    ``MultiDiscrete([20, 11, 10, 5, 5, 5, 7, 11])``: the slot, then each parameter's bin
+    (evenly spaced values from -1 to 1) and the decision as an index into
+    ``poolgym.rules.Choice``; ``action_masks()`` returns the masks sb3-contrib's
+    ``MaskablePPO`` reads (valid slots, offered choices).
+
     ## Observation Space
 
     ``obs_mode="dict"``: the ``Dict`` of ``poolgym.envs.observations.observation_space``
     (ball positions and on-table flags, legal targets, cue ball in hand and zone, pending
     decision and its choices, push-out availability, 8-ball group, 14.1 scores, foul counts,
-    break flag, acting player). ``obs_mode="flat"``: the same flattened into one ``Box``
+    break flag, acting player; the match score with ``observe_match``; in the choice modes
+    the candidate slots' features, ``candidates``, and their mask, ``slot_mask``, in slot
+    order). ``obs_mode="flat"``: the same flattened into one ``Box``
     (``gymnasium.spaces.flatten``), for ``MlpPolicy``.
 
     ## Rewards
@@ -91,7 +121,10 @@ class PoolEnv(RenderMixin, gym.Env):
     Named terms from the rules' outcome of every shot in the step, weighted by
     ``reward_weights`` (``poolgym.envs.rewards.RewardWeights``: legal pot +1, foul -1, ball
     in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1 points +1 each;
-    shaping off). ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
+    shaping off; the scales are documented there). ``reward_weights={"shaping": 1.0}`` adds
+    potential-based shaping (``PotentialShaping``, discount ``shaping_gamma``): the agent's
+    best make probability for the next shot when it is to shoot, minus the opponent's when
+    the opponent is. ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
     shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal, pending decision),
     ``info["outcome"]`` the agent's own, and ``info["shot"]`` the last ``ShotResult``
     (its event log).
@@ -117,7 +150,9 @@ class PoolEnv(RenderMixin, gym.Env):
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
     ``max_cut_deg`` (the aim-assisted cut residual's range),
     ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering),
-    ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1).
+    ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1),
+    ``breaker``, ``rack_model``, ``observe_match``, ``shaping_gamma`` (the shaping's
+    discount, default 0.99: set it to the learner's).
 
     ## Version History
 
@@ -132,59 +167,123 @@ class PoolEnv(RenderMixin, gym.Env):
                  race_to: int = 1, max_speed: float = 10.0, max_cut_deg: float = 5.0,
                  render_mode: str | None = None,
                  trajectories: bool = False, ruleset: Ruleset | None = None,
-                 ruleset_kwargs: dict | None = None) -> None:
+                 ruleset_kwargs: dict | None = None, breaker: str = "agent",
+                 rack_model: RackModel | str | dict | None = None, observe_match: bool = False,
+                 shaping_gamma: float = 0.99) -> None:
         check_render_mode(render_mode)
         if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
+        if breaker not in BREAKER_MODES:
+            raise ValueError(f"breaker must be one of {list(BREAKER_MODES)}, got {breaker!r}")
+        if not isinstance(observe_match, bool):
+            raise ValueError(f"observe_match must be True or False, got {observe_match!r}")
         self.table = make_table(table)
-        self.rules = ruleset if ruleset is not None else get_ruleset(
+        rules = ruleset if ruleset is not None else get_ruleset(
             game, options=make_rule_options(rule_options), table=self.table, **(ruleset_kwargs or {}))
+        self.rack_model = RackModel.make(rack_model)
+        self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
         self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
+        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
+                                         sigma_deg=self.simulator.noise.angle_deg)
         self.action_space = self.mapper.space
-        self.observation_space = observation_spaces(obs_mode)
+        self.choice = action_mode in CHOICE_MODES
+        self.observe_match = observe_match
+        self.observation_space = observation_spaces(obs_mode, match=observe_match, choice=self.choice)
         self.obs_mode = obs_mode
         self.weights = RewardWeights.from_config(reward_weights)
+        self.shaping = PotentialShaping(shaping_gamma)
         self.opponent = make_opponent(opponent, self.action_space)
         self.solo = self.opponent is None
         self.race_to = race_to
         self.render_mode = render_mode
         self.trajectories = trajectories or render_mode is not None
         self.agent = 0
+        self.breaker_mode = breaker
         self.state: GameState | None = None
+        self.initial_state: GameState | None = None
         self.racks_won = [0, 0]
         self._done = True
         self._last_result = None
+        self._episodes = 0
+        # The opponent's outcomes before the agent's first move (it broke): they count in
+        # the first step, as the opponent's replies count in the step they follow.
+        self._before_first_move: list[Outcome] | None = None
         # Called with every move's MoveRecord, the opponent's included (recorders, soaks).
         self.move_listeners: list[Callable[[MoveRecord], None]] = []
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        breaker = self._breaker(options)  # checks the options before anything changes
         super().reset(seed=seed)
         if isinstance(self.opponent, RandomPolicy):
             self.opponent.reseed(int(self.np_random.integers(2**63)))
-        self.state = self.rules.new_game(rng=self.np_random, breaker=self.agent)
+        if self.breaker_mode == "random" and not self.solo:
+            # Drawn even when the options name the breaker, so that they change nothing else.
+            drawn = int(self.np_random.integers(2))
+            breaker = drawn if breaker is None else breaker
+        self._episodes += 1
+        self.state = self.rules.new_game(rng=self.np_random, breaker=breaker)
+        self.initial_state = self.state
         self.racks_won = [0, 0]
         self._done = False
         self._last_result = None
-        return self._observation(self.agent), self._info([], {})
+        outcomes: list[Outcome] = []
+        if (options or {}).get("play_opponent", True):
+            self._opponent_turns(outcomes)
+        self._before_first_move = outcomes
+        return self._observation(self.agent), self._info(outcomes, {})
+
+    def _breaker(self, options: dict | None) -> int | None:
+        """The first rack's breaker (0 = the agent), or None to draw it from the seed."""
+        unknown = sorted(set(options or {}) - set(RESET_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown reset options {unknown}; options are {list(RESET_OPTIONS)}")
+        play = (options or {}).get("play_opponent", True)
+        if not isinstance(play, bool):
+            raise ValueError(f"reset option 'play_opponent' must be True or False, got {play!r}")
+        if options and "breaker" in options:
+            breaker = options["breaker"]
+            if isinstance(breaker, bool) or breaker not in (0, 1):
+                raise ValueError(f"reset option 'breaker' must be 0 (the agent) or 1 (the opponent), "
+                                 f"got {breaker!r}")
+            return int(breaker)
+        if self.breaker_mode == "agent" or self.solo:
+            return self.agent
+        if self.breaker_mode == "opponent":
+            return 1 - self.agent
+        if self.breaker_mode == "alternate":
+            return (self.agent + self._episodes) % 2
+        return None
 
     def step(self, action):
-        if self._done:
+        first = self._before_first_move
+        if self._done and first is None:
             raise ResetNeeded("the episode is over: call reset() before step()")
-        outcomes: list[Outcome] = []
-        self._collect(self.play_move(action), outcomes)
-        while not self._done and not self.solo and actor(self.state) != self.agent:
-            theirs = 1 - self.agent
-            opp_action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
-            self._collect(self.play_move(opp_action), outcomes)
+        self._before_first_move = None
+        outcomes: list[Outcome] = list(first or [])
+        potential_before = self.potential()
+        if self._done:
+            # The opponent won the match before the agent's first move: nothing to play.
+            self.mapper.validate(action)
+        else:
+            self._collect(self.play_move(action), outcomes)
+            self._opponent_turns(outcomes)
         terms = {name: 0.0 for name in self.weights.as_dict()}
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
                 terms[name] += value
+        if self.weights.shaping:
+            terms["shaping"] = self.shaping.term(potential_before, self.potential())
         reward = weigh(terms, self.weights)
         player = actor(self.state) if self.solo else self.agent
         return self._observation(player), reward, self._done, False, self._info(outcomes, terms)
+
+    def _opponent_turns(self, outcomes: list[Outcome]) -> None:
+        """Play the opponent's moves until the agent is to act or the episode is over."""
+        while not self._done and not self.solo and actor(self.state) != self.agent:
+            theirs = 1 - self.agent
+            opp_action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
+            self._collect(self.play_move(opp_action), outcomes)
 
     def _render_scene(self):
         positions = self.state.positions if self.state is not None else {}
@@ -234,8 +333,28 @@ class PoolEnv(RenderMixin, gym.Env):
 
     # ------------------------------------------------------------------ views
     def _observation(self, player: int):
-        obs = observe_game(self.state, self.rules, self.table, player)
+        match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
+        obs = observe_game(self.state, self.rules, self.table, player, match=match)
+        if self.choice:
+            obs.update(observe_candidates(self.mapper.slots(self.state, self.rules), self.table))
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
+
+    def action_masks(self) -> np.ndarray:
+        """The masks of ``action_mode="choice_discrete"`` for the player to act now
+        (``ChoiceMapper.action_masks``), as sb3-contrib's ``MaskablePPO`` reads them."""
+        if self.mapper.mode != "choice_discrete":
+            raise ValueError(f"action_masks() needs action_mode='choice_discrete', not {self.mapper.mode!r}")
+        return self.mapper.action_masks(self.state, self.rules)
+
+    def potential(self) -> float:
+        """The shaping potential Phi of the current state from the agent's side
+        (``PotentialShaping.potential``; in solo play every shooter is the agent); 0 when
+        shaping is off or the episode is over."""
+        if not self.weights.shaping or self._done or self.state is None:
+            return 0.0
+        player = self.state.shooter if self.solo else self.agent
+        slots = self.mapper.slots(self.state, self.rules) if self.choice else None
+        return PotentialShaping.potential(self.state, self.rules, self.simulator.noise.angle_deg, player, slots)
 
     def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
         """The step's info. Keys keep one type (optional ones are left out rather than None)

@@ -6,10 +6,12 @@ import math
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from gymnasium.error import ResetNeeded
 
-from poolgym.envs.actions import ActionMapper
-from poolgym.envs.observations import flatten_observation, observation_spaces, observe
+from poolgym.envs.candidates import N_SLOTS
+from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.observations import flatten_observation, observation_spaces, observe, observe_candidates
 from poolgym.envs.pool_env import make_table
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.numbers import quote, real
@@ -45,12 +47,15 @@ class PotBallEnv(RenderMixin, gym.Env):
     ## Action Space
 
     As ``PoolEnv`` (``action_mode`` "aim" by default: target/pocket, cut residual, speed,
-    side, vertical, ...; or "raw"). Only the target ball can be chosen in aim mode; placement,
-    decision and call components are ignored (the cue ball is never in hand).
+    side, vertical, ...; "raw"; "choice" or "choice_discrete", with ``action_masks()``).
+    Only the target ball can be chosen in aim and choice modes (the choice modes' pot slots
+    are the target into each of the six pockets, and one safety slot); placement, decision
+    and call components are ignored (the cue ball is never in hand).
 
     ## Observation Space
 
-    As ``PoolEnv`` (``obs_mode`` "dict" or "flat"); ``targets`` flags the target ball.
+    As ``PoolEnv`` (``obs_mode`` "dict" or "flat"); ``targets`` flags the target ball; the
+    choice modes add the candidate slots' ``candidates`` and ``slot_mask``.
 
     ## Rewards
 
@@ -104,15 +109,18 @@ class PotBallEnv(RenderMixin, gym.Env):
         self.table = make_table(table)
         self.n_balls = (low, high)
         self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = ActionMapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
+        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
+                                         sigma_deg=self.simulator.noise.angle_deg)
         self.action_space = self.mapper.space
-        self.observation_space = observation_spaces(obs_mode)
+        self.choice = action_mode in CHOICE_MODES
+        self.observation_space = observation_spaces(obs_mode, choice=self.choice)
         self.obs_mode = obs_mode
         self.rewards = (pot_reward, scratch_penalty, miss_penalty)
         self.shaping = shaping
         self.render_mode = render_mode
         self.state: GameState | None = None
         self.target = 1
+        self.rules = _PotBallTargets(self.table, self.target)
         self._done = True
         self._last_result = None
 
@@ -121,6 +129,7 @@ class PotBallEnv(RenderMixin, gym.Env):
         n = int(self.np_random.integers(self.n_balls[0], self.n_balls[1] + 1))
         layout = random_layout(self.table, n, self.np_random)
         self.target = int(self.np_random.integers(1, n + 1))
+        self.rules = _PotBallTargets(self.table, self.target)
         self.state = GameState(game="pot_ball", balls=layout, awaiting_break=False,
                                cue_ball_in_hand=CueBallZone.NONE)
         self._done = False
@@ -131,7 +140,7 @@ class PotBallEnv(RenderMixin, gym.Env):
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before step()")
         action = self.mapper.validate(action)
-        move = self.mapper.decode(action, self.state, _PotBallTargets(self.table, self.target))
+        move = self.mapper.decode(action, self.state, self.rules)
         rng = self.np_random if not self.simulator.noise.is_zero else None
         result = self.simulator.simulate(self.state.positions, move.shot, rng=rng,
                                          trajectories=self.render_mode is not None)
@@ -162,7 +171,17 @@ class PotBallEnv(RenderMixin, gym.Env):
 
     def _observation(self):
         obs = observe(self.state, (self.target,), self.table, 0)
+        if self.choice:
+            # Once the shot is played there is nothing left to choose.
+            slots = (None,) * N_SLOTS if self._done else self.mapper.slots(self.state, self.rules)
+            obs.update(observe_candidates(slots, self.table))
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
+
+    def action_masks(self) -> np.ndarray:
+        """The masks of ``action_mode="choice_discrete"`` (see ``PoolEnv.action_masks``)."""
+        if self.mapper.mode != "choice_discrete":
+            raise ValueError(f"action_masks() needs action_mode='choice_discrete', not {self.mapper.mode!r}")
+        return self.mapper.action_masks(self.state, self.rules)
 
     def _render_scene(self):
         positions = self.state.positions if self.state is not None else {}

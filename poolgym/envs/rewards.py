@@ -6,8 +6,9 @@ import math
 from dataclasses import asdict, dataclass, fields
 
 from poolgym.config import from_mapping
+from poolgym.envs.candidates import best_make_probability, candidate_slots, shot_is_due
 from poolgym.numbers import quote, real
-from poolgym.rules import CueBallZone, Outcome
+from poolgym.rules import CueBallZone, GameState, Outcome
 
 
 @dataclass(frozen=True)
@@ -25,10 +26,22 @@ class RewardWeights:
     - ``rack_won`` / ``rack_lost``: 1 when a rack ends won / lost. Defaults 10 and -10.
     - ``points``: 14.1 points, the agent's minus the opponent's. Default 1.
     - ``legal_shot`` (shaping, off by default): 1 for each foul-free shot of the agent.
+    - ``shaping`` (off by default; 1 turns it on): the potential-based shaping term
+      F = gamma * Phi(s') - Phi(s) of ``PotentialShaping`` between the agent's successive
+      observations (Ng, Harada and Russell, "Policy invariance under reward
+      transformations: theory and application to reward shaping", ICML 1999), which leaves
+      the optimal policy unchanged. Phi is the best closed-form make probability of the
+      side to shoot, from the agent's side, so F lies in [-2, 1].
 
-    The defaults make a pot worth about a tenth of a rack and a foul cost as much as a pot
-    (plus the ball in hand it concedes), which learns runs without learning to play safe
-    only. In ``solo`` mode every shot is the agent's.
+    Scales, with the default weights: the per-shot terms of a step (the agent's shot and
+    the opponent's replies) are of order 1: -1.5 for a foul that concedes ball in hand, +1
+    per ball pocketed legally, +0.5 when the opponent's foul hands the agent the cue ball,
+    +/-1 per 14.1 point. The rack terms add +/-10 once, at the end of a rack, mostly decided
+    by who pots the money ball, so they dominate an episode's return and its spread. A
+    critic learns this more easily with returns normalised (e.g. stable-baselines3's
+    ``VecNormalize(norm_reward=True)``), or with the rack weights scaled down towards the
+    per-shot terms; the shaping term is bounded by [-2, 1] per step. In ``solo`` mode
+    every shot is the agent's.
     """
 
     legal_pot: float = 1.0
@@ -39,6 +52,7 @@ class RewardWeights:
     rack_lost: float = -10.0
     points: float = 1.0
     legal_shot: float = 0.0
+    shaping: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -85,3 +99,39 @@ def reward_terms(outcome: Outcome, agent: int, solo: bool = False) -> dict[str, 
 
 def weigh(terms: dict[str, float], weights: RewardWeights) -> float:
     return float(sum(getattr(weights, name) * value for name, value in terms.items()))
+
+
+@dataclass(frozen=True)
+class PotentialShaping:
+    """Potential-based reward shaping (Ng, Harada and Russell, ICML 1999): the reward of a
+    transition s -> s' gains F = ``gamma`` * Phi(s') - Phi(s), which changes no policy's
+    ranking when ``gamma`` is the discount the agent learns with.
+
+    Phi(s) is the best closed-form make probability (``poolgym.aiming.pot_chance`` under the
+    env's aim noise, over the candidate pot slots) of the side to shoot in s, positive when
+    that side is the agent, negative when it is the opponent, and 0 while a decision is
+    pending, once the rack is over and at the end of the episode. Over an episode of T steps
+    the discounted terms sum to gamma^T Phi(s_T) - Phi(s_0).
+    """
+
+    gamma: float = 0.99
+
+    def __post_init__(self) -> None:
+        if isinstance(self.gamma, bool) or not isinstance(self.gamma, (int, float)) \
+                or not (math.isfinite(self.gamma) and 0.0 <= self.gamma <= 1.0):
+            raise ValueError(f"shaping gamma must be a number in [0, 1], got {self.gamma!r}")
+
+    @staticmethod
+    def potential(state: GameState | None, rules, sigma_deg: float, player: int, slots=None) -> float:
+        """Phi of ``state`` from ``player``'s side (0 for None, the end of the episode);
+        ``slots`` are the state's candidate slots when the caller has them already."""
+        if state is None or not shot_is_due(state):
+            return 0.0
+        if slots is None:
+            slots = candidate_slots(state, rules, sigma_deg)
+        best = best_make_probability(slots)
+        return best if state.shooter == player else -best
+
+    def term(self, before: float, after: float) -> float:
+        """F for a transition from potential ``before`` to potential ``after``."""
+        return self.gamma * after - before

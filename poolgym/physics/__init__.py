@@ -1,4 +1,4 @@
-"""pymunk table simulation: ``Simulator(table).simulate(layout, Shot(...)) -> ShotResult``."""
+"""Event-driven table simulation: ``Simulator(table).simulate(layout, Shot(...)) -> ShotResult``."""
 
 from poolgym.physics.params import PhysicsParams
 from poolgym.physics.result import ShotResult

@@ -20,19 +20,30 @@ class PhysicsParams:
       (Alciatore, "The Illustrated Principles of Pool and Billiards", TP A.4; pooltool's defaults).
     - ``spin_deceleration`` 10.9 rad/s^2: decay of spin about the vertical axis, which is
       5 * mu_sp * g / (2 R) with pooltool's spinning-friction coefficient mu_sp = 0.0127.
-    - ``ball_restitution`` 0.95: ball-ball contact, resolved by Chipmunk.
-    - Ball-ball friction makes cut shots throw. It falls with the contact points' slip speed
-      v as measured by Alciatore (TP A.14): mu = ``ball_friction_min`` +
-      ``ball_friction_extra`` * exp(-``ball_friction_decay`` * v), 0.118 when the surfaces
+    - ``ball_restitution`` 0.95: ball-ball contact (pooltool's default).
+    - Ball-ball friction acts against the full 3-D slip of the contact points (Alciatore,
+      TP A-14; pooltool's ``frictional_inelastic`` model): its horizontal part makes cut
+      shots throw, its vertical part changes top and back spin in the contact. It falls
+      with the slip speed v as measured by Alciatore (TP A-14): mu = ``ball_friction_min``
+      + ``ball_friction_extra`` * exp(-``ball_friction_decay`` * v), 0.118 when the surfaces
       barely slide and 0.046 at 1 m/s (pooltool uses the same fit).
-    - ``cushion_restitution`` 0.8 and ``cushion_friction`` 0.2: cushion contact (measured
-      0.75-0.85), the friction lets side spin change the rebound angle. Resolved by Chipmunk.
+    - ``cushion_restitution`` 0.8 and ``cushion_friction`` 0.2: cushion contact by Han's
+      impulse model (I. Han, "Dynamics in carom and three cushion billiards", J. Mech. Sci.
+      Tech. 19(4), 2005), at the nose height ``Table.cushion_height``: the restitution
+      applies along the contact normal, which the nose tilts, and the friction acts on
+      all three spin components, so rails take top spin and draw and side spin bends the
+      rebound. Driven straight in, a ball without spin leaves at 0.69 of its speed; a
+      rolling one leaves at 0.76 keeping 13% of its top spin, and rolls back at 0.51.
+      pooltool's cushion models (Han 2005, Mathavan 2010, Stronge compliant) default to
+      0.85 and 0.2; the cushion rebounds' measured ratios are 0.75-0.85.
     - ``cue_mass`` 0.567 kg (a 20 oz cue) sets how much an off-centre hit loses in speed;
-      ``cue_end_mass`` 0.0057 kg sets squirt (the tip's effective mass, pooltool's default).
+      ``cue_end_mass`` 0.0057 kg sets squirt (the tip end's effective mass, pooltool's
+      default of a ball's mass / 30).
     - ``miscue_limit`` 0.6: a tip offset of more than this fraction of the radius is
       reported as a miscue (0.5 is the edge of a normal hit).
     - ``squirt``: off by default; when on, side spin deflects the cue ball away from the
-      side struck by Alciatore's squirt formula (TP A.31).
+      side struck (right english to the left) by Alciatore's end-mass formula (TP A-31),
+      about 1.9 degrees at half a radius of offset with the default end mass.
     - ``max_speed`` 15 m/s: the fastest accepted launch speed (a power break is ~11 m/s).
     - ``rest_speed`` and ``rest_spin``: below these a ball counts as at rest.
     - ``frozen_tolerance`` 0.1 mm: a ball this close to a cushion or the cue ball at the

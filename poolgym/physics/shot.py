@@ -21,7 +21,11 @@ class Shot:
     - ``angle_deg``: direction of the stroke in the table frame, 0 = +x (towards the foot
       cushion), 90 = +y.
     - ``side``: horizontal tip offset as a fraction of the ball radius, positive = right
-      english (the ball spins clockwise seen from above).
+      english: the tip meets the ball right of centre as the player sees it (towards +y
+      for a stroke along +x, since y = 0 is the left rail), and the ball spins
+      anticlockwise seen from above. Right english off a rail on the ball's left (running
+      english there) widens the rebound; with ``PhysicsParams.squirt`` the ball leaves a
+      little to the left of the stroke.
     - ``vertical``: vertical tip offset, positive = follow (top spin), negative = draw.
 
     ``sqrt(side**2 + vertical**2)`` must be below 1 (the tip has to meet the ball); up to 0.5

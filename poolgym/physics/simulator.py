@@ -1,15 +1,13 @@
-"""Event-driven table simulation: closed-form cloth friction between contacts, Chipmunk at contacts.
+"""Event-driven table simulation: closed-form cloth friction between contacts, closed-form impulses at them.
 
 Each ball moves on a parabola between events (sliding: the contact-point slip decays under
 mu_slide * g; rolling: deceleration mu_roll * g), so its state at any time is known in
 closed form. The simulation jumps from event to event: the next contact is found exactly
 (``contact_time``), never stepped over, so nothing tunnels and no contact is blurred. At a
-contact the touching bodies are handed to Chipmunk (pymunk), which resolves the impulse with
-restitution and Coulomb friction: cut shots throw, side spin changes cushion rebounds.
-
-Top and back spin (about horizontal axes) have no place in a 2D rigid body: they are kept
-here per ball and survive a collision unchanged, which is what makes a draw shot come back
-and a follow shot go on. Spin about the vertical axis is Chipmunk's angular velocity.
+contact an impulse model (``contacts``) changes the velocities and all three spin
+components of the balls involved: ball-ball contacts with restitution and friction against
+the 3-D slip of the contact points (cut shots throw, a draw loses some draw), cushions at
+their nose height (rails take top spin and draw, side spin bends the rebound).
 """
 
 from __future__ import annotations
@@ -19,11 +17,11 @@ import math
 from typing import Mapping
 
 import numpy as np
-import pymunk
 
 from poolgym import events as ev
-from poolgym.physics.contact_time import INF, quadratic_entry, quartic_entry
 from poolgym.numbers import quote, real
+from poolgym.physics.contact_time import INF, quadratic_entry, quartic_entry
+from poolgym.physics.contacts import ball_ball_impulse, cushion_impulse
 from poolgym.physics.params import PhysicsParams
 from poolgym.physics.result import MotionPhase, ShotResult
 from poolgym.physics.shot import Noise, Shot
@@ -35,25 +33,15 @@ _MODE_NAMES = ("sliding", "rolling", "still")
 _TRANSITION, _BALL, _SEGMENT, _TIP, _HOLE, _HEAD = range(6)
 MAX_BALL = 15
 
-# Chipmunk sees a contact only when shapes overlap: its shapes are this much larger than the
-# radius the contact times are computed with, so a contact landed on exactly is detected.
-_SHAPE_INFLATION = 1e-8
-# Length of the Chipmunk step that resolves one contact: long enough to detect it, short
-# enough that nothing else moves (positions are ours, only velocities are read back).
-_CONTACT_DT = 1e-6
 _SLIP_EPS = 1e-7
 # After a grazing root (gap closed but not closing), contacts are searched again this much
 # later, so the search moves past the touch instead of finding it again.
 _RETRY_DT = 1e-9
-# Closing speeds (m/s) below this are grazing touches, parted without Chipmunk (which
-# returns no impulse at ~1e-7 m/s).
-_MIN_APPROACH = 1e-6
 # The slowest parting speed (m/s) after a contact. A ball driven by its own spin into
 # another ball or a cushion (a follow shot pushing its object ball) would otherwise meet it
 # again and again in ever shorter intervals (inelastic collapse); parting at 1 mm/s makes
 # that a bounded sequence of soft pushes, at an energy cost of micro-joules.
 _MIN_SEPARATION = 1e-3
-_FAR_AWAY = -1e4
 
 
 class Simulator:
@@ -77,8 +65,8 @@ class Simulator:
         self.table = table if table is not None else Table.preset("9ft")
         self.params = params if params is not None else PhysicsParams()
         self.noise = Noise.make(noise)
+        self._build_nose()
         self._build_features()
-        self._build_spaces()
 
     # ------------------------------------------------------------------ set-up
     def _build_features(self) -> None:
@@ -109,44 +97,15 @@ class Simulator:
             r = p.hole_radius
             self._holes.append((p.id, cx, cy, r, (cx - r, cx + r, cy - r, cy + r)))
 
-    def _build_spaces(self) -> None:
-        """Two small Chipmunk spaces: two balls alone (ball-ball contacts) and one ball among
-        the cushions (ball-cushion contacts). A contact is resolved with only the bodies it
-        involves, so balls elsewhere, stale in the space, never interfere."""
-        p, t = self.params, self.table
-        R, m = t.ball_radius, t.ball_mass
-        moment = 0.4 * m * R * R  # solid sphere
-        e_ball = math.sqrt(p.ball_restitution)  # Chipmunk multiplies the two shapes' values
-        f_ball = math.sqrt(p.ball_friction_min + p.ball_friction_extra)
-
-        def new_space() -> pymunk.Space:
-            space = pymunk.Space()
-            space.collision_slop = 1e-6  # default 0.1 world units would be 10 cm here
-            # Drop a contact after one step apart (see _forget_contact).
-            space.collision_persistence = 1
-            space.iterations = 20
-            return space
-
-        def ball(space: pymunk.Space) -> pymunk.Body:
-            body = pymunk.Body(m, moment)
-            shape = pymunk.Circle(body, R + _SHAPE_INFLATION)
-            shape.elasticity, shape.friction = e_ball, f_ball
-            space.add(body, shape)
-            return body
-
-        self._pair_space = new_space()
-        self._pair = (ball(self._pair_space), ball(self._pair_space))
-        # The first pair shape carries each contact's friction (see _ShotRun); the second
-        # shape's value is 1, so the product Chipmunk uses is the first's.
-        self._pair_shape = next(iter(self._pair[0].shapes))
-        next(iter(self._pair[1].shapes)).friction = 1.0
-        self._cushion_space = new_space()
-        self._cushion_ball = ball(self._cushion_space)
-        for s in t.boundary:
-            seg = pymunk.Segment(self._cushion_space.static_body, s.a, s.b, 0.0)
-            seg.elasticity = p.cushion_restitution / e_ball
-            seg.friction = p.cushion_friction / f_ball
-            self._cushion_space.add(seg)
+    def _build_nose(self) -> None:
+        """The cushion contact's tilt: the nose touches the ball at ``Table.cushion_height``
+        above the bed, above the centre and below the top."""
+        R, h = self.table.ball_radius, self.table.cushion_height
+        if not R < h < 2.0 * R:
+            raise ValueError(f"Table.cushion_height must be in ({R}, {2.0 * R}) m (between the ball's "
+                             f"centre and top), got {h!r}")
+        self._sin_nose = h / R - 1.0
+        self._cos_nose = math.sqrt(1.0 - self._sin_nose ** 2)
 
     # ------------------------------------------------------------------ validation
     def validate_layout(self, layout: Mapping[int, tuple[float, float]]) -> dict[int, tuple[float, float]]:
@@ -217,13 +176,12 @@ class Simulator:
         v = shot.speed * (1.0 + ratio) / (1.0 + ratio + 2.5 * (side * side + vertical * vertical))
         angle = math.radians(shot.angle_deg)
         if p.squirt and side != 0.0:
-            # Squirt: the ball leaves away from the side struck (Alciatore TP A.31).
-            along = math.sqrt(1.0 - side * side)
-            mass_ratio = self.table.ball_mass / p.cue_end_mass
-            angle += math.atan(2.5 * side * along / (1.0 + mass_ratio + 2.5 * along * along))
+            angle -= squirt_angle(side, self.table.ball_mass, p.cue_end_mass)
         cx, cy = math.cos(angle), math.sin(angle)
         spin = 2.5 * v / R
-        # Top spin turns about z x v_hat = (-cy, cx); right english spins clockwise (wz < 0).
+        # Top spin turns about z x v_hat = (-cy, cx). Right english, a tip offset towards
+        # the stroke's right (+y for a stroke along +x), has wz < 0: r x F with r along +y
+        # and F along +x. Seen from above, with +y to the right of +x, that is anticlockwise.
         return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side
 
 
@@ -468,17 +426,10 @@ class _ShotRun:
             # The gap closed at a grazing root without closing: nothing to resolve.
             self._schedule_pairs(k, t + _RETRY_DT, (j,))
             return
-        if closing >= _MIN_APPROACH:
-            a, b = self.sim._pair
-            self.sim._pair_shape.friction = self._ball_friction_factor(sk, sj, nx, ny)
-            a.position, a.velocity, a.angular_velocity = (sk[0], sk[1]), (sk[2], sk[3]), sk[6]
-            b.position, b.velocity, b.angular_velocity = (sj[0], sj[1]), (sj[2], sj[3]), sj[6]
-            self.sim._pair_space.step(_CONTACT_DT)
-            (vxk, vyk), wzk = a.velocity, a.angular_velocity
-            (vxj, vyj), wzj = b.velocity, b.angular_velocity
-            _forget_contact(self.sim._pair_space, b)
-        else:
-            vxk, vyk, wzk, vxj, vyj, wzj = sk[2], sk[3], sk[6], sj[2], sj[3], sj[6]
+        p = self.sim.params
+        ((vxk, vyk), wk), ((vxj, vyj), wj) = ball_ball_impulse(
+            (sk[2], sk[3]), sk[4:], (sj[2], sj[3]), sj[4:], nx, ny, self.R, p.ball_restitution,
+            p.ball_friction_min, p.ball_friction_extra, p.ball_friction_decay)
         # Balls must leave a contact at least _MIN_SEPARATION apart in speed (see there).
         still_closing = (vxk - vxj) * nx + (vyk - vyj) * ny
         if still_closing > -_MIN_SEPARATION:
@@ -488,26 +439,10 @@ class _ShotRun:
         s_first, s_second = (sk, sj) if first == k else (sj, sk)
         self.log.append(ev.BallBall(t, self.nums[first], self.nums[second],
                                     (s_first[0], s_first[1]), (s_second[0], s_second[1])))
-        self.set_phase(k, t, sk[0], sk[1], vxk, vyk, sk[4], sk[5], wzk)
-        self.set_phase(j, t, sj[0], sj[1], vxj, vyj, sj[4], sj[5], wzj)
+        self.set_phase(k, t, sk[0], sk[1], vxk, vyk, *wk)
+        self.set_phase(j, t, sj[0], sj[1], vxj, vyj, *wj)
         self.schedule(k, t)
         self.schedule(j, t)
-
-    def _ball_friction_factor(self, sk, sj, nx: float, ny: float) -> float:
-        """The horizontal ball-ball friction coefficient for this contact.
-
-        Friction opposes the contact points' slip, which is three-dimensional: top and back
-        spin make the surfaces slide vertically past each other. The coefficient follows
-        the slip speed (PhysicsParams), and only its horizontal share throws the object
-        ball, so a rolling cue ball throws less than a stunned one, as measured (Alciatore
-        TP A.14). Chipmunk sees only the horizontal plane, so it gets that share.
-        """
-        R, p = self.R, self.sim.params
-        slip_h = (sk[2] - sj[2]) * -ny + (sk[3] - sj[3]) * nx + R * (sk[6] + sj[6])
-        slip_v = R * ((sk[4] + sj[4]) * ny - (sk[5] + sj[5]) * nx)
-        slip = math.hypot(slip_h, slip_v)
-        mu = p.ball_friction_min + p.ball_friction_extra * math.exp(-p.ball_friction_decay * slip)
-        return mu * abs(slip_h) / slip if slip > 0.0 else mu
 
     def _ball_cushion(self, k: int, kind: int, which: int, t: float) -> None:
         x, y, vx, vy, wx, wy, wz = self.state_at(k, t)
@@ -522,12 +457,9 @@ class _ShotRun:
         if closing <= 0.0:
             self._schedule_cushions(k, t + _RETRY_DT)
             return
-        if closing >= _MIN_APPROACH:
-            body = self.sim._cushion_ball
-            body.position, body.velocity, body.angular_velocity = (x, y), (vx, vy), wz
-            self.sim._cushion_space.step(_CONTACT_DT)
-            (vx, vy), wz = body.velocity, body.angular_velocity
-            _forget_contact(self.sim._cushion_space, body)
+        sim = self.sim
+        vx, vy, wx, wy, wz = cushion_impulse(vx, vy, wx, wy, wz, nx, ny, self.R, sim._sin_nose, sim._cos_nose,
+                                             sim.params.cushion_restitution, sim.params.cushion_friction)
         leaving = vx * nx + vy * ny
         if leaving < _MIN_SEPARATION:
             vx, vy = vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny
@@ -602,16 +534,18 @@ class _ShotRun:
                                           (self.VX[k], self.VY[k]), (self.AX[k], self.AY[k])))
 
 
-def _forget_contact(space: pymunk.Space, body: pymunk.Body) -> None:
-    """Part the body from everything and step once, so Chipmunk drops the contact.
+def squirt_angle(side: float, ball_mass: float, end_mass: float) -> float:
+    """Squirt (radians): how far an off-centre hit turns the cue ball's launch away from the
+    side struck, right english to the left.
 
-    Chipmunk keeps a contact while it persists and starts the next solve from its last
-    impulses (warm starting); a kept contact also carries its accumulated normal impulse
-    into the friction limit. Our contacts are independent events: without this a result
-    would depend on the contacts resolved before it.
+    Alciatore, TP A-31 ("Squirt angle from cue-tip offset and end mass"): with b the tip
+    offset as a fraction of the radius, tan(squirt) = 5/2 b sqrt(1 - b^2) /
+    (1 + m_ball / m_end + 5/2 (1 - b^2)). The cue's end mass m_end (the tip end's effective
+    mass, which moves aside as the tip pushes the ball) sets how large it is: a low-squirt
+    shaft has a small one. pooltool uses the same formula.
     """
-    body.position = (_FAR_AWAY, _FAR_AWAY)
-    space.step(_CONTACT_DT)
+    along = 1.0 - side * side
+    return math.atan(2.5 * side * math.sqrt(along) / (1.0 + ball_mass / end_mass + 2.5 * along))
 
 
 def _point_entry(dx: float, dy: float, vx: float, vy: float, ax: float, ay: float,

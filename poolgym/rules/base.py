@@ -10,6 +10,7 @@ countdown (WPA 1.12) and the ball-spot request (WPA 1.5) for every game alike.
 
 from __future__ import annotations
 
+import copy as _copy
 import importlib
 import math
 import zlib
@@ -27,6 +28,7 @@ from poolgym.rules.outcome import Foul, Outcome, heaviest_penalty
 from poolgym.rules.shot import ShotCall, ShotEvents
 from poolgym.rules.spotting import spot_balls, spot_position
 from poolgym.rules.state import CUE_BALL, CueBallZone, GameState
+from poolgym.racking import RackModel
 from poolgym.table import Table
 
 Point = tuple[float, float]
@@ -79,6 +81,8 @@ class Ruleset:
     object_balls: ClassVar[tuple[int, ...]] = ()
     fouls_in_force: ClassVar[frozenset[str]] = frozenset()
     three_foul_rule: ClassVar[bool] = True
+    # How tightly new racks are racked (``with_rack_model``); tight unless set.
+    rack_model: RackModel = RackModel()
 
     def __init__(self, options: RuleOptions | None = None, table: Table | None = None) -> None:
         if options is not None and not isinstance(options, RuleOptions):
@@ -91,6 +95,15 @@ class Ruleset:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(table={self.table.name!r})"
+
+    def with_rack_model(self, model: RackModel) -> "Ruleset":
+        """A copy of these rules whose new racks (``new_game``, and so ``next_rack`` and
+        ``rerack``) have ``model``'s random gaps between the balls."""
+        if not isinstance(model, RackModel):
+            raise ValueError(f"rack model must be a poolgym.racking.RackModel, got {model!r}")
+        copy = _copy.copy(self)
+        copy.rack_model = model
+        return copy
 
     # ================================================================= what a game writes
     def rack(self, rng: np.random.Generator) -> dict[int, Point]:
@@ -164,7 +177,8 @@ class Ruleset:
         if breaker not in (0, 1):
             raise ValueError(f"breaker must be player 0 or 1, got {breaker!r}")
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        return GameState(game=self.name, balls=self.rack(rng), shooter=breaker, breaker=breaker,
+        balls = self.rack_model.apply(self.rack(rng), rng, self.table)
+        return GameState(game=self.name, balls=balls, shooter=breaker, breaker=breaker,
                          awaiting_break=True, cue_ball_in_hand=CueBallZone.KITCHEN)
 
     def next_rack(self, state: GameState, rng: np.random.Generator | int | None = None) -> GameState:
@@ -492,5 +506,8 @@ def get_ruleset(name: str, options: RuleOptions | None = None, table: Table | No
 
 
 def available_rulesets() -> tuple[str, ...]:
-    """Names registered so far (built-in games register when first looked up or imported)."""
+    """Every registered name: the built-in games and those registered since."""
+    for name in _BUILTIN_MODULES:
+        if name not in _REGISTRY:
+            importlib.import_module(_BUILTIN_MODULES[name])
     return tuple(sorted(_REGISTRY))

@@ -130,21 +130,38 @@ def _rebound_from_left_rail(sim, side):
 
 
 def test_running_side_spin_widens_the_cushion_rebound(sim9):
-    # Heading down-right into the y = 0 rail, right english (clockwise) is running english.
+    # Heading along +x into the y = 0 rail (the left rail: +y is to the right of +x), the
+    # contact is on the ball's left; right english spins anticlockwise seen from above, so
+    # the contact point slides backwards and the rail's friction pushes the ball along +x.
     running = _rebound_from_left_rail(sim9, 0.4)
     plain = _rebound_from_left_rail(sim9, 0.0)
     reverse = _rebound_from_left_rail(sim9, -0.4)
     assert running > plain + 3.0
-    assert reverse < plain - 3.0
+    assert reverse < plain - 1.0
 
 
-def test_cushion_rebound_speed_follows_restitution(sim9):
-    res = sim9.simulate({0: (1.0, 0.3)}, Shot(speed=1.0, angle_deg=-90.0), trajectories=True)
+def test_cushion_rebound_straight_in_follows_han_2005(sim9):
+    # Straight in, Han's model (2005, eqs. 14-23) in closed form: the nose at height h
+    # touches the ball on a normal tilted by theta (sin theta = h / R - 1). Per unit mass
+    # the normal impulse is (1 + e) u cos(theta) for an approach speed u; the contact point
+    # slips by s = u sin(theta) + R w (w the top spin) and friction sticks when
+    # s / 3.5 < mu (1 + e) u cos(theta), so the ball leaves at
+    # u (1 + e) cos^2(theta) + s sin(theta) / 3.5 - u.
+    e, mu, h = 0.8, 0.2, 0.635 * 2 * R
+    sin_t = h / R - 1
+    cos_t = math.sqrt(1 - sin_t * sin_t)
+    res = sim9.simulate({0: (1.0, 0.1)}, Shot(speed=1.0, angle_deg=-90.0), trajectories=True)
     hit = next(e for e in res.events if isinstance(e, ev.BallCushion))
     before = [p for p in res.trajectories[0] if p.t1 <= hit.time + 1e-12][-1]
     after = phase_after(res.trajectories[0], hit.time)
-    v_in = before.velocity_at(hit.time)[1]
-    assert after.velocity[1] == pytest.approx(-0.8 * v_in, rel=0.01)
+    u = -before.velocity_at(hit.time)[1]
+    assert before.mode == "sliding"
+    # A centre hit slides: the cloth turns each m/s of lost speed into 2.5 m/s of R w.
+    slip = u * sin_t + 2.5 * (1.0 - u)
+    assert slip / 3.5 < mu * (1 + e) * u * cos_t
+    expected = u * (1 + e) * cos_t ** 2 + slip * sin_t / 3.5 - u
+    assert after.velocity[1] == pytest.approx(expected, rel=1e-9)
+    assert after.velocity[0] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_head_on_collision_transfers_speed_by_restitution(open_sim):

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from poolgym.physics import Noise, PhysicsParams, Shot, Simulator
-from poolgym.table import Table
+from poolgym.table import BALL_RADIUS as R, Table
 
 _SCRIPT = """
 import json, numpy as np
 from poolgym.physics import Simulator, Shot
-from poolgym.table import Table
+from poolgym.table import BALL_RADIUS as R, Table
 t = Table.preset("9ft")
 sim = Simulator(t, noise="tournament")
 layout = dict(zip([1, 2, 3, 4, 9, 5, 6, 7, 8], t.rack_positions((1, 2, 3, 2, 1))))
@@ -128,11 +128,23 @@ def test_miscue_is_reported_beyond_the_limit(sim9):
     assert not normal.miscue and miscue.miscue
 
 
-def test_squirt_deflects_away_from_the_side_struck():
+@pytest.mark.parametrize("side, pooltool_deg", [(0.2, -0.845), (0.35, -1.422), (0.5, -1.896)])
+def test_squirt_deflects_away_from_the_side_struck(side, pooltool_deg):
+    # pooltool 0.6's squirt for the same strokes (same ball and end mass), measured by
+    # ``python -m agents.peers.compare_physics``.
     table = Table(name="open", length=30.0, width=10.0)
-    plain = Simulator(table).simulate({0: (1.0, 5.0)}, Shot(speed=1.0, side=0.5))
-    squirt = Simulator(table, PhysicsParams(squirt=True)).simulate({0: (1.0, 5.0)}, Shot(speed=1.0, side=0.5))
+    plain = Simulator(table).simulate({0: (1.0, 5.0)}, Shot(speed=1.0, side=side))
+    squirt = Simulator(table, PhysicsParams(squirt=True)).simulate({0: (1.0, 5.0)}, Shot(speed=1.0, side=side))
     assert plain.positions[0][1] == pytest.approx(5.0, abs=1e-9)
-    # right english squirts the ball to the left of the aim line (+y when shooting along +x)
+    # right english squirts the ball to the left of the aim line: -y when shooting along +x
+    # (y = 0 is the left rail)
     angle = math.degrees(math.atan2(squirt.positions[0][1] - 5.0, squirt.positions[0][0] - 1.0))
-    assert 1.0 < angle < 3.0
+    assert angle == pytest.approx(pooltool_deg, abs=0.3)
+    left = Simulator(table, PhysicsParams(squirt=True)).simulate({0: (1.0, 5.0)}, Shot(speed=1.0, side=-side))
+    assert left.positions[0][1] - 5.0 == pytest.approx(-(squirt.positions[0][1] - 5.0), rel=1e-9)
+
+
+@pytest.mark.parametrize("height", [0.5 * R, R, 2 * R, 0.07])
+def test_cushion_height_outside_the_ball_is_refused(height):
+    with pytest.raises(ValueError, match=r"Table.cushion_height must be in"):
+        Simulator(Table.preset("9ft", cushion_height=height))

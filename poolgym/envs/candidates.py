@@ -1,0 +1,324 @@
+"""The shot candidates of the choice action modes: a fixed number of slots, each one shot
+the shooter may choose now (a ball into a pocket, a safety on a ball, a push out), with the
+features an agent sees of it and the cue-ball placement relative to it.
+
+Slots, in this order (``N_SLOTS`` = 20):
+
+- ``N_POT_SLOTS`` (16) pot slots: the (ball, pocket) pots open now, the legal first balls
+  times the six pockets, or the rules' ball-and-pocket calls on legal first balls in
+  call-shot games (all of their calls when no legal first ball is callable), ranked easiest
+  first by the closed-form make probability at ``RANKING_SIGMA_DEG`` (ties by
+  ``shot_difficulty``, then ball and pocket), the best 16 kept (8-ball has at most 7 x 6 =
+  42 pots, 14.1 up to 90). Unused slots are invalid.
+- ``N_SAFETY_SLOTS`` (3) safety slots: the legal first balls nearest the cue ball, with a
+  called safety where the rules offer one (else no call).
+- 1 push-out slot, valid only when the rules offer a push out.
+
+The order depends on the state alone (never on the execution noise), so an encoder and the
+env agree on it; the make probability feature is the one under the env's noise. With the
+cue ball in hand every slot is judged from its default placement (``placement`` at (0, 0):
+30 cm straight behind the ghost ball). No slot is valid while a decision is pending or once
+the rack is over.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from poolgym.aiming import (aim_point, cut_angle_deg, direction_deg, ghost_ball, path_is_clear, pot_chance,
+                            usable_half_width)
+from poolgym.envs.actions import shot_difficulty
+from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
+from poolgym.table import POCKET_IDS, Table
+
+Point = tuple[float, float]
+
+N_POT_SLOTS = 16
+N_SAFETY_SLOTS = 3
+N_SLOTS = N_POT_SLOTS + N_SAFETY_SLOTS + 1
+PUSH_OUT_SLOT = N_SLOTS - 1
+KINDS = ("pot", "safety", "push_out")
+# The reference aim error that ranks the pot slots: large enough that the order means
+# something without execution noise, and fixed so the order is the same for every noise.
+RANKING_SIGMA_DEG = 1.0
+# Cue-ball placement in hand: the distance behind the slot's contact point runs over
+# [PLACE_MIN_M, PLACE_MAX_M] (the middle, 30 cm, at 0) and the approach turns up to
+# PLACE_MAX_ANGLE_DEG either side of the straight line.
+PLACE_MIN_M, PLACE_MAX_M = 0.05, 0.55
+PLACE_MAX_ANGLE_DEG = 75.0
+# A push out may be struck in any direction: its residual turns the stroke up to this far
+# from the line to the nearest legal ball.
+PUSH_OUT_MAX_TURN_DEG = 180.0
+
+FEATURES = ("valid", "kind_pot", "kind_safety", "kind_push_out", "ball",
+            *(f"pocket_{p}" for p in POCKET_IDS), "cut", "cue_to_ghost", "ball_to_pocket",
+            "cue_path_blocked", "ball_path_blocked", "pocket_visible_angle", "make_probability")
+N_FEATURES = len(FEATURES)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One valid slot: what is played and how it looks from the cue ball.
+
+    ``contact`` is where the cue-ball centre meets the object ball on the straight line
+    (the ghost ball of a pot; the full-ball contact of a safety), ``cue`` the cue-ball
+    position the features are measured from (its spot, or the default placement when in
+    hand). ``cut_deg`` is the cut angle, ``cue_to_contact`` and ``ball_to_pocket`` the two
+    travels (metres), ``visible_angle`` the angle (radians) the pocket's usable mouth
+    subtends from the ball, ``make_probability`` the closed-form chance under the env's aim
+    noise (``poolgym.aiming.pot_chance``; 0 for a safety or push out).
+    """
+
+    kind: str
+    call: ShotCall
+    ball: int | None
+    pocket: str | None
+    contact: Point | None
+    cue: Point | None
+    cut_deg: float = 0.0
+    cue_to_contact: float = 0.0
+    ball_to_pocket: float = 0.0
+    cue_blocked: bool = False
+    ball_blocked: bool = False
+    visible_angle: float = 0.0
+    make_probability: float = 0.0
+
+
+def shot_is_due(state: GameState) -> bool:
+    """Whether the next move is a shot (not a decision, and the rack is not over)."""
+    return state.pending is None and state.winner is None and not state.stalemate
+
+
+def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float) -> tuple[Slot | None, ...]:
+    """The ``N_SLOTS`` slots of ``state`` (None where a slot is invalid), in slot order;
+    ``sigma_deg`` is the env's aim noise for the make probability."""
+    slots: list[Slot | None] = [None] * N_SLOTS
+    if not shot_is_due(state):
+        return tuple(slots)
+    table = rules.table
+    calls = rules.call_options(state)
+    targets = _first_balls(state, rules)
+    for i, slot in enumerate(_pot_slots(state, rules, table, calls, targets, sigma_deg)):
+        slots[i] = slot
+    for i, slot in enumerate(_safety_slots(state, table, calls, targets)):
+        slots[N_POT_SLOTS + i] = slot
+    if ShotCall.push() in calls:
+        slots[PUSH_OUT_SLOT] = Slot("push_out", ShotCall.push(), targets[0] if targets else None, None,
+                                    None, None)
+    return tuple(slots)
+
+
+def slot_mask(slots: tuple[Slot | None, ...]) -> np.ndarray:
+    """One flag per slot: 1 where the slot may be played now."""
+    return np.array([s is not None for s in slots], dtype=np.int8)
+
+
+def best_make_probability(slots: tuple[Slot | None, ...]) -> float:
+    """The best make probability over the pot slots (0 when none is open)."""
+    return max((s.make_probability for s in slots if s is not None), default=0.0)
+
+
+def slot_features(slots: tuple[Slot | None, ...], table: Table) -> np.ndarray:
+    """``N_SLOTS`` x ``N_FEATURES`` values in [0, 1], flattened slot by slot (``FEATURES``
+    order): valid flag; kind one-hot; ball number / 15; pocket one-hot; cut angle / 180
+    degrees; cue-to-contact and ball-to-pocket distances over the table's diagonal; cue-ball
+    and object-ball paths blocked (0/1); the pocket's visible angle / pi; make probability.
+    An invalid slot is all zeros."""
+    diagonal = math.hypot(table.length, table.width)
+    features = np.zeros((N_SLOTS, N_FEATURES), dtype=np.float32)
+    for i, s in enumerate(slots):
+        if s is None:
+            continue
+        row = features[i]
+        row[0] = 1.0
+        row[1 + KINDS.index(s.kind)] = 1.0
+        row[4] = (s.ball or 0) / 15.0
+        if s.pocket is not None:
+            row[5 + POCKET_IDS.index(s.pocket)] = 1.0
+        row[11:18] = (s.cut_deg / 180.0, s.cue_to_contact / diagonal, s.ball_to_pocket / diagonal,
+                      float(s.cue_blocked), float(s.ball_blocked), s.visible_angle / math.pi,
+                      s.make_probability)
+    return np.clip(features, 0.0, 1.0).reshape(-1)
+
+
+# ---------------------------------------------------------------------- placement
+def placement(state: GameState, table: Table, slot: Slot, distance: float, angle: float) -> Point | None:
+    """Where the cue ball goes for ``slot`` when it is in hand (None when it is not):
+    ``distance`` and ``angle`` in [-1, 1] put it ``PLACE_MIN_M``..``PLACE_MAX_M`` behind the
+    slot's contact point (30 cm at 0), turned up to ``PLACE_MAX_ANGLE_DEG`` off the straight
+    line (the line from the pocket through the ghost ball for a pot, from the table's centre
+    through the ball for a safety or push out), then moved into the zone."""
+    if state.cue_ball_in_hand is CueBallZone.NONE:
+        return None
+    anchor, back = _placement_line(state, table, slot)
+    metres = PLACE_MIN_M + (distance + 1.0) * 0.5 * (PLACE_MAX_M - PLACE_MIN_M)
+    turn = math.radians(angle * PLACE_MAX_ANGLE_DEG)
+    c, s = math.cos(turn), math.sin(turn)
+    ux, uy = back[0] * c - back[1] * s, back[0] * s + back[1] * c
+    return _into_zone(state, table, (anchor[0] + metres * ux, anchor[1] + metres * uy))
+
+
+def placement_parameters(state: GameState, table: Table, slot: Slot, spot: Point) -> tuple[float, float]:
+    """The (distance, angle) in [-1, 1] that ``placement`` turns into ``spot`` (clipped;
+    exact for a spot in range that needs no move into the zone)."""
+    anchor, back = _placement_line(state, table, slot)
+    dx, dy = spot[0] - anchor[0], spot[1] - anchor[1]
+    metres = math.hypot(dx, dy)
+    turn = math.degrees(math.atan2(back[0] * dy - back[1] * dx, back[0] * dx + back[1] * dy))
+    distance = 2.0 * (metres - PLACE_MIN_M) / (PLACE_MAX_M - PLACE_MIN_M) - 1.0
+    return (float(np.clip(distance, -1.0, 1.0)), float(np.clip(turn / PLACE_MAX_ANGLE_DEG, -1.0, 1.0)))
+
+
+def _placement_line(state: GameState, table: Table, slot: Slot) -> tuple[Point, Point]:
+    """The anchor of a slot's placement and the unit vector pointing back from it."""
+    if slot.kind == "pot":
+        ball = state.position(slot.ball)
+        target = aim_point(table, slot.pocket)
+        anchor = ghost_ball(ball, target, table.ball_radius)
+        return anchor, _unit((anchor[0] - target[0], anchor[1] - target[1]))
+    centre = (table.length / 2.0, table.width / 2.0)
+    if slot.ball is None:
+        return centre, (-1.0, 0.0)
+    ball = state.position(slot.ball)
+    back = _unit((centre[0] - ball[0], centre[1] - ball[1]), default=(-1.0, 0.0))
+    return (ball[0] + 2 * table.ball_radius * back[0], ball[1] + 2 * table.ball_radius * back[1]), back
+
+
+def _into_zone(state: GameState, table: Table, spot: Point) -> Point:
+    """``spot`` moved into the cue ball's zone (the kitchen or the whole surface), then off
+    the balls it would overlap when a free spot lies a little further along the same line
+    (a placement still on a ball is the rules' foul, as in the other modes)."""
+    R = table.ball_radius
+    x_high = table.head_string_x - 1e-6 if state.cue_ball_in_hand is CueBallZone.KITCHEN else table.length - R
+    x = min(max(spot[0], R), x_high)
+    y = min(max(spot[1], R), table.width - R)
+    others = [p for n, p in state.positions.items() if n != 0]
+    free = all(math.dist((x, y), p) > 2 * R + 1e-4 for p in others)
+    if free or not others:
+        return (x, y)
+    for step in range(1, 9):  # slide across the table, a radius at a time, either way
+        for sign in (1.0, -1.0):
+            candidate = (x, min(max(y + sign * step * R, R), table.width - R))
+            if all(math.dist(candidate, p) > 2 * R + 1e-4 for p in others):
+                return candidate
+    return (x, y)
+
+
+def _unit(v: Point, default: Point = (1.0, 0.0)) -> Point:
+    n = math.hypot(*v)
+    return (v[0] / n, v[1] / n) if n > 1e-12 else default
+
+
+# ---------------------------------------------------------------------- building slots
+def _first_balls(state: GameState, rules: Ruleset) -> list[int]:
+    """The legal first balls on the table, or every object ball when none is."""
+    on_table = state.object_balls_on_table
+    legal = sorted(b for b in rules.legal_targets(state) if b in on_table)
+    return legal or sorted(on_table)
+
+
+def _cue_spot(state: GameState, table: Table) -> Point:
+    """Where the features measure from when the cue ball is not in hand."""
+    return state.positions.get(0, table.head_spot)
+
+
+def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: list[int],
+               sigma_deg: float) -> list[Slot]:
+    ball_calls = [c for c in calls if c.names_ball]
+    if ball_calls:
+        on_first = [c for c in ball_calls if c.ball in targets]
+        pairs = [(c.ball, c.pocket, c) for c in (on_first or ball_calls)]
+    elif ShotCall() in calls:
+        pairs = [(b, p, ShotCall()) for b in targets for p in POCKET_IDS]
+    else:
+        return []
+    rank = {p: i for i, p in enumerate(POCKET_IDS)}
+    scored = []
+    for ball, pocket, call in pairs:
+        slot = _pot_slot(state, table, ball, pocket, call, sigma_deg)
+        reference = _chance(state, table, slot, RANKING_SIGMA_DEG)
+        scored.append(((-reference, shot_difficulty(table, slot.cue, state.position(ball), pocket),
+                        ball, rank[pocket]), slot))
+    scored.sort(key=lambda item: item[0])
+    return [slot for _, slot in scored[:N_POT_SLOTS]]
+
+
+def _pot_slot(state: GameState, table: Table, ball: int, pocket: str, call: ShotCall,
+              sigma_deg: float) -> Slot:
+    R = table.ball_radius
+    position = state.position(ball)
+    target = aim_point(table, pocket)
+    ghost = ghost_ball(position, target, R)
+    slot = Slot("pot", call, ball, pocket, ghost, None)
+    cue = _cue_for(state, table, slot)
+    others = [p for n, p in state.positions.items() if n not in (0, ball)]
+    half_width = usable_half_width(table, pocket, position, target)
+    d2 = math.dist(position, target)
+    visible = 2.0 * math.atan2(half_width, max(d2, R)) if half_width > 0 else 0.0
+    slot = Slot("pot", call, ball, pocket, ghost, cue,
+                cut_deg=cut_angle_deg(cue, ghost, position, target),
+                cue_to_contact=math.dist(cue, ghost), ball_to_pocket=d2,
+                cue_blocked=not path_is_clear(cue, ghost, others, R),
+                ball_blocked=not path_is_clear(position, target, others, R),
+                visible_angle=visible)
+    return replace(slot, make_probability=_chance(state, table, slot, sigma_deg))
+
+
+def _chance(state: GameState, table: Table, slot: Slot, sigma_deg: float) -> float:
+    others = {n: p for n, p in state.positions.items() if n not in (0, slot.ball)}
+    return pot_chance(table, slot.cue, state.position(slot.ball), slot.pocket, others, sigma_deg)
+
+
+def _cue_for(state: GameState, table: Table, slot: Slot) -> Point:
+    """The cue ball's spot, or the slot's default placement when it is in hand."""
+    spot = placement(state, table, slot, 0.0, 0.0)
+    return spot if spot is not None else _cue_spot(state, table)
+
+
+def _safety_slots(state: GameState, table: Table, calls, targets: list[int]) -> list[Slot]:
+    if ShotCall.safety_shot() in calls:
+        call = ShotCall.safety_shot()
+    elif ShotCall() in calls:
+        call = ShotCall()
+    else:
+        return []
+    R = table.ball_radius
+    origin = _cue_spot(state, table)
+    nearest = sorted(targets, key=lambda b: (math.dist(origin, state.position(b)), b))[:N_SAFETY_SLOTS]
+    slots = []
+    for ball in nearest:
+        position = state.position(ball)
+        bare = Slot("safety", call, ball, None, None, None)
+        cue = _cue_for(state, table, bare)
+        to_ball = _unit((position[0] - cue[0], position[1] - cue[1]))
+        contact = (position[0] - 2 * R * to_ball[0], position[1] - 2 * R * to_ball[1])
+        others = [p for n, p in state.positions.items() if n not in (0, ball)]
+        slots.append(Slot("safety", call, ball, None, contact, cue, cue_to_contact=math.dist(cue, contact),
+                          cue_blocked=not path_is_clear(cue, contact, others, R)))
+    return slots
+
+
+def stroke_reference_deg(state: GameState, table: Table, slot: Slot, cue: Point) -> float:
+    """The stroke direction (degrees) of ``slot`` from ``cue`` before the residual: at the
+    ghost ball for a pot, at the ball's centre (a full hit) for a safety, at the nearest
+    legal ball for a push out."""
+    if slot.kind == "pot":
+        return direction_deg(cue, slot.contact)
+    if slot.ball is None:
+        return 0.0
+    return direction_deg(cue, state.position(slot.ball))
+
+
+def residual_range_deg(state: GameState, table: Table, slot: Slot, cue: Point, max_cut_deg: float) -> float:
+    """How far (degrees) a residual of 1 turns the stroke off ``stroke_reference_deg``: the
+    cut residual ``max_cut_deg`` for a pot, the turn from a full hit to a hairline hit on
+    the ball for a safety (the thickness), ``PUSH_OUT_MAX_TURN_DEG`` for a push out."""
+    if slot.kind == "pot":
+        return max_cut_deg
+    if slot.kind == "push_out" or slot.ball is None:
+        return PUSH_OUT_MAX_TURN_DEG
+    d = math.dist(cue, state.position(slot.ball))
+    return math.degrees(math.asin(min(1.0, 2 * table.ball_radius / max(d, 1e-9))))

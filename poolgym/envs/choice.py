@@ -1,0 +1,283 @@
+"""The choice action modes: pick one of the candidate slots (``poolgym.envs.candidates``),
+then play it with stroke parameters relative to it.
+
+Parameters (each in [-1, 1] before binning), after the slot choice:
+
+- ``cut``: the stroke's turn off the slot's line, times the slot's range: up to
+  ``max_cut_deg`` around the ghost-ball line for a pot; from a full hit (0) to a hairline
+  hit on either side (+/-1) for a safety (the thickness); up to 180 degrees from the line
+  to the ball for a push out.
+- ``speed`` -> [min_speed, max_speed] m/s linearly; ``side`` and ``vertical`` -> tip
+  offsets of +/- ``max_tip_offset`` ball radii.
+- ``place_distance``, ``place_angle``: with the cue ball in hand, where it goes relative to
+  the slot (``candidates.placement``: 5-55 cm behind the ghost ball, 30 cm at 0, turned up
+  to 75 degrees off the straight line; so "straight in from 30 cm" is (0, 0)); ignored
+  otherwise.
+- ``decision``: the answer to a pending decision (push-out response, 8-ball break options,
+  14.1 re-break, spot request); ignored when none is pending (then the slot and stroke are
+  ignored instead).
+
+``choice`` (a ``Box(-1, 1, (N_SLOTS + 7,))`` for Box algorithms such as PPO and SAC): one
+score per slot, then the parameters above; the env plays the best-scoring valid slot (ties
+to the lower slot), and ``decision`` picks one of the pending decision's choices by equal
+bins of [-1, 1] in the order the rules list them.
+
+``choice_discrete`` (a ``MultiDiscrete`` for sb3-contrib's ``MaskablePPO``): the slot index,
+then each parameter as an index into ``PARAM_BINS`` evenly spaced values from -1 to 1 (both
+ends included; the middle one 0 where the count is odd), and the decision as an index into
+``poolgym.rules.Choice`` (the order of the observation's ``choices`` flags).
+``action_masks(state, rules)`` gives MaskablePPO's masks; a masked slot or decision given
+anyway plays the first valid slot or the first offered choice.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from gymnasium import spaces
+
+from poolgym.envs import candidates as cand
+from poolgym.envs.actions import ACTION_MODES, ActionMapper, ShotMove, bin_centre, bin_index, wrap_deg
+from poolgym.physics import Shot
+from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset, ShotCall
+from poolgym.table import Table
+
+CHOICE_MODES = ("choice", "choice_discrete")
+PARAMS = ("cut", "speed", "side", "vertical", "place_distance", "place_angle", "decision")
+# Bins of each parameter in choice_discrete; odd counts keep 0 (straight, centre ball,
+# 30 cm straight behind) a bin of its own.
+PARAM_BINS = {"cut": 11, "speed": 10, "side": 5, "vertical": 5, "place_distance": 5, "place_angle": 7}
+CHOICES = tuple(Choice)
+
+
+def bin_value(index: int, n: int) -> float:
+    """The value of bin ``index`` of n evenly spaced values from -1 to 1 (both included)."""
+    return -1.0 + 2.0 * index / (n - 1) if n > 1 else 0.0
+
+
+def nearest_bin(value: float, n: int) -> int:
+    """The bin of ``bin_value`` nearest ``value`` (``bin_value``'s inverse)."""
+    return int(min(n - 1, max(0, round((value + 1.0) * 0.5 * (n - 1)))))
+
+
+class ChoiceMapper:
+    """Maps a ``choice`` or ``choice_discrete`` action to a move in a given game state (see
+    the module docstring for the mapping), and back (``encode``).
+
+    ``sigma_deg`` is the env's aim noise, for the slots' make probability (the slot order
+    does not depend on it). ``slots(state, rules)`` are the candidate slots of the state.
+    """
+
+    def __init__(self, table: Table, mode: str = "choice", min_speed: float = 0.3, max_speed: float = 10.0,
+                 max_tip_offset: float = 0.5, max_cut_deg: float = 5.0, sigma_deg: float = 0.0) -> None:
+        if mode not in CHOICE_MODES:
+            raise ValueError(f"a choice action mode is one of {list(CHOICE_MODES)}, got {mode!r}")
+        # The shared checks of speeds and tip offsets.
+        ActionMapper(table, "aim", min_speed=min_speed, max_speed=max_speed, max_tip_offset=max_tip_offset,
+                     max_cut_deg=max_cut_deg)
+        if isinstance(sigma_deg, bool) or not isinstance(sigma_deg, (int, float)) \
+                or not (math.isfinite(sigma_deg) and sigma_deg >= 0):
+            raise ValueError(f"sigma_deg must be a finite aim noise >= 0 degrees, got {sigma_deg!r}")
+        self.table, self.mode = table, mode
+        self.min_speed, self.max_speed = min_speed, max_speed
+        self.max_tip_offset, self.max_cut_deg = max_tip_offset, max_cut_deg
+        self.sigma_deg = float(sigma_deg)
+        if mode == "choice":
+            self.components = tuple(f"slot_{i}" for i in range(cand.N_SLOTS)) + PARAMS
+            self.space = spaces.Box(-1.0, 1.0, shape=(len(self.components),), dtype=np.float32)
+        else:
+            self.components = ("slot",) + PARAMS
+            self.nvec = np.array([cand.N_SLOTS, *PARAM_BINS.values(), len(CHOICES)], dtype=np.int64)
+            self.space = spaces.MultiDiscrete(self.nvec)
+        self._cache: tuple | None = None
+
+    def index(self, name: str) -> int:
+        return self.components.index(name)
+
+    # ------------------------------------------------------------------ slots and masks
+    def slots(self, state: GameState, rules: Ruleset) -> tuple[cand.Slot | None, ...]:
+        """The candidate slots of ``state`` (kept for the last state asked about)."""
+        if self._cache is None or self._cache[0] is not state or self._cache[1] is not rules:
+            self._cache = (state, rules, cand.candidate_slots(state, rules, self.sigma_deg))
+        return self._cache[2]
+
+    def action_masks(self, state: GameState, rules: Ruleset) -> np.ndarray:
+        """``choice_discrete``'s masks, concatenated dimension by dimension as MaskablePPO
+        expects: the valid slots (only slot 0 while a decision is pending or the rack is
+        over: the slot is ignored then), every bin of each parameter, and the offered
+        choices of a pending decision (only the first when none is pending). Every
+        dimension has at least one True."""
+        if self.mode != "choice_discrete":
+            raise ValueError(f"action masks belong to action_mode 'choice_discrete', not {self.mode!r}")
+        slot = cand.slot_mask(self.slots(state, rules)).astype(bool)
+        if not slot.any():
+            slot[0] = True
+        decision = np.zeros(len(CHOICES), dtype=bool)
+        if state.pending is not None:
+            for c in state.pending.choices:
+                decision[CHOICES.index(c)] = True
+        else:
+            decision[0] = True
+        params = [np.ones(n, dtype=bool) for n in PARAM_BINS.values()]
+        return np.concatenate([slot, *params, decision])
+
+    # ------------------------------------------------------------------ validation
+    def validate(self, action) -> np.ndarray:
+        """The action as an array (floats for ``choice``, bin indices for
+        ``choice_discrete``), or ``ValueError`` naming what is wrong with it."""
+        if self.mode == "choice":
+            return ActionMapper.validate(self, action)
+        expected = f"{len(self.components)} whole numbers ({', '.join(self.components)})"
+        try:
+            given = np.asarray(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be {expected}, got {action!r}") from None
+        if given.dtype.kind not in "fiu":
+            raise ValueError(f"action must be {expected}, got dtype {given.dtype}: {action!r}")
+        if given.shape != (len(self.components),):
+            raise ValueError(f"action must have shape ({len(self.components)},) "
+                             f"({', '.join(self.components)}), got shape {given.shape}")
+        if given.dtype.kind == "f" and not np.all(np.isfinite(given) & (given == np.round(given))):
+            raise ValueError(f"action must be {expected}, got {given.tolist()}")
+        a = given.astype(np.int64)
+        outside = np.flatnonzero((a < 0) | (a >= self.nvec))
+        if outside.size:
+            bad = {self.components[i]: f"{int(a[i])} not in 0..{int(self.nvec[i]) - 1}" for i in outside}
+            raise ValueError(f"action components out of range: {bad}")
+        return a
+
+    # ------------------------------------------------------------------ decoding
+    def decode(self, action: np.ndarray, state: GameState, rules: Ruleset) -> Decision | ShotMove:
+        """The move ``action`` (a validated action) makes in ``state``."""
+        params = self._parameters(action)
+        if state.pending is not None:
+            return self._decision(action, params, state)
+        slots = self.slots(state, rules)
+        valid = [i for i, s in enumerate(slots) if s is not None]
+        if not valid:
+            raise ValueError("no candidate slot is valid in this state (no object ball to play)")
+        if self.mode == "choice":
+            scores = np.asarray(action[:cand.N_SLOTS])
+            chosen = max(valid, key=lambda i: (scores[i], -i))
+        else:
+            chosen = int(action[0]) if slots[int(action[0])] is not None else valid[0]
+        return self.play(slots[chosen], params, state)
+
+    def play(self, slot: cand.Slot, params: dict, state: GameState) -> ShotMove:
+        """The shot ``slot`` makes with ``params`` (parameter name -> value in [-1, 1])."""
+        spot = cand.placement(state, self.table, slot, params["place_distance"], params["place_angle"])
+        cue = spot if spot is not None else state.position(0)
+        angle = cand.stroke_reference_deg(state, self.table, slot, cue) \
+            + params["cut"] * cand.residual_range_deg(state, self.table, slot, cue, self.max_cut_deg)
+        speed = self.min_speed + (params["speed"] + 1.0) * 0.5 * (self.max_speed - self.min_speed)
+        shot = Shot(speed, wrap_deg(angle), params["side"] * self.max_tip_offset,
+                    params["vertical"] * self.max_tip_offset)
+        return ShotMove(slot.call, spot, shot, slot.ball, slot.pocket)
+
+    def _parameters(self, action: np.ndarray) -> dict[str, float]:
+        if self.mode == "choice":
+            return dict(zip(PARAMS, (float(v) for v in action[cand.N_SLOTS:])))
+        values = {name: bin_value(int(action[1 + i]), n) for i, (name, n) in enumerate(PARAM_BINS.items())}
+        values["decision"] = float(action[-1])
+        return values
+
+    def _decision(self, action, params: dict, state: GameState) -> Decision:
+        choices = state.pending.choices
+        if self.mode == "choice":
+            choice = choices[bin_index(params["decision"], len(choices))]
+        else:
+            given = CHOICES[int(action[-1])]
+            choice = given if given in choices else choices[0]
+        ball = state.pending.balls[0] if state.pending.balls else None
+        return Decision(choice, ball=ball if choice is Choice.SPOT_BALL else None, player=state.pending.player)
+
+    # ------------------------------------------------------------------ encoding
+    def encode(self, move: Decision | ShotMove, state: GameState, rules: Ruleset) -> np.ndarray:
+        """An action that ``decode`` turns into ``move`` in ``state``, or the nearest one.
+
+        A decision keeps its choice. A shot goes to the slot of its call (a push out, a
+        called ball and pocket among the pot slots, a safety on ``move.target``), else the
+        pot slot of ``move.target`` / ``move.pocket``, else the valid slot whose line is
+        nearest the stroke. The stroke is exact (up to the bins of ``choice_discrete``)
+        when it lies within the slot's residual range and the placement within its range;
+        beyond, the parameters are clipped.
+        """
+        params = dict.fromkeys(PARAMS, 0.0)
+        chosen = 0
+        if isinstance(move, Decision):
+            if state.pending is None:
+                raise ValueError("a decision was given but none is pending")
+            choices = state.pending.choices
+            if move.choice not in choices:
+                raise ValueError(f"{move.choice.value!r} is not a choice now: {[c.value for c in choices]}")
+            params["decision"] = (bin_centre(choices.index(move.choice), len(choices)) if self.mode == "choice"
+                                  else CHOICES.index(move.choice))
+        else:
+            slots = self.slots(state, rules)
+            chosen = self._slot_of(move, slots, state)
+            slot = slots[chosen]
+            cue = self._cue(move, slot, state)
+            if move.placement is not None and state.cue_ball_in_hand is not CueBallZone.NONE:
+                params["place_distance"], params["place_angle"] = cand.placement_parameters(
+                    state, self.table, slot, move.placement)
+            reach = cand.residual_range_deg(state, self.table, slot, cue, self.max_cut_deg)
+            turn = wrap_deg(move.shot.angle_deg - cand.stroke_reference_deg(state, self.table, slot, cue))
+            params["cut"] = turn / reach if reach > 0 else 0.0
+            params["speed"] = 2.0 * (move.shot.speed - self.min_speed) / (self.max_speed - self.min_speed) - 1.0
+            if self.max_tip_offset > 0:
+                params["side"] = move.shot.side / self.max_tip_offset
+                params["vertical"] = move.shot.vertical / self.max_tip_offset
+        for name in PARAMS[:-1]:
+            params[name] = float(np.clip(params[name], -1.0, 1.0))
+        if self.mode == "choice":
+            scores = -np.ones(cand.N_SLOTS)
+            scores[chosen] = 1.0
+            return np.concatenate([scores, [params[p] for p in PARAMS]]).astype(np.float64)
+        bins = [nearest_bin(params[name], n) for name, n in PARAM_BINS.items()]
+        return np.array([chosen, *bins, int(params["decision"])], dtype=np.int64)
+
+    def _slot_of(self, move: ShotMove, slots, state: GameState) -> int:
+        valid = [i for i, s in enumerate(slots) if s is not None]
+        if not valid:
+            raise ValueError("no candidate slot is valid in this state")
+        call = move.call
+        if call.push_out and slots[cand.PUSH_OUT_SLOT] is not None:
+            return cand.PUSH_OUT_SLOT
+        for i in valid:  # the slot the move names
+            s = slots[i]
+            if s.call == call and (s.ball, s.pocket) == (move.target, move.pocket):
+                return i
+        for i in valid:  # the pot slot of its called ball and pocket
+            s = slots[i]
+            if s.kind == "pot" and call.names_ball and (s.ball, s.pocket) == (call.ball, call.pocket):
+                return i
+        for i in valid:  # the safety slot on its ball
+            s = slots[i]
+            if s.kind == "safety" and call.safety and s.ball == move.target:
+                return i
+        same_call = [i for i in valid if slots[i].call == call] or valid
+
+        def miss(i: int) -> float:
+            cue = self._cue(move, slots[i], state)
+            return abs(wrap_deg(move.shot.angle_deg - cand.stroke_reference_deg(state, self.table, slots[i], cue)))
+        return min(same_call, key=miss)
+
+    def _cue(self, move: ShotMove, slot: cand.Slot, state: GameState):
+        """Where the cue ball is struck from: the move's placement, the slot's default one
+        when the cue ball is in hand and the move names none, else its spot."""
+        if move.placement is not None:
+            return move.placement
+        spot = cand.placement(state, self.table, slot, 0.0, 0.0)
+        return spot if spot is not None else state.position(0)
+
+
+def make_action_mapper(table: Table, mode: str, **kwargs) -> ActionMapper | ChoiceMapper:
+    """The mapper of any action mode: ``ActionMapper`` for "raw" and "aim", ``ChoiceMapper``
+    for "choice" and "choice_discrete" (``sigma_deg`` is only theirs)."""
+    if mode in CHOICE_MODES:
+        return ChoiceMapper(table, mode, **kwargs)
+    if mode not in ACTION_MODES:
+        raise ValueError(f"action_mode must be one of {sorted(ACTION_MODES) + list(CHOICE_MODES)}, got {mode!r}")
+    kwargs.pop("sigma_deg", None)
+    return ActionMapper(table, mode, **kwargs)

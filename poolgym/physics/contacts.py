@@ -1,0 +1,110 @@
+"""Closed-form contact impulses: ball-cushion (Han 2005) and ball-ball (frictional, inelastic).
+
+Both act on a ball's full state: velocity (vx, vy) and spin (wx, wy, wz). Components are
+taken with right-handed cross products of (x, y, z), the same convention as the rest of
+the simulator (rolling is w = z x v / R). Everything is plain float arithmetic: one contact
+costs a few microseconds, and the result depends on nothing but its inputs.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
+                    nx: float, ny: float, R: float, sin_nose: float, cos_nose: float,
+                    restitution: float, friction: float) -> tuple[float, float, float, float, float]:
+    """The ball's (vx, vy, wx, wy, wz) right after it meets a cushion.
+
+    Han's impulse model (I. Han, "Dynamics in carom and three cushion billiards", Journal
+    of Mechanical Science and Technology 19(4), 2005, eqs. 14-23; the form pooltool 0.6
+    implements as ``han_2005``). The cushion touches the ball at its nose, a height h above
+    the bed, on a contact normal tilted down by theta with sin(theta) = h / R - 1
+    (``sin_nose``). The normal impulse (1 + e) times the approach speed along that normal
+    is applied there, with Coulomb friction against the slip of the contact point, which
+    either stops the slip (sticking) or is mu times the normal impulse along it (sliding).
+    Because the contact point sits above the centre, both impulses act on all three spin
+    components: the rail takes top spin and draw out of a ball, and side spin bends the
+    rebound. The vertical impulse, which Han's model keeps, is taken by the bed here (balls
+    never leave it).
+
+    ``(nx, ny)`` is the unit normal from the cushion towards the ball; the ball must be
+    approaching (v . n < 0).
+    """
+    # Cushion frame: e1 into the cushion, e2 = z x e1 along it.
+    e1x, e1y = -nx, -ny
+    e2x, e2y = -e1y, e1x
+    u = vx * e1x + vy * e1y          # approach speed, > 0
+    w = vx * e2x + vy * e2y          # speed along the cushion
+    a1 = wx * e1x + wy * e1y         # spin about e1
+    a2 = wx * e2x + wy * e2y         # spin about e2 (top spin for a ball heading in)
+    # Slip of the contact point, in the contact plane (Han eq. 14), and the normal
+    # impulse per unit mass (eq. 17): the ball's vertical velocity is zero.
+    sx = u * sin_nose + R * a2
+    sy = -w - R * wz * cos_nose + R * a1 * sin_nose
+    pn = (1.0 + restitution) * u * cos_nose
+    slip = math.hypot(sx, sy)
+    # Per unit mass a tangential impulse p changes the slip by 7/2 p (eq. 16).
+    if slip <= 3.5 * friction * pn:
+        px, py = sx / 3.5, sy / 3.5
+    else:
+        px, py = friction * pn * sx / slip, friction * pn * sy / slip
+    # Into the rail frame (eqs. 21-22) and onto the ball (eq. 23): I / (m R) = 2 R / 5.
+    p_e1 = -px * sin_nose - pn * cos_nose
+    p_e2 = py
+    p_z = px * cos_nose - pn * sin_nose
+    k = 2.5 / R
+    u += p_e1
+    w += p_e2
+    a1 -= k * p_e2 * sin_nose
+    a2 += k * (p_e1 * sin_nose - p_z * cos_nose)
+    wz += k * p_e2 * cos_nose
+    return (u * e1x + w * e2x, u * e1y + w * e2y,
+            a1 * e1x + a2 * e2x, a1 * e1y + a2 * e2y, wz)
+
+
+def ball_ball_impulse(vk: tuple[float, float], wk: tuple[float, float, float],
+                      vj: tuple[float, float], wj: tuple[float, float, float],
+                      nx: float, ny: float, R: float, restitution: float,
+                      friction_min: float, friction_extra: float, friction_decay: float):
+    """Both balls' ((vx, vy), (wx, wy, wz)) right after ball k meets ball j.
+
+    Equal masses; ``(nx, ny)`` is the unit normal from k's centre to j's and the balls are
+    closing. The normal impulse carries restitution e; friction acts against the full 3-D
+    slip of the contact points, which side spin makes horizontal and top or back spin
+    vertical. Its coefficient follows the slip speed s as Alciatore measured it (TP A-14):
+    mu = min + extra * exp(-decay * s). The tangential impulse is mu times the normal one,
+    or what stops the slip if that is less (sticking: a change of 7 p for an impulse p per
+    unit mass). This is the frictional, inelastic model of Alciatore's technical proofs
+    A-5, A-6 and A-14, as pooltool 0.6 implements it (``frictional_inelastic``), with the
+    friction taken on the normal impulse (Coulomb). Its horizontal part throws the object
+    ball; its vertical part changes both balls' top and back spin (a draw shot loses some
+    draw in the contact). The vertical impulse it implies is taken by the bed.
+    """
+    tx, ty = -ny, nx  # z x n
+    vkn, vkt = vk[0] * nx + vk[1] * ny, vk[0] * tx + vk[1] * ty
+    vjn, vjt = vj[0] * nx + vj[1] * ny, vj[0] * tx + vj[1] * ty
+    # Spin about the tangent t (the one that makes the contact points slide vertically).
+    wkt = wk[0] * tx + wk[1] * ty
+    wjt = wj[0] * tx + wj[1] * ty
+    closing = vkn - vjn
+    pn = 0.5 * (1.0 + restitution) * closing
+    # Contact points at +R n (on k) and -R n (on j): slip of k's surface past j's.
+    slip_t = vkt - vjt + R * (wk[2] + wj[2])
+    slip_z = -R * (wkt + wjt)
+    slip = math.hypot(slip_t, slip_z)
+    pt = pz = 0.0
+    if slip > 0.0:
+        mu = friction_min + friction_extra * math.exp(-friction_decay * slip)
+        p = min(mu * pn, slip / 7.0)
+        pt, pz = p * slip_t / slip, p * slip_z / slip
+    # k receives -pn n - (pt t + pz z); j the opposite. The friction's torque about each
+    # centre is the same for both balls: R n x (-(pt t + pz z)) = R (pz t - pt z).
+    k = 2.5 / R
+    dwt, dwz = k * pz, -k * pt
+    vkn, vjn = vkn - pn, vjn + pn
+    vkt, vjt = vkt - pt, vjt + pt
+    return (((vkn * nx + vkt * tx, vkn * ny + vkt * ty),
+             (wk[0] + dwt * tx, wk[1] + dwt * ty, wk[2] + dwz)),
+            ((vjn * nx + vjt * tx, vjn * ny + vjt * ty),
+             (wj[0] + dwt * tx, wj[1] + dwt * ty, wj[2] + dwz)))
