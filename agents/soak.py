@@ -51,12 +51,14 @@ RANDOM_TABLE_RANGES = {
 
 
 def random_table(rng: np.random.Generator) -> tuple[Table, int]:
-    """A table drawn from ``RANDOM_TABLE_RANGES`` (width 0.45-0.55 of the length) that the
-    geometry checks accept, and how many draws they refused first."""
+    """A table drawn from ``RANDOM_TABLE_RANGES`` (width 0.45-0.55 of the length, cushion
+    nose at 55-75% of the ball's height) that the geometry checks accept, and how many draws
+    they refused first."""
     refused = 0
     while True:
         values = {name: float(rng.uniform(low, high)) for name, (low, high) in RANDOM_TABLE_RANGES.items()}
         values["width"] = values["length"] * float(rng.uniform(0.45, 0.55))
+        values["cushion_height"] = 2.0 * values["ball_radius"] * float(rng.uniform(0.55, 0.75))
         try:
             return Table(name="random", **values), refused
         except ValueError:

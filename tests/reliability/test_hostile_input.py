@@ -139,6 +139,8 @@ def test_presets_and_random_tables_pass_and_random_tables_vary():
     for name, (low, high) in RANDOM_TABLE_RANGES.items():
         values = [getattr(t, name) for t in tables]
         assert low <= min(values) < max(values) <= high, name
+    heights = [t.cushion_height / (2 * t.ball_radius) for t in tables]
+    assert 0.55 <= min(heights) < max(heights) <= 0.75
 
 
 def test_a_soak_slice_on_random_tables_keeps_every_invariant():
