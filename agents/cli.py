@@ -5,10 +5,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
+import tempfile
 
 from poolgym.table import TABLE_SIZES
+
+# The longest error message ``main`` prints (one line).
+MAX_ERROR_CHARS = 500
+# The fastest frame rate ``play`` draws at: beyond it frames only cost memory.
+MAX_FPS = 120.0
+
+
+class UsageError(ValueError):
+    """A command-line value found unusable once the command runs (an unknown game, an
+    environment that is not a game); ``main`` prints it on one line and exits with status 2."""
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -41,9 +53,16 @@ def _soak(args: argparse.Namespace) -> int:
 
     report: dict = {}
     failures = 0
+    if args.env:
+        games = soak.game_env_ids()
+        for env_id in args.env:
+            if env_id not in games:
+                raise UsageError(f"--env {env_id!r} is not a game environment; game environments "
+                                 f"are {games}")
     if args.shots:
         physics = report["physics"] = soak.run_physics_soak(shots=args.shots, seed=args.seed,
-                                                            table_name=args.table)
+                                                            table_name=args.table,
+                                                            random_tables=args.random_tables)
         print(soak.format_report(physics), flush=True)
         failures += sum(physics[k] for k in ("crashes", "escapes", "overlaps", "lost_balls",
                                              "non_finite", "log_mismatches"))
@@ -64,15 +83,17 @@ def _train(args: argparse.Namespace) -> int:
         from agents.rllib_train import train_rllib
 
         out = args.out or os.path.join("runs", "rllib")
-        summary = train_rllib(args.config, out, address=args.address)
+        summary = train_rllib(args.config, out, address=args.address, trusted=args.allow_code)
         last = summary["history"][-1] if summary["history"] else {}
         print(f"RLlib PPO: {summary['iterations']} iterations, {last.get('env_steps', 0)} env steps in "
               f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
               f"mean episode return {last.get('episode_return_mean')}; summary in {out}")
         return 0
     from agents.train import format_final, train
+    from agents.train_config import load_config
 
-    summary = train(args.config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
+    config = load_config(args.config, trusted=args.allow_code)
+    summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
                     progress_bar=not args.no_progress)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")
@@ -96,13 +117,25 @@ def _bench_envs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ruleset(name: str):
+    """The ruleset ``--game`` names, or a ``UsageError`` listing the registered ones."""
+    from poolgym.rules import available_rulesets, get_ruleset
+
+    try:
+        return get_ruleset(name)
+    except ValueError:
+        if name in available_rulesets():
+            raise  # registered, but it failed to build: not a usage error
+        raise UsageError(f"--game {name!r} is not a registered ruleset; choose one of "
+                         f"{list(available_rulesets())}") from None
+
+
 def _eval(args: argparse.Namespace) -> int:
     from agents import evaluate
     from agents.loading import make_agent
-    from poolgym.rules import get_ruleset
 
+    rules = _ruleset(args.game)
     agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode}
-    rules = get_ruleset(args.game)
     # Built here in every case: a bad spec fails at once, and the references need A.
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise, **agent_kwargs)
               for i, spec in enumerate((args.a, args.b))]
@@ -140,6 +173,7 @@ def _bench_bot(args: argparse.Namespace) -> int:
         if done % 10 == 0 or done == total:
             print(f"  {done}/{total} racks", file=sys.stderr, flush=True)
 
+    _ruleset(args.game)
     noises = ("none", "tournament") if args.noise == "both" else (args.noise,)
     report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
                            noises=noises, progress=progress)
@@ -182,9 +216,8 @@ def _play(args: argparse.Namespace) -> int:
     from agents.loading import make_agent
     from agents.watch import watch
     from poolgym.physics import Simulator
-    from poolgym.rules import get_ruleset
 
-    rules = get_ruleset(args.game)
+    rules = _ruleset(args.game)
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise)
               for i, spec in enumerate((args.a, args.b))]
     watch(rules, Simulator(rules.table, noise=args.noise), agents, seed=args.seed, gif=args.gif,
@@ -197,6 +230,65 @@ def _count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
+
+
+def _seed(text: str) -> int:
+    """A seed: an integer >= 0 (what numpy's generators take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed must be an integer >= 0, got {value}")
+    return value
+
+
+def _fps(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of frames per second, got {text!r}") from None
+    if not (math.isfinite(value) and 0.0 < value <= MAX_FPS):
+        raise argparse.ArgumentTypeError(f"must be in (0, {MAX_FPS:g}] frames per second, got {text}")
+    return value
+
+
+def _check_writable_dir(directory: str, what: str) -> None:
+    """Raise ``ArgumentTypeError`` unless a file can be created in ``directory`` (tried for
+    real: permission bits say nothing to root or on a read-only mount)."""
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{what}: cannot write in {directory!r} ({exc.strerror})") from None
+
+
+def _output_file(text: str) -> str:
+    """An output FILE (``--json``, ``--csv``, ``--gif``), checked before any work is done:
+    not a directory, in an existing directory where files can be written."""
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file")
+    parent = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(parent):
+        raise argparse.ArgumentTypeError(f"{text!r}: no directory {parent!r}")
+    _check_writable_dir(parent, repr(text))
+    if os.path.exists(text) and not os.access(text, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text!r} exists and is not writable")
+    return text
+
+
+def _output_dir(text: str) -> str:
+    """An output DIR (``--out``), checked before any work is done: an existing directory,
+    or one that can be created (its nearest existing parent is a writable directory)."""
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is an existing file, not a directory")
+    existing = os.path.abspath(text)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise argparse.ArgumentTypeError(f"{text!r}: {existing!r} is a file, not a directory")
+    _check_writable_dir(existing, repr(text))
+    return text
 
 
 def _write_json(path: str | None, data) -> None:
@@ -219,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="simulate a break and a few shots, print their events")
-    demo.add_argument("--shots", type=int, default=4, help="shots after the break (default 4)")
+    demo.add_argument("--shots", type=_count, default=4, help="shots after the break (default 4)")
     demo.add_argument("--table", default="7ft", choices=sorted(TABLE_SIZES))
     demo.set_defaults(handler=_demo)
 
@@ -227,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--reps", type=_positive_int, default=3,
                        help="repetitions of each case; shots/s is their median (default 3)")
     bench.add_argument("--quick", action="store_true", help="a few shots per case (for tests)")
-    bench.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
+    bench.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
     peer = bench.add_mutually_exclusive_group()
     peer.add_argument("--pooltool-python", metavar="PATH",
                       help="Python of a pooltool 0.6 venv (default: $POOLTOOL_PYTHON, else "
@@ -245,21 +337,27 @@ def build_parser() -> argparse.ArgumentParser:
                       help="soak only this game environment (repeatable; default: every one)")
     soak.add_argument("--max-steps", type=_positive_int, metavar="N",
                       help="truncate each game after N steps (default: the environment's limit)")
-    soak.add_argument("--seed", type=int, default=0)
+    soak.add_argument("--seed", type=_seed, default=0)
     soak.add_argument("--table", default="9ft", choices=sorted(TABLE_SIZES))
-    soak.add_argument("--json", metavar="FILE", help="also write the report to FILE")
+    soak.add_argument("--random-tables", action="store_true",
+                      help="shots on random tables drawn from the valid geometry range, a new "
+                           "one every 50 shots (instead of --table)")
+    soak.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     soak.set_defaults(handler=_soak)
 
     train = sub.add_parser("train", help="train an agent from a YAML config (configs/train/)")
     train.add_argument("--config", required=True, metavar="FILE", help="e.g. configs/train/default.yaml")
     train.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="torch device (default cpu)")
     train.add_argument("--steps", type=_positive_int, help="total steps (overrides the config)")
-    train.add_argument("--out", metavar="DIR", help="run directory (default runs/<config name>)")
-    train.add_argument("--seed", type=int, help="seed (overrides the config)")
+    train.add_argument("--out", metavar="DIR", type=_output_dir, help="run directory (default runs/<config name>)")
+    train.add_argument("--seed", type=_seed, help="seed (overrides the config)")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")
+    train.add_argument("--allow-code", action="store_true",
+                       help="trust the config: let it name import paths (env.id 'pkg:...', "
+                            "opponents 'pkg.module:name'), which run code")
     train.set_defaults(handler=_train)
 
     bench_envs = sub.add_parser("bench-envs", help="env steps/s with 1 and 2 workers and with Ray")
@@ -267,12 +365,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench_envs.add_argument("--steps", type=_positive_int, default=300, help="steps per worker")
     bench_envs.add_argument("--no-ray", action="store_true", help="skip the Ray measurement")
     bench_envs.add_argument("--address", help="measure on a running Ray cluster")
-    bench_envs.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 
     quick = sub.add_parser("quickstart", help="train the default agent briefly, compare it with the "
                                               "random agent, save a learning curve and rendered shots")
-    quick.add_argument("--out", default=os.path.join("runs", "quickstart"), metavar="DIR",
+    quick.add_argument("--out", default=os.path.join("runs", "quickstart"), metavar="DIR", type=_output_dir,
                        help="run directory (default runs/quickstart)")
     quick.add_argument("--steps", type=_positive_int, help="training steps (default: the config's)")
     quick.add_argument("--episodes", type=_positive_int, help="evaluation episodes per agent "
@@ -290,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-a", "--a", default="bot", help=f"agent A, breaks the even racks: {agent_help}")
     ev.add_argument("-b", "--b", default="random", help="agent B (same forms)")
     ev.add_argument("--games", type=_positive_int, default=20, help="racks to play (default 20)")
-    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--seed", type=_seed, default=0)
     ev.add_argument("--noise", default="none", choices=("none", "tournament"))
     ev.add_argument("--action-mode", choices=("raw", "aim"),
                     help="how a policy callable's actions are read (default raw); for a saved "
@@ -298,8 +396,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--obs-mode", choices=("dict", "flat"),
                     help="the observations a policy callable gets (default dict); for a saved "
                          "model, checked against the format recorded in it")
-    ev.add_argument("--json", metavar="FILE", help="also write the summary to FILE")
-    ev.add_argument("--csv", metavar="FILE", help="write one row per shot to FILE")
+    ev.add_argument("--json", metavar="FILE", type=_output_file, help="also write the summary to FILE")
+    ev.add_argument("--csv", metavar="FILE", type=_output_file, help="write one row per shot to FILE")
     ev.add_argument("--ray", action="store_true", help="spread the racks over a local Ray instance")
     ev.add_argument("--address", help="spread the racks over the Ray cluster at ADDR (implies --ray)")
     ev.set_defaults(handler=_eval)
@@ -310,8 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--game", default="nine_ball")
     bb.add_argument("--budget", default="normal", choices=("fast", "normal", "strong"))
     bb.add_argument("--noise", default="both", choices=("both", "none", "tournament"))
-    bb.add_argument("--seed", type=int, default=0)
-    bb.add_argument("--json", metavar="FILE", help="also write the report to FILE")
+    bb.add_argument("--seed", type=_seed, default=0)
+    bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bb.set_defaults(handler=_bench_bot)
 
     cb = sub.add_parser("check-benchmark", help="break statistics and sweeps of constant actions on "
@@ -335,18 +433,27 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--game", default="nine_ball")
     play.add_argument("-a", "--a", default="bot", help=f"agent A, who breaks: {agent_help}")
     play.add_argument("-b", "--b", default="bot", help="agent B")
-    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--seed", type=_seed, default=0)
     play.add_argument("--noise", default="none", choices=("none", "tournament"))
-    play.add_argument("--gif", metavar="FILE", help="write a GIF instead of opening a window")
-    play.add_argument("--fps", type=float, default=15.0)
+    play.add_argument("--gif", metavar="FILE", type=_output_file, help="write a GIF instead of opening a window")
+    play.add_argument("--fps", type=_fps, default=15.0, help="frames per second (default 15)")
     play.set_defaults(handler=_play)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``poolgym`` console script."""
+    """Entry point of the ``poolgym`` console script. A bad option value is a usage message
+    and exit status 2 (argparse); so is a ``ValueError`` the command raises on a value it was
+    given (an unknown game, an agent spec that cannot be loaded), printed on one line."""
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except ValueError as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        if len(text) > MAX_ERROR_CHARS:
+            text = text[:MAX_ERROR_CHARS] + "…"
+        print(f"poolgym {args.command}: error: {text}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.train_config import REQUIRED, check_section
+from agents.train_config import REQUIRED, check_section, check_untrusted
+from poolgym.yaml_files import load_yaml_file
 
 RLLIB_ENV_NAME = "poolgym"
 # key -> (accepted types, default or REQUIRED), as in agents.train_config.
@@ -32,19 +33,15 @@ _SCHEMA = {
 _ENV_SCHEMA = {"id": ((str,), REQUIRED), "kwargs": ((dict,), {})}
 
 
-def load_rllib_config(config: str | Path | dict) -> dict:
+def load_rllib_config(config: str | Path | dict, trusted: bool = False) -> dict:
     """An RLlib training config from a YAML file or a mapping, checked; errors name the key
     and the file. Keys: ``env`` (``id``, ``kwargs``), ``iterations``, ``num_env_runners``,
-    ``train_batch_size``, ``minibatch_size``, ``num_epochs``, ``lr``, ``seed``."""
+    ``train_batch_size``, ``minibatch_size``, ``num_epochs``, ``lr``, ``seed``. Unless
+    ``trusted``, ``env.id`` must be a registered id (see ``agents.train_config``)."""
     source = "<dict>"
     if not isinstance(config, dict):
-        import yaml
-
         source = str(config)
-        try:
-            config = yaml.safe_load(Path(config).read_text())
-        except (OSError, yaml.YAMLError) as exc:
-            raise ValueError(f"{source}: cannot read the config: {exc}") from None
+        config = load_yaml_file(config, "the config")
     checked = check_section(config, _SCHEMA, "", source)
     checked["env"] = check_section(checked["env"], _ENV_SCHEMA, "env", source)
     if checked["backend"] != "rllib":
@@ -52,6 +49,8 @@ def load_rllib_config(config: str | Path | dict) -> dict:
     for key in ("iterations", "num_env_runners", "train_batch_size", "minibatch_size", "num_epochs"):
         if checked[key] < (0 if key == "num_env_runners" else 1):
             raise ValueError(f"{source}: key {key!r} must be positive, got {checked[key]}")
+    if not trusted:
+        check_untrusted(checked["env"]["id"], {}, source)
     return checked
 
 
@@ -92,12 +91,13 @@ def build_ppo(env_id: str, env_kwargs: dict | None = None, num_env_runners: int 
 
 
 def train_rllib(config: str | Path | dict[str, Any], out_dir: str | Path, address: str | None = None,
-                num_cpus: int | None = None) -> dict:
+                num_cpus: int | None = None, trusted: bool = False) -> dict:
     """Train PPO with RLlib as ``config`` (see ``load_rllib_config``) says and write a JSON
-    summary to ``out_dir``; ``address`` joins a running Ray cluster."""
+    summary to ``out_dir``; ``address`` joins a running Ray cluster; ``trusted`` lets the
+    config name import paths."""
     import ray
 
-    config = load_rllib_config(config)
+    config = load_rllib_config(config, trusted=trusted)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started_here = not ray.is_initialized()

@@ -3,7 +3,8 @@
 Physics (``run_physics_soak``): half the shots break or play from a 9-ball rack with the
 cue ball anywhere, half from random layouts of 1-15 object balls; speeds up to 12 m/s, any
 direction, random spin. Each result is checked with
-``poolgym.physics.invariants.shot_violations``.
+``poolgym.physics.invariants.shot_violations``. With ``random_tables`` the table changes
+every ``TABLE_EVERY`` shots to one drawn from the valid geometry range (``random_table``).
 
 Games (``run_game_soak``): random-vs-random games through every registered game
 environment (every id made by ``PoolEnv``), each move checked for the physics invariants
@@ -34,6 +35,34 @@ GAME_ENTRY_POINT = "poolgym.envs.pool_env:PoolEnv"
 GAME_FAILURES = ("crashes", "escapes", "overlaps", "lost_balls", "non_finite", "log_mismatches",
                  "rule_violations", "invalid_observations")
 _EXAMPLES = 5
+# Shots played on each random table before the next is drawn.
+TABLE_EVERY = 50
+# The ranges random tables are drawn from (uniformly, per field): every pool, bar and
+# snooker-sized table with pockets from tight to generous. A draw the Table refuses (its
+# geometry checks) is drawn again.
+RANDOM_TABLE_RANGES = {
+    "length": (1.8, 3.7), "ball_radius": (0.026, 0.031), "ball_mass": (0.14, 0.21),
+    "corner_mouth": (0.09, 0.15), "side_mouth": (0.10, 0.16),
+    "corner_jaw_angle_deg": (115.0, 165.0), "side_jaw_angle_deg": (92.0, 125.0),
+    "corner_jaw_length": (0.02, 0.12), "side_jaw_length": (0.02, 0.10),
+    "corner_drop_depth": (0.001, 0.05), "side_drop_depth": (0.001, 0.03),
+    "corner_hole_radius": (0.04, 0.09), "side_hole_radius": (0.04, 0.09),
+}
+
+
+def random_table(rng: np.random.Generator) -> tuple[Table, int]:
+    """A table drawn from ``RANDOM_TABLE_RANGES`` (width 0.45-0.55 of the length, cushion
+    nose at 55-75% of the ball's height) that the geometry checks accept, and how many draws
+    they refused first."""
+    refused = 0
+    while True:
+        values = {name: float(rng.uniform(low, high)) for name, (low, high) in RANDOM_TABLE_RANGES.items()}
+        values["width"] = values["length"] * float(rng.uniform(0.45, 0.55))
+        values["cushion_height"] = 2.0 * values["ball_radius"] * float(rng.uniform(0.55, 0.75))
+        try:
+            return Table(name="random", **values), refused
+        except ValueError:
+            refused += 1
 
 
 def _rack_layout(table: Table, rng: np.random.Generator) -> dict[int, tuple[float, float]]:
@@ -49,8 +78,9 @@ def _rack_layout(table: Table, rng: np.random.Generator) -> dict[int, tuple[floa
     return layout
 
 
-def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft") -> dict:
-    """Simulate ``shots`` random shots and count every kind of failure."""
+def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_tables: bool = False) -> dict:
+    """Simulate ``shots`` random shots and count every kind of failure; with
+    ``random_tables``, on a new random table every ``TABLE_EVERY`` shots."""
     table = Table.preset(table_name)
     sim = Simulator(table)
     rng = np.random.default_rng(seed)
@@ -58,8 +88,13 @@ def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft") -> dict
     examples: list[str] = []
     events = 0
     max_events = 0
+    tables = refused = 0
     start = time.perf_counter()
     for i in range(shots):
+        if random_tables and i % TABLE_EVERY == 0:
+            table, n_refused = random_table(rng)
+            sim = Simulator(table)
+            tables, refused = tables + 1, refused + n_refused
         layout = _rack_layout(table, rng) if i % 2 == 0 else random_layout(table, int(rng.integers(1, 16)), rng)
         shot = random_shot(rng)
         try:
@@ -67,23 +102,33 @@ def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft") -> dict
         except Exception as exc:  # a crash is what the soak is looking for
             failures["crash"] += 1
             if len(examples) < 5:
-                examples.append(f"shot {i}: {type(exc).__name__}: {exc}")
+                examples.append(f"shot {i}: {type(exc).__name__}: {exc}; {_table_text(table)}")
             continue
         events += len(result.events)
         max_events = max(max_events, len(result.events))
         for problem in shot_violations(table, layout, result):
             failures[_kind(problem)] += 1
             if len(examples) < 5:
-                examples.append(f"shot {i}: {problem}; layout {layout}; {shot}")
+                examples.append(f"shot {i}: {problem}; layout {layout}; {shot}; {_table_text(table)}")
     elapsed = time.perf_counter() - start
     return {
-        "shots": shots, "seed": seed, "table": table_name,
+        "shots": shots, "seed": seed, "table": "random" if random_tables else table_name,
+        "random_tables": tables, "refused_table_draws": refused,
         "crashes": failures["crash"], "escapes": failures["escape"], "overlaps": failures["overlap"],
         "lost_balls": failures["conservation"], "non_finite": failures["non-finite"],
         "log_mismatches": failures["log"], "seconds": round(elapsed, 2),
-        "shots_per_s": round(shots / elapsed, 1), "mean_events": round(events / max(1, shots), 1),
+        "shots_per_s": round(shots / max(elapsed, 1e-9), 1), "mean_events": round(events / max(1, shots), 1),
         "max_events": max_events, "examples": examples,
     }
+
+
+def _table_text(table: Table) -> str:
+    """The table of an example, in full when it is not a preset (to reproduce it)."""
+    if table.name != "random":
+        return f"table {table.name}"
+    from dataclasses import asdict
+
+    return f"table {asdict(table)}"
 
 
 def game_env_ids() -> list[str]:
@@ -251,7 +296,9 @@ def _kind(problem: str) -> str:
 
 
 def format_report(report: dict) -> str:
-    lines = [f"{report['shots']} random shots on the {report['table']} table (seed {report['seed']}): "
+    where = (f"{report['random_tables']} random tables ({report['refused_table_draws']} draws refused)"
+             if report.get("random_tables") else f"the {report['table']} table")
+    lines = [f"{report['shots']} random shots on {where} (seed {report['seed']}): "
              f"{report['shots_per_s']} shots/s, {report['seconds']} s, "
              f"{report['mean_events']} events per shot (max {report['max_events']})"]
     for key in ("crashes", "escapes", "overlaps", "lost_balls", "non_finite", "log_mismatches"):

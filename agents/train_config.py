@@ -24,6 +24,11 @@ evaluation schedule::
 
 Every mistake (unknown key, wrong type, missing field, unknown hyperparameter) is a
 ``ValueError`` that names the key and the file.
+
+Trust: a config is data unless loaded with ``trusted=True`` (``poolgym train --allow-code``).
+Untrusted, ``env.id`` must be a registered id (optionally ``poolgym:<id>``) and the
+opponents and baseline built-in names (``random``, ``solo``): an import path there
+(``pkg.module:name``) imports and runs that module.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from poolgym.numbers import quote
+from poolgym.yaml_files import load_yaml_file
 
 ALGORITHMS = ("PPO", "SAC", "TD3")
 REQUIRED = object()  # marks a key with no default
@@ -129,12 +137,12 @@ def check_section(data: dict, schema: dict, prefix: str, source: str) -> dict:
     for key, value in data.items():
         name = f"{prefix}.{key}" if prefix else str(key)
         if key not in schema:
-            raise ValueError(f"{source}: unknown key {name!r}; keys here are {sorted(schema)}")
+            raise ValueError(f"{source}: unknown key {quote(name)}; keys here are {sorted(schema)}")
         types, _ = schema[key]
         # bool is an int in Python; a flag where a count belongs is a mistake.
         if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             raise ValueError(f"{source}: key {name!r} must be {' or '.join(t.__name__ for t in types)}, "
-                             f"got {type(value).__name__} {value!r}")
+                             f"got {type(value).__name__} {quote(value)}")
         out[key] = value
     for key, (_, default) in schema.items():
         if key not in out:
@@ -178,8 +186,30 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def parse_config(data: dict, source: str = "<dict>") -> TrainConfig:
-    """A ``TrainConfig`` from a mapping; errors name the key and ``source``."""
+def check_untrusted(env_id: str, names: dict[str, str | None], source: str) -> None:
+    """Refuse the import paths of an untrusted config (see the module docstring): ``names``
+    maps each opponent key to the name it gives."""
+    import gymnasium
+
+    from agents.policy_eval import BUILTIN_OPPONENTS
+
+    plain_id = env_id.removeprefix("poolgym:")
+    if ":" in plain_id:
+        raise ValueError(f"{source}: key 'env.id' is an import path ({quote(env_id)}), which runs code; "
+                         "use a registered id, or --allow-code / trusted=True if you trust this config")
+    if plain_id not in gymnasium.registry:
+        raise ValueError(f"{source}: key 'env.id' {quote(env_id)} is not a registered environment; "
+                         f"registered: {sorted(gymnasium.registry)}")
+    for key, name in names.items():
+        if name is not None and name not in BUILTIN_OPPONENTS:
+            raise ValueError(f"{source}: key {key!r} is {quote(name)}; an untrusted config takes only "
+                             f"{list(BUILTIN_OPPONENTS)} (an import path runs code: use --allow-code / "
+                             "trusted=True if you trust this config)")
+
+
+def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> TrainConfig:
+    """A ``TrainConfig`` from a mapping; errors name the key and ``source``. Unless
+    ``trusted``, import paths are refused (see the module docstring)."""
     top = check_section(data, _TOP, "", source)
     env = check_section(top["env"], _ENV, "env", source)
     ev = check_section(top["eval"], _EVAL, "eval", source)
@@ -198,6 +228,10 @@ def parse_config(data: dict, source: str = "<dict>") -> TrainConfig:
         if key in ("opponent", "reward_weights"):
             raise ValueError(f"{source}: key 'env.kwargs.{key}' belongs at 'env.{key}'")
     _check_hyperparameters(top["algorithm"], top["hyperparameters"], source)
+    if not trusted:
+        names = {"env.opponent": env["opponent"], "eval.baseline": ev["baseline"]}
+        names.update({f"eval.opponents[{i}]": name for i, name in enumerate(ev["opponents"])})
+        check_untrusted(env["id"], names, source)
     return TrainConfig(
         env_id=env["id"], env_kwargs=dict(env["kwargs"]), opponent=env["opponent"],
         reward_weights=env["reward_weights"], algorithm=top["algorithm"], policy=top["policy"],
@@ -209,17 +243,13 @@ def parse_config(data: dict, source: str = "<dict>") -> TrainConfig:
         description=top["description"], source=source)
 
 
-def load_config(config: str | Path | dict | TrainConfig) -> TrainConfig:
-    """A checked ``TrainConfig`` from a YAML path, a mapping or an existing config."""
+def load_config(config: str | Path | dict | TrainConfig, trusted: bool = False) -> TrainConfig:
+    """A checked ``TrainConfig`` from a YAML path, a mapping or an existing config. Unless
+    ``trusted``, the config may name only registered envs and built-in opponents."""
     if isinstance(config, TrainConfig):
         return config
     if isinstance(config, dict):
-        return parse_config(config)
-    import yaml
-
+        return parse_config(config, trusted=trusted)
     path = Path(config)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"{path}: cannot read the training config: {exc}") from None
-    return parse_config(data if data is not None else {}, source=str(path))
+    data = load_yaml_file(path, "the training config")
+    return parse_config(data if data is not None else {}, source=str(path), trusted=trusted)

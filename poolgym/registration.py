@@ -4,11 +4,16 @@ and noise, from Python (``register_variant``) or from a YAML file (``register_fr
 A variant is ``PoolEnv`` with keyword arguments, registered with ``gymnasium.register``;
 it may bring its own ``Ruleset`` subclass (a new game) given as a class or an import path
 ``"package.module:ClassName"``.
+
+Trust: an import path runs the module it names. A YAML file may name only registered games
+and no rack unless it is loaded with ``trusted=True`` (``register_from_yaml``,
+``register_directory``): a shared variant file is then data, never code.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Callable
@@ -19,8 +24,10 @@ from poolgym.envs import GAME_STEP_LIMIT
 from poolgym.envs.pool_env import PoolEnv, make_rule_options
 from poolgym.physics import Noise
 from poolgym.envs.rewards import RewardWeights
+from poolgym.numbers import integer, quote
 from poolgym.rules import Ruleset, available_rulesets, get_ruleset, register_ruleset
 from poolgym.table import TABLE_SIZES, Table
+from poolgym.yaml_files import load_yaml_file
 
 # YAML keys and the Python types they take.
 _YAML_KEYS: dict[str, tuple[type, ...]] = {
@@ -100,8 +107,16 @@ def register_variant(id: str, game: str | type[Ruleset] = "nine_ball", table: Ta
     ``reward`` are ``RewardWeights`` terms; the rest go to ``PoolEnv``. Everything is checked
     here, so a bad variant fails at registration, not in the middle of training.
     """
-    if not isinstance(id, str) or "/" not in id or not id.rsplit("-v", 1)[-1].isdigit():
-        raise ValueError(f"a variant id looks like 'namespace/Name-v0', got {id!r}")
+    # ASCII only: Gymnasium's own pattern takes any Unicode digit, then files the id under
+    # another name, so an id like 'a/B-v٣' would register and never be found.
+    if not isinstance(id, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+-v[0-9]+", id):
+        raise ValueError(f"a variant id looks like 'namespace/Name-v0' (ASCII letters, digits, '_', "
+                         f"'.', '-'), got {quote(id)}")
+    if max_episode_steps is not None:
+        max_episode_steps = integer(max_episode_steps, "max_episode_steps")
+        if max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be at least 1 (or None for no limit), "
+                             f"got {max_episode_steps}")
     name = _game_name(game)
     if rack is not None:
         name = _with_rack(name, rack)
@@ -114,27 +129,33 @@ def register_variant(id: str, game: str | type[Ruleset] = "nine_ball", table: Ta
     return id
 
 
-def register_from_yaml(path: str | Path) -> str:
-    """Register the variant described by a YAML file; errors name the key and the file."""
-    import yaml
+def register_from_yaml(path: str | Path, trusted: bool = False) -> str:
+    """Register the variant described by a YAML file; errors name the key and the file.
 
+    Unless ``trusted``, the file may name only registered games (``game: nine_ball``) and no
+    ``rack``: an import path (``game: pkg.module:MyGame``) would run code from the file.
+    """
     path = Path(path)
-    try:
-        spec = _load_yaml(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"{path}: cannot read the variant: {exc}") from None
+    spec = load_yaml_file(path, "the variant")
     if not isinstance(spec, dict):
         raise ValueError(f"{path}: a variant is a mapping of keys {sorted(_YAML_KEYS)}")
     for key, value in spec.items():
         if key not in _YAML_KEYS:
-            raise ValueError(f"{path}: unknown key {key!r}; keys are {sorted(_YAML_KEYS)}")
+            raise ValueError(f"{path}: unknown key {quote(key)}; keys are {sorted(_YAML_KEYS)}")
         types = _YAML_KEYS[key]
         if isinstance(value, bool) or not isinstance(value, types):
             raise ValueError(f"{path}: key {key!r} must be {' or '.join(t.__name__ for t in types)}, "
-                             f"got {type(value).__name__} {value!r}")
+                             f"got {type(value).__name__} {quote(value)}")
     for key in ("id", "game"):
         if key not in spec:
             raise ValueError(f"{path}: missing key {key!r}")
+    if not trusted:
+        if ":" in spec["game"]:
+            raise ValueError(f"{path}: key 'game' is an import path ({quote(spec['game'])}), which runs "
+                             "code; register the game first, or pass trusted=True if you trust this file")
+        if "rack" in spec:
+            raise ValueError(f"{path}: key 'rack' is an import path ({quote(spec['rack'])}), which runs "
+                             "code; pass trusted=True if you trust this file")
     spec.pop("description", None)
     try:
         return register_variant(
@@ -147,28 +168,7 @@ def register_from_yaml(path: str | Path) -> str:
         raise ValueError(f"{path}: {exc}") from None
 
 
-def _load_yaml(text: str) -> Any:
-    """``yaml.safe_load``, except that a key given twice in one mapping is an error (PyYAML
-    would silently keep the last one)."""
-    import yaml
-
-    class UniqueKeyLoader(yaml.SafeLoader):
-        pass
-
-    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
-        seen = set()
-        for key_node, _ in node.value:
-            key = loader.construct_object(key_node)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice",
-                                                        key_node.start_mark)
-            seen.add(key)
-        return loader.construct_mapping(node)
-
-    UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    return yaml.load(text, Loader=UniqueKeyLoader)
-
-
-def register_directory(directory: str | Path) -> list[str]:
-    """Register every ``*.yaml`` variant in ``directory``; returns their ids."""
-    return [register_from_yaml(p) for p in sorted(Path(directory).glob("*.yaml"))]
+def register_directory(directory: str | Path, trusted: bool = False) -> list[str]:
+    """Register every ``*.yaml`` variant in ``directory``; returns their ids. ``trusted`` as
+    for ``register_from_yaml``, for every file."""
+    return [register_from_yaml(p, trusted=trusted) for p in sorted(Path(directory).glob("*.yaml"))]

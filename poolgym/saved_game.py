@@ -37,6 +37,7 @@ from gymnasium.error import ResetNeeded
 from poolgym.envs.observations import actor
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
+from poolgym.numbers import quote
 from poolgym.physics import Noise
 from poolgym.rules import Decision, GameState, RuleOptions, check_state
 from poolgym.table import Table
@@ -57,6 +58,11 @@ _V2_CONFIG_KEYS = _CONFIG_KEYS + tuple(_OPTIONAL_CONFIG_KEYS) + ("opponent_resee
 _V1_OPPONENTS = ("random", "solo", "policy")
 _OPPONENTS = (UNIFORM_ACTION, SOLO, "policy", "agent") + LADDER
 _SHOT_FIELDS = ("speed", "angle_deg", "side", "vertical")
+# A saved game is read whole: a long 14.1 match is a few megabytes, nothing needs more.
+MAX_BYTES = 32 * 1024 * 1024
+# What a corrupt entry can raise beyond ValueError: an integer past the float range, a
+# missing key deep in a value, nesting past Python's recursion limit.
+_ENTRY_ERRORS = (ValueError, TypeError, ArithmeticError, KeyError, RecursionError)
 
 
 class SavedGameError(ValueError):
@@ -284,15 +290,31 @@ def load(path: str | Path) -> SavedGame:
     """Read and validate a saved game; ``SavedGameError`` names what is wrong and where."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise SavedGameError(f"{path}: not a saved game: {size} bytes, at most {MAX_BYTES} are read")
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise SavedGameError(f"{path}: cannot read the saved game: {exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SavedGameError(f"{path}: not a saved game (not valid JSON: {exc})") from None
+    except UnicodeDecodeError as exc:
+        raise SavedGameError(f"{path}: not a saved game (not valid JSON: not UTF-8 text, "
+                             f"{exc.reason} at byte {exc.start})") from None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise SavedGameError(f"{path}: not a saved game (its JSON is nested too deeply)") from None
+    except ValueError as exc:  # JSONDecodeError, or an integer of more digits than Python reads
+        raise SavedGameError(f"{path}: not a saved game (not valid JSON: {_short(exc)})") from None
     try:
         return from_dict(data)
     except SavedGameError as exc:
         raise SavedGameError(f"{path}: {exc}") from None
+    except _ENTRY_ERRORS as exc:
+        raise SavedGameError(f"{path}: not a valid saved game: {type(exc).__name__}: {_short(exc)}") from None
+
+
+def _short(exc: BaseException) -> str:
+    return quote(" ".join(str(exc).split()), limit=300).strip("'\"")
 
 
 def from_dict(data: Any) -> SavedGame:
@@ -301,27 +323,34 @@ def from_dict(data: Any) -> SavedGame:
         raise SavedGameError(f"not a saved game: expected a JSON object with \"format\": \"{FORMAT}\"")
     version = data.get("version")
     if version not in READABLE_VERSIONS or isinstance(version, bool):
-        raise SavedGameError(f"unsupported saved-game version {version!r}; "
+        raise SavedGameError(f"unsupported saved-game version {quote(version)}; "
                              f"this poolgym reads versions {list(READABLE_VERSIONS)}")
     known = {"format", "version", "env_id", "config", "seed", "rng_state", "initial_state", "moves"}
     _check_keys(data, known, known - {"env_id"}, "the saved game")
     config = _config(data["config"], version)
     try:
         env = _make_env(config)
-    except (ValueError, TypeError) as exc:
-        raise SavedGameError(f"config: {exc}") from None
+    except _ENTRY_ERRORS as exc:
+        raise SavedGameError(f"config: {_short(exc)}") from None
     seed, rng_state = data["seed"], data["rng_state"]
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise SavedGameError(f"seed must be a whole number >= 0 or null, got {seed!r}")
-    if seed is None and not _is_rng_state(rng_state):
-        raise SavedGameError("a game without a seed needs rng_state, the PCG64 generator state "
-                             f"its episode started from; got {rng_state!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 128):
+        raise SavedGameError(f"seed must be a whole number in [0, 2**128) or null, got {quote(seed)}")
+    if seed is None:
+        _check_rng_state(rng_state)
     if data["env_id"] is not None and not isinstance(data["env_id"], str):
-        raise SavedGameError(f"env_id must be a string or null, got {data['env_id']!r}")
+        raise SavedGameError(f"env_id must be a string or null, got {quote(data['env_id'])}")
     initial = _state(data["initial_state"], env, "initial_state")
     if not isinstance(data["moves"], list):
         raise SavedGameError(f"moves must be a list, got {type(data['moves']).__name__}")
-    moves = tuple(_move(m, env, f"moves[{i}]", version) for i, m in enumerate(data["moves"]))
+    moves = []
+    for i, move in enumerate(data["moves"]):
+        try:
+            moves.append(_move(move, env, f"moves[{i}]", version))
+        except _ENTRY_ERRORS as exc:
+            if isinstance(exc, SavedGameError):
+                raise
+            raise SavedGameError(f"moves[{i}]: {type(exc).__name__}: {_short(exc)}") from None
+    moves = tuple(moves)
     return SavedGame(config=config, seed=seed, rng_state=rng_state, initial_state=initial,
                      moves=moves, env_id=data["env_id"])
 
@@ -329,7 +358,7 @@ def from_dict(data: Any) -> SavedGame:
 def _check_keys(data: dict, known: set[str], required: set[str], what: str) -> None:
     unknown = sorted(set(data) - known)
     if unknown:
-        raise SavedGameError(f"{what} has unknown keys {unknown}; keys are {sorted(known)}")
+        raise SavedGameError(f"{what} has unknown keys {quote(unknown)}; keys are {sorted(known)}")
     missing = sorted(required - set(data))
     if missing:
         raise SavedGameError(f"{what} is missing keys {missing}")
@@ -349,21 +378,29 @@ def _config(config: Any, version: int) -> dict:
     for key, dataclass_ in (("table", Table), ("noise", Noise), ("rule_options", RuleOptions)):
         value = config[key]
         if not isinstance(value, dict):
-            raise SavedGameError(f"config.{key} must be an object, got {value!r}")
+            raise SavedGameError(f"config.{key} must be an object, got {quote(value)}")
         names = {f.name for f in fields(dataclass_)}
         _check_keys(value, names, set(), f"config.{key}")
     allowed = _V1_OPPONENTS if version == 1 else _OPPONENTS
     if config["opponent"] not in allowed:
-        raise SavedGameError(f"config.opponent must be one of {list(allowed)}, got {config['opponent']!r}")
+        raise SavedGameError(f"config.opponent must be one of {list(allowed)}, got {quote(config['opponent'])}")
     if version == 1 and config["opponent"] == "random":
         config = {**config, "opponent": "uniform-action"}  # version 1's name for it
     return config
 
 
-def _is_rng_state(value: Any) -> bool:
-    return (isinstance(value, dict) and value.get("bit_generator") == "PCG64"
-            and isinstance(value.get("state"), dict)
-            and all(isinstance(value["state"].get(k), int) for k in ("state", "inc")))
+def _check_rng_state(value: Any) -> None:
+    """A game without a seed records its generator's state: it must be one a PCG64 takes
+    (tried for real, so ``replay`` cannot fail on it later)."""
+    needs = ("a game without a seed needs rng_state, the PCG64 generator state its episode "
+             "started from")
+    if not (isinstance(value, dict) and value.get("bit_generator") == "PCG64"):
+        raise SavedGameError(f"{needs}; got {quote(value)}")
+    try:
+        np.random.PCG64().state = value
+    except (ValueError, TypeError, KeyError, OverflowError) as exc:
+        raise SavedGameError(f"rng_state is not a PCG64 state ({type(exc).__name__}: {_short(exc)}); "
+                             f"{needs}") from None
 
 
 def _state(data: Any, env: PoolEnv, where: str) -> GameState:
@@ -372,8 +409,8 @@ def _state(data: Any, env: PoolEnv, where: str) -> GameState:
     try:
         state = GameState.from_dict(data)
         check_state(env.rules, state)
-    except (ValueError, TypeError) as exc:
-        raise SavedGameError(f"{where}: {exc}") from None
+    except _ENTRY_ERRORS as exc:
+        raise SavedGameError(f"{where}: {_short(exc)}") from None
     return state
 
 
@@ -387,24 +424,29 @@ def _move(data: Any, env: PoolEnv, where: str, version: int) -> SavedMove:
     if mapping not in modes:
         raise SavedGameError(f"{where}.mapping must be one of {modes}, got {mapping!r}")
     if data["player"] not in (0, 1) or isinstance(data["player"], bool):
-        raise SavedGameError(f"{where}.player must be 0 or 1, got {data['player']!r}")
+        raise SavedGameError(f"{where}.player must be 0 or 1, got {quote(data['player'])}")
     action = data["action"]
     n = env.mapper_for(mapping).space.shape[0]
     if (not isinstance(action, list) or len(action) != n
             or not all(_is_number(v) and -1.0 <= v <= 1.0 for v in action)):
-        raise SavedGameError(f"{where}.action must be a list of {n} numbers in [-1, 1], got {action!r}")
+        raise SavedGameError(f"{where}.action must be a list of {n} numbers in [-1, 1], got {quote(action)}")
     shot = data["shot"]
     if shot is not None and (not isinstance(shot, dict) or set(shot) != set(_SHOT_FIELDS)
                              or not all(_is_number(v) for v in shot.values())):
         raise SavedGameError(f"{where}.shot must be null or an object of the numbers "
-                             f"{list(_SHOT_FIELDS)}, got {shot!r}")
+                             f"{list(_SHOT_FIELDS)}, got {quote(shot)}")
     if data["decision"] is not None and not isinstance(data["decision"], str):
-        raise SavedGameError(f"{where}.decision must be a choice name or null, got {data['decision']!r}")
+        raise SavedGameError(f"{where}.decision must be a choice name or null, got {quote(data['decision'])}")
     if data["outcome"] is not None and not isinstance(data["outcome"], dict):
-        raise SavedGameError(f"{where}.outcome must be an object or null, got {data['outcome']!r}")
+        raise SavedGameError(f"{where}.outcome must be an object or null, got {quote(data['outcome'])}")
     return SavedMove(data["player"], tuple(float(v) for v in action), shot, data["decision"],
                      _state(data["state"], env, f"{where}.state"), data["outcome"], mapping)
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond the float range
+        return False

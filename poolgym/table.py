@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
+from poolgym.numbers import quote, real
+
 Point = tuple[float, float]
 
 # Standard ball (WPA equipment specifications: 2 1/4 in, 5.5-6 oz).
@@ -93,14 +95,16 @@ class Table:
             value = getattr(self, f.name)
             if f.name == "name":
                 if not isinstance(value, str):
-                    raise ValueError(f"Table.name must be a string, got {value!r}")
-            elif (isinstance(value, bool) or not isinstance(value, (int, float))
-                  or not (math.isfinite(value) and value > 0)):
-                raise ValueError(f"Table.{f.name} must be a positive finite number, got {value!r}")
-        if self.width >= self.length:
-            raise ValueError("Table.width must be smaller than Table.length")
-        if min(self.corner_mouth, self.side_mouth) <= 2 * self.ball_radius:
-            raise ValueError("pocket mouths must be wider than a ball (2 * ball_radius)")
+                    raise ValueError(f"Table.name must be a string, got {quote(value)}")
+                continue
+            try:
+                value = real(value, f"Table.{f.name}")
+            except ValueError:
+                value = math.nan  # named with the range below
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"Table.{f.name} must be a positive finite number, got {quote(getattr(self, f.name))}")
+            object.__setattr__(self, f.name, value)  # plain floats (see poolgym.numbers)
+        _check_geometry(self)
 
     @classmethod
     def preset(cls, name: str = "9ft", **overrides) -> "Table":
@@ -237,6 +241,12 @@ class Table:
         return not any(math.hypot(x - p.hole_centre[0], y - p.hole_centre[1]) < p.hole_radius
                        for p in self.pockets)
 
+    def inside_outline(self, x: float, y: float) -> bool:
+        """Whether a ball centre at (x, y) lies inside the cushion outline (rail noses, jaws
+        and pocket backs), with no clearance asked: where every ball at rest must be."""
+        return (0.0 <= x <= self.length and 0.0 <= y <= self.width) or \
+            _inside_polygon(x, y, [s.a for s in self.boundary])
+
     # ----------------------------------------------------------------- racks
     def rack_positions(self, rows: tuple[int, ...], gap: float = 1e-5) -> list[Point]:
         """Ball-centre positions of a rack whose apex sits on the foot spot.
@@ -254,6 +264,114 @@ class Table:
             for j in range(n):
                 out.append((x, fy + (j - (n - 1) / 2.0) * pitch))
         return out
+
+
+# ----------------------------------------------------------------- geometry checks
+# Physical ranges of the fields (metres, kilograms, degrees). Pool balls are 2 1/4 in
+# (57.15 mm), snooker 52.5 mm, carom 61.5 mm; the longest tables are 12-ft snooker tables
+# (3.6 m); open test tables up to 100 m are allowed for free-rolling closed forms.
+FIELD_RANGES = {
+    "length": (0.0, 100.0), "width": (0.0, 100.0), "ball_radius": (0.02, 0.04),
+    "ball_mass": (0.05, 0.5), "corner_jaw_angle_deg": (90.0, 175.0), "side_jaw_angle_deg": (90.0, 175.0),
+    "corner_jaw_length": (0.005, 0.3), "side_jaw_length": (0.005, 0.3),
+    "corner_drop_depth": (0.0, 0.2), "side_drop_depth": (0.0, 0.2),
+    "corner_hole_radius": (0.02, 0.3), "side_hole_radius": (0.02, 0.3),
+}
+# The largest rack a built-in game uses: the 15-ball triangle, five rows of up to five.
+LARGEST_RACK = (1, 2, 3, 4, 5)
+
+
+def _check_geometry(t: "Table") -> None:
+    """Refuse a table whose geometry is not a pool table, naming the field at fault: values
+    outside their physical range, pocket mouths that leave no rail, jaws that cross, a
+    capture hole a ball in the throat cannot reach before the pocket's back wall, a table
+    the 15-ball rack does not fit."""
+    for name, (low, high) in FIELD_RANGES.items():
+        value = getattr(t, name)
+        if not low < value <= high:
+            raise ValueError(f"Table.{name} must be in ({low}, {high}], got {value!r}")
+    if t.width >= t.length:
+        raise ValueError("Table.width must be smaller than Table.length")
+    R = t.ball_radius
+    for name in ("corner_mouth", "side_mouth"):
+        if getattr(t, name) <= 2 * R:
+            raise ValueError(f"pocket mouths must be wider than a ball (2 * ball_radius = {2 * R:.4f} m), "
+                             f"got Table.{name}={getattr(t, name)!r}")
+    rows = len(LARGEST_RACK)
+    depth = (rows - 1) * 2.0 * R * math.sqrt(3.0) / 2.0 + R  # apex on the foot spot to the last row's edge
+    if depth > t.length / 4.0 or max(LARGEST_RACK) * 2.0 * R > t.width:
+        raise ValueError(f"Table.length and Table.width are too small for the rack: {rows} rows of up to "
+                         f"{max(LARGEST_RACK)} balls need {depth:.4f} m behind the foot spot (the table "
+                         f"has {t.length / 4.0:.4f}) and {max(LARGEST_RACK) * 2.0 * R:.4f} m across "
+                         f"(the table has {t.width:.4f})")
+    # Each rail between two mouths must be long enough for a ball to lie frozen on it.
+    corner_along = t.corner_mouth / math.sqrt(2.0)  # tip distance from the corner, along the rail
+    long_rail = t.length / 2.0 - corner_along - t.side_mouth / 2.0
+    short_rail = t.width - 2.0 * corner_along
+    for name, rail, field in (("long", long_rail, "corner_mouth and Table.side_mouth are"),
+                              ("short", short_rail, "corner_mouth is")):
+        if rail < 2.0 * R:
+            raise ValueError(f"Table.{field} too wide for the table: the {name} rails between the "
+                             f"mouths would be {rail:.4f} m, at least a ball diameter ({2 * R:.4f} m) needed")
+    for pocket in (t.pockets[0], t.pockets[1]):  # one corner and one side: the rest are mirror images
+        _check_pocket(t, pocket)
+
+
+def _check_pocket(t: "Table", pocket: Pocket) -> None:
+    """The throat of ``pocket`` (mouth, jaws, back) must be a convex quadrilateral, and every
+    deepest place a ball's centre can reach in it (touching the back, or wedged between the
+    jaws) must lie in the capture hole: the hole is then reached before the back wall."""
+    kind = pocket.kind
+    tip_a, tip_b = pocket.mouth
+    quad = [tip_a, pocket.jaws[0].b, pocket.jaws[1].a, tip_b]
+    for i in range(4):
+        (ax, ay), (bx, by), (cx, cy) = quad[i - 1], quad[i], quad[(i + 1) % 4]
+        if (bx - ax) * (cy - by) - (by - ay) * (cx - bx) <= 1e-12:
+            raise ValueError(f"Table.{kind}_jaw_length and Table.{kind}_jaw_angle_deg make the {kind} "
+                             f"pocket jaws cross (or meet) behind the mouth; shorten the jaws or open "
+                             f"the jaw angle")
+    # Centres a radius clear of both jaws and the back: clip a square around the pocket by
+    # the three half-planes. Its vertices where two of those walls are touched at once are
+    # the deepest places a ball reaches (against the back at either jaw, or wedged between
+    # the jaws); the hole must hold them all, wherever they lie (with short jaws they can be
+    # in front of the mouth line).
+    R = t.ball_radius
+    span = 4.0 * (t.corner_jaw_length + t.side_jaw_length + t.corner_mouth + t.side_mouth)
+    mx, my = pocket.mouth_centre
+    region = [(mx - span, my - span), (mx + span, my - span), (mx + span, my + span), (mx - span, my + span)]
+    walls = ((quad[0], quad[1]), (quad[1], quad[2]), (quad[2], quad[3]))
+    for a, b in walls:
+        region = _clip(region, a, b, R)
+    hx, hy = pocket.hole_centre
+    for x, y in region:
+        touched = sum(abs(_side_of(a, b, x, y) - R) <= 1e-9 for a, b in walls)
+        if touched >= 2 and math.hypot(x - hx, y - hy) >= pocket.hole_radius - 1e-9:
+            raise ValueError(
+                f"Table.{kind}_hole_radius and Table.{kind}_drop_depth leave the {kind} pocket's capture "
+                f"hole out of reach: a ball in the throat stops against the back or the jaws with its "
+                f"centre at ({x:.4f}, {y:.4f}), {math.hypot(x - hx, y - hy):.4f} m from the hole centre "
+                f"(radius {pocket.hole_radius:.4f}); enlarge the hole, drop the ball sooner or "
+                f"shorten the jaws ({kind}_jaw_length)")
+
+
+def _side_of(a: Point, b: Point, x: float, y: float) -> float:
+    """Signed distance of (x, y) from the line a -> b, positive on its left."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    return (dx * (y - a[1]) - dy * (x - a[0])) / math.hypot(dx, dy)
+
+
+def _clip(polygon: list[Point], a: Point, b: Point, shift: float) -> list[Point]:
+    """The part of a convex ``polygon`` at least ``shift`` to the left of the line a -> b."""
+    out: list[Point] = []
+    for i, p in enumerate(polygon):
+        q = polygon[(i + 1) % len(polygon)]
+        dp, dq = _side_of(a, b, *p) - shift, _side_of(a, b, *q) - shift
+        if dp >= 0.0:
+            out.append(p)
+        if (dp >= 0.0) != (dq >= 0.0):
+            s = dp / (dp - dq)
+            out.append((p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])))
+    return out
 
 
 def _rail_name(direction: Point) -> str:

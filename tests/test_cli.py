@@ -89,3 +89,89 @@ def test_demo_prints_one_line_per_event(capsys):
     assert lines[0].startswith("shot 0: break at the 1-ball")
     assert sum("strike" in line for line in lines) == 3
     assert sum("every ball has stopped" in line for line in lines) == 3
+
+
+# ----------------------------------------------------------------- bad values: one line, exit 2
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+def test_unknown_game_is_one_line_listing_the_rulesets(capsys):
+    from poolgym.rules import available_rulesets
+
+    for command in (["eval"], ["play"], ["bench-bot", "--racks", "1"]):
+        assert main([*command, "--game", "eight_bal"]) == 2
+        err = _one_error_line(capsys)
+        assert "'eight_bal'" in err and err.startswith(f"poolgym {command[0]}: error:")
+        assert all(name in err for name in available_rulesets())
+
+
+@pytest.mark.parametrize("env_id", ["poolgym/PotBall-v0", "poolgym/NoSuch-v0"])
+def test_soak_env_that_is_not_a_game_is_one_line_listing_the_games(env_id, capsys):
+    from agents.soak import game_env_ids
+
+    assert main(["soak", "--shots", "5", "--games", "1", "--env", env_id]) == 2
+    out, err = capsys.readouterr()
+    assert "random shots" not in out  # refused before any work
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert repr(env_id) in err and all(game in err for game in game_env_ids())
+
+
+def test_a_value_error_from_a_command_is_one_line_with_status_2(monkeypatch, capsys):
+    import agents.loading
+
+    def refuse(spec, *args, **kwargs):
+        raise ValueError(f"agent {spec!r}: no such module\nsecond line")
+
+    monkeypatch.setattr(agents.loading, "make_agent", refuse)
+    assert main(["eval", "-a", "no_such_module:x", "--games", "1"]) == 2
+    assert _one_error_line(capsys) == "poolgym eval: error: agent 'no_such_module:x': no such module second line"
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["eval", "--seed", "-1"], "--seed"),
+    (["soak", "--seed", "-1"], "--seed"),
+    (["play", "--seed", "-3"], "--seed"),
+    (["bench-bot", "--seed", "-1"], "--seed"),
+    (["train", "--config", "c.yaml", "--seed", "-1"], "--seed"),
+    (["eval", "--seed", "x"], "--seed"),
+    (["play", "--fps", "0", "--gif", "g.gif"], "--fps"),
+    (["play", "--fps", "-1"], "--fps"),
+    (["play", "--fps", "nan"], "--fps"),
+    (["play", "--fps", "inf"], "--fps"),
+    (["play", "--fps", "1e9"], "--fps"),
+    (["demo", "--shots", "-1"], "--shots"),
+])
+def test_bad_numbers_exit_with_usage_naming_the_option(argv, named, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {named}" in err and argv[argv.index(named) + 1] in err
+
+
+def test_output_paths_are_checked_before_the_work(tmp_path, capsys):
+    existing_file = tmp_path / "file.txt"
+    existing_file.write_text("x")
+    missing_dir = tmp_path / "missing" / "out.json"
+    cases = [
+        (["soak", "--shots", "5", "--json", str(missing_dir)], "--json", "no directory"),
+        (["soak", "--shots", "5", "--json", str(tmp_path)], "--json", "is a directory"),
+        (["eval", "--games", "1", "--csv", str(missing_dir)], "--csv", "no directory"),
+        (["eval", "--games", "1", "--json", "/proc/out.json"], "--json", "cannot write in '/proc'"),
+        (["play", "--gif", str(missing_dir)], "--gif", "no directory"),
+        (["train", "--config", "c.yaml", "--out", str(existing_file)], "--out", "is an existing file"),
+        (["train", "--config", "c.yaml", "--out", str(existing_file / "run")], "--out", "is a file"),
+        (["train", "--config", "c.yaml", "--out", "/proc/poolgym-run"], "--out", "cannot write in '/proc'"),
+        (["quickstart", "--out", str(existing_file)], "--out", "is an existing file"),
+    ]
+    for argv, option, reason in cases:
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == ""  # nothing was run
+        assert f"argument {option}" in err and reason in err, err
+    assert not missing_dir.parent.exists()

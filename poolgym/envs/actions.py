@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from poolgym.aiming import MAX_CUT_DEG, aim_point, cut_angle_deg, direction_deg, ghost_ball
+from poolgym.numbers import quote, real
 from poolgym.physics import Shot
 from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS, Table
@@ -25,6 +26,8 @@ RAW_COMPONENTS = ("aim", "speed", "side", "vertical", "place_x", "place_y", "dec
 AIM_COMPONENTS = ("target", "cut", "speed", "side", "vertical", "place_x", "place_y", "decision",
                   "push_out", "safety")
 ACTION_MODES = {"raw": RAW_COMPONENTS, "aim": AIM_COMPONENTS}
+# The widest turn off the ghost-ball line that ``cut`` can ask for: a quarter turn either way.
+MAX_CUT_TURN_DEG = 90.0
 
 
 @dataclass(frozen=True)
@@ -67,13 +70,20 @@ class ActionMapper:
                  max_speed: float = 10.0, max_tip_offset: float = 0.5, max_cut_deg: float = 5.0) -> None:
         if mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {sorted(ACTION_MODES)}, got {mode!r}")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (min_speed, max_speed)) \
-                or not 0 < min_speed < max_speed <= 15.0:
+        try:
+            speeds = real(min_speed, "min_speed"), real(max_speed, "max_speed")
+        except ValueError:
+            speeds = (math.nan, math.nan)  # named with the range below
+        if not 0 < speeds[0] < speeds[1] <= 15.0:
             raise ValueError(f"speeds must satisfy 0 < min_speed < max_speed <= 15 m/s, "
-                             f"got {min_speed!r}, {max_speed!r}")
-        if isinstance(max_tip_offset, bool) or not isinstance(max_tip_offset, (int, float)) \
-                or not 0 <= max_tip_offset <= 0.6:
+                             f"got {quote(min_speed)}, {quote(max_speed)}")
+        min_speed, max_speed = speeds
+        max_tip_offset = real(max_tip_offset, "max_tip_offset")
+        if not 0 <= max_tip_offset <= 0.6:
             raise ValueError(f"max_tip_offset must be in [0, 0.6] ball radii, got {max_tip_offset!r}")
+        max_cut_deg = real(max_cut_deg, "max_cut_deg")
+        if not 0 <= max_cut_deg <= MAX_CUT_TURN_DEG:
+            raise ValueError(f"max_cut_deg must be in [0, {MAX_CUT_TURN_DEG:g}] degrees, got {max_cut_deg!r}")
         self.table, self.mode = table, mode
         self.components = ACTION_MODES[mode]
         self.min_speed, self.max_speed = min_speed, max_speed

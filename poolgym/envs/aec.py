@@ -21,6 +21,7 @@ from poolgym.envs.play import simulate_move
 from poolgym.envs.pool_env import make_rule_options, make_table
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
+from poolgym.numbers import integer
 from poolgym.physics import Simulator
 from poolgym.rules import get_ruleset
 
@@ -96,7 +97,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
         self.shaping = PotentialShaping(shaping_gamma)
         self._obs_space = observation_spaces(obs_mode, choice=self.choice)
         self.obs_mode = obs_mode
-        self.max_turns = max_turns
+        self.max_turns = integer(max_turns, "max_turns")
+        if self.max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
         self.render_mode = render_mode
         self.possible_agents = ["player_0", "player_1"]
         self.state = None

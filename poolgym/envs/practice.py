@@ -14,6 +14,7 @@ from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
 from poolgym.envs.observations import flatten_observation, observation_spaces, observe, observe_candidates
 from poolgym.envs.pool_env import make_table
 from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
+from poolgym.numbers import quote, real
 from poolgym.physics import Simulator
 from poolgym.physics.invariants import random_layout
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
@@ -98,8 +99,12 @@ class PotBallEnv(RenderMixin, gym.Env):
         low, high = bounds
         for name, value in (("pot_reward", pot_reward), ("scratch_penalty", scratch_penalty),
                             ("miss_penalty", miss_penalty)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number, got {value!r}")
+            try:
+                finite = math.isfinite(real(value, name))
+            except ValueError:
+                finite = False
+            if not finite:
+                raise ValueError(f"{name} must be a finite number, got {quote(value)}")
         check_render_mode(render_mode)
         self.table = make_table(table)
         self.n_balls = (low, high)

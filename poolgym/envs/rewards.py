@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, fields
 
 from poolgym.config import from_mapping
 from poolgym.envs.candidates import best_make_probability, candidate_slots, shot_is_due
+from poolgym.numbers import quote, real
 from poolgym.rules import CueBallZone, GameState, Outcome
 
 
@@ -56,8 +57,13 @@ class RewardWeights:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"reward weight {f.name!r} must be a finite number, got {value!r}")
+            try:
+                number = real(value, f"reward weight {f.name!r}")
+            except ValueError:
+                number = math.nan  # named below
+            if not math.isfinite(number):
+                raise ValueError(f"reward weight {f.name!r} must be a finite number, got {quote(value)}")
+            object.__setattr__(self, f.name, number)  # plain floats (see poolgym.numbers)
 
     @classmethod
     def from_config(cls, config: "RewardWeights | dict | None") -> "RewardWeights":

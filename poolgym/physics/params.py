@@ -5,6 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
+import numpy as np
+
+from poolgym.numbers import integer, quote, real
+
 
 @dataclass(frozen=True)
 class PhysicsParams:
@@ -72,12 +76,16 @@ class PhysicsParams:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "squirt":
-                if not isinstance(value, bool):
-                    raise ValueError(f"PhysicsParams.squirt must be a bool, got {value!r}")
+                if not isinstance(value, (bool, np.bool_)):
+                    raise ValueError(f"PhysicsParams.squirt must be a bool, got {quote(value)}")
+                object.__setattr__(self, f.name, bool(value))
                 continue
+            # Plain Python numbers from here on (see poolgym.numbers).
+            value = (integer if f.name == "max_events" else real)(value, f"PhysicsParams.{f.name}")
+            object.__setattr__(self, f.name, value)
             if f.name == "ball_friction_extra" and value == 0:
                 continue  # a constant ball-ball friction
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+            if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"PhysicsParams.{f.name} must be a positive finite number, got {value!r}")
         for name in ("ball_restitution", "cushion_restitution"):
             if getattr(self, name) > 1.0:

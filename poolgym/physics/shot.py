@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from poolgym.numbers import quote, real
 from poolgym.table import BALL_RADIUS
 
 
@@ -36,23 +37,30 @@ class Shot:
     side: float = 0.0
     vertical: float = 0.0
 
-    def validate(self, max_speed: float) -> None:
-        """Raise ``ValueError`` naming the field and its allowed range when out of range."""
+    def validate(self, max_speed: float) -> "Shot":
+        """This shot with every field a Python float; ``ValueError`` naming the field and its
+        allowed range when a value is not a real number, overflows a float or is out of range.
+
+        NumPy scalars of any precision are accepted and converted here: the simulation then
+        runs in float64 whatever the caller passed, and its results are plain floats.
+        """
+        values = {}
         for name in ("speed", "angle_deg", "side", "vertical"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-                raise ValueError(f"Shot.{name} must be a real number, got {type(value).__name__} {value!r}")
+            value = real(getattr(self, name), f"Shot.{name}")
             if not math.isfinite(value):
                 raise ValueError(f"Shot.{name} must be finite, got {value!r}")
-        if not 0.0 < self.speed <= max_speed:
-            raise ValueError(f"Shot.speed must be in (0, {max_speed}] m/s, got {self.speed!r}")
+            values[name] = value
+        speed, side, vertical = values["speed"], values["side"], values["vertical"]
+        if not 0.0 < speed <= max_speed:
+            raise ValueError(f"Shot.speed must be in (0, {max_speed}] m/s, got {speed!r}")
         for name in ("side", "vertical"):
-            if not -1.0 < getattr(self, name) < 1.0:
+            if not -1.0 < values[name] < 1.0:
                 raise ValueError(f"Shot.{name} must be in (-1, 1) (fraction of the ball radius), "
-                                 f"got {getattr(self, name)!r}")
-        if math.hypot(self.side, self.vertical) >= 1.0:
+                                 f"got {values[name]!r}")
+        if math.hypot(side, vertical) >= 1.0:
             raise ValueError("Shot.side and Shot.vertical must satisfy side**2 + vertical**2 < 1 "
-                             f"(the tip must meet the ball), got side={self.side!r}, vertical={self.vertical!r}")
+                             f"(the tip must meet the ball), got side={side!r}, vertical={vertical!r}")
+        return Shot(**values)
 
 
 @dataclass(frozen=True)
@@ -70,13 +78,23 @@ class Noise:
     vertical: float = 0.0
 
     PRESETS = ("none", "tournament")
+    # The largest standard deviation accepted per field: well past any human player (a
+    # beginner's speed error is ~0.3 m/s, aim ~2 degrees), small enough that the executed
+    # shot stays a stroke of the cue.
+    LIMITS = {"speed": 1.0, "angle_deg": 10.0, "side": 0.5, "vertical": 0.5}
+    UNITS = {"speed": "m/s", "angle_deg": "degrees", "side": "ball radii", "vertical": "ball radii"}
 
     def __post_init__(self) -> None:
-        for name in ("speed", "angle_deg", "side", "vertical"):
+        for name, limit in self.LIMITS.items():
             value = getattr(self, name)
-            if (isinstance(value, bool) or not isinstance(value, (int, float))
-                    or not (math.isfinite(value) and value >= 0)):
-                raise ValueError(f"Noise.{name} must be a finite standard deviation >= 0, got {value!r}")
+            try:
+                value = real(value, f"Noise.{name}")
+            except ValueError:
+                value = math.nan  # named with the range below
+            if not (math.isfinite(value) and 0.0 <= value <= limit):
+                raise ValueError(f"Noise.{name} must be a finite standard deviation >= 0 and <= {limit} "
+                                 f"{self.UNITS[name]}, got {quote(getattr(self, name))}")
+            object.__setattr__(self, name, value)
 
     @classmethod
     def preset(cls, name: str) -> "Noise":
@@ -108,17 +126,17 @@ class Noise:
     def is_zero(self) -> bool:
         return self.speed == self.angle_deg == self.side == self.vertical == 0.0
 
-    def apply(self, shot: Shot, rng: np.random.Generator) -> Shot:
+    def apply(self, shot: Shot, rng: np.random.Generator, max_speed: float = 15.0) -> Shot:
         """The shot as executed: each parameter plus a Gaussian draw from ``rng``.
 
-        A draw can leave the physical range (a negative speed, a tip beyond the ball's edge);
-        the executed shot is then the nearest one that can be played, and the simulator
-        reports the executed values (and a miscue) in the strike event.
+        A draw can leave the stroke limits (a negative speed or one above ``max_speed``, a tip
+        beyond the ball's edge); the executed shot is then the nearest one that can be played,
+        and the simulator reports the executed values (and a miscue) in the strike event.
         """
         if self.is_zero:
             return shot
-        d_speed, d_angle, d_side, d_vertical = rng.normal(0.0, 1.0, size=4)
-        speed = max(1e-3, shot.speed + self.speed * d_speed)
+        d_speed, d_angle, d_side, d_vertical = (float(d) for d in rng.normal(0.0, 1.0, size=4))
+        speed = min(max_speed, max(1e-3, shot.speed + self.speed * d_speed))
         side = shot.side + self.side * d_side
         vertical = shot.vertical + self.vertical * d_vertical
         reach = math.hypot(side, vertical)

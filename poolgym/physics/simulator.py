@@ -19,6 +19,7 @@ from typing import Mapping
 import numpy as np
 
 from poolgym import events as ev
+from poolgym.numbers import quote, real
 from poolgym.physics.contact_time import INF, quadratic_entry, quartic_entry
 from poolgym.physics.contacts import ball_ball_impulse, cushion_impulse
 from poolgym.physics.params import PhysicsParams
@@ -116,9 +117,10 @@ class Simulator:
             if isinstance(ball, bool) or not isinstance(ball, (int, np.integer)) or not 0 <= ball <= MAX_BALL:
                 raise ValueError(f"layout has unknown ball {ball!r}; balls are integers 0..{MAX_BALL} (0 = cue ball)")
             try:
-                x, y = (float(v) for v in pos)
+                x, y = pos
             except (TypeError, ValueError):
-                raise ValueError(f"layout[{ball}] must be a pair of numbers (x, y), got {pos!r}") from None
+                raise ValueError(f"layout[{ball}] must be a pair of numbers (x, y), got {quote(pos)}") from None
+            x, y = real(x, f"layout[{ball}] x"), real(y, f"layout[{ball}] y")
             if not (math.isfinite(x) and math.isfinite(y)):
                 raise ValueError(f"layout[{ball}] must be finite, got ({x}, {y})")
             if not self.table.contains(x, y):
@@ -153,12 +155,12 @@ class Simulator:
         """
         if not isinstance(shot, Shot):
             raise ValueError(f"shot must be a poolgym.physics.Shot, got {type(shot).__name__}")
-        shot.validate(self.params.max_speed)
+        shot = shot.validate(self.params.max_speed)  # plain floats from here on
         balls = self.validate_layout(layout)
         if not self.noise.is_zero:
             if rng is None:
                 raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")
-            shot = self.noise.apply(shot, rng)
+            shot = self.noise.apply(shot, rng, self.params.max_speed)
         return _ShotRun(self, balls, shot, trajectories).run()
 
     def strike_state(self, shot: Shot) -> tuple[float, float, float, float, float]:
@@ -510,6 +512,13 @@ class _ShotRun:
         duration = self._rest_time(last_event)
         self.log.append(ev.Rest(duration))
         positions = {self.nums[k]: (self.X[k], self.Y[k]) for k in range(len(self.nums)) if self.ON[k]}
+        table = self.sim.table
+        for ball, (x, y) in positions.items():
+            # Table validation makes this impossible; a ball escaping is a simulator bug, and
+            # it is reported rather than handed to the rules as a position.
+            if not table.inside_outline(x, y):
+                raise RuntimeError(f"ball {ball} came to rest outside the cushion outline at "
+                                   f"({x:.4f}, {y:.4f}); layout {self.start} shot {self.shot}")
         paths = None
         if self.record:
             for k in range(len(self.nums)):

@@ -23,6 +23,7 @@ from poolgym.rules import fouls as foul_rules
 from poolgym.rules.ball_in_hand import spot_request_candidates
 from poolgym.rules.decisions import Choice, Decision, DecisionKind, PendingDecision
 from poolgym.rules.options import RuleOptions
+from poolgym.rules.overlaps import overlapping_pairs
 from poolgym.rules.outcome import Foul, Outcome, heaviest_penalty
 from poolgym.rules.shot import ShotCall, ShotEvents
 from poolgym.rules.spotting import spot_balls, spot_position
@@ -32,6 +33,10 @@ from poolgym.table import Table
 
 Point = tuple[float, float]
 NO_PROGRESS_INNINGS = 3  # WPA 1.12: three more innings each after "no progress" is announced
+# How far final positions may stray (metres) into a cushion or another ball: the simulator's
+# own bound at rest (poolgym.physics.invariants.MAX_OVERLAP, not imported: the rules stand
+# without the physics).
+FINAL_POSITION_TOLERANCE = 0.0005
 
 
 @dataclass
@@ -108,6 +113,12 @@ class Ruleset:
     def legal_targets(self, state: GameState) -> frozenset[int]:
         """The balls the cue ball may legally touch first in ``state`` (WPA 6.2)."""
         raise NotImplementedError
+
+    def state_problems(self, state: GameState) -> list[str]:
+        """What makes ``state`` impossible in this game beyond the invariants every game
+        shares (``state_violations``), in words; a game with state of its own (eight-ball's
+        groups) overrides this. Empty when sound."""
+        return []
 
     def judge_shot(self, state: GameState, call: ShotCall, events: ShotEvents) -> Verdict:
         """Apply the game's rules to a checked shot."""
@@ -248,7 +259,26 @@ class Ruleset:
                 missing, extra = sorted(expected - given), sorted(given - expected)
                 raise ValueError(f"final_positions must list exactly the balls left on the table; "
                                  f"missing {missing}, unexpected {extra}")
+            # A cue ball left where it was placed from hand was not struck: a placement off the
+            # surface or on a ball is the 6.10 foul, judged by the rules, not an error.
+            unplayed = (in_hand and events.cue_ball_start is not None
+                        and (CUE_BALL, *events.cue_ball_start) in events.final_positions)
+            self._check_final_positions([b for b in events.final_positions
+                                         if not (unplayed and b[0] == CUE_BALL)])
         foul_rules.declared(events, self.fouls_in_force)
+
+    def _check_final_positions(self, final_positions) -> None:
+        """Balls at rest are on the playing surface and apart, up to what the simulator
+        itself allows at rest (``FINAL_POSITION_TOLERANCE``)."""
+        table = self.table
+        for n, x, y in final_positions:
+            if not table.contains(x, y, tolerance=FINAL_POSITION_TOLERANCE):
+                raise ValueError(f"final_positions puts ball {n} at ({x:.4f}, {y:.4f}), off the playing "
+                                 "surface")
+        pairs = overlapping_pairs(final_positions, table.ball_radius, FINAL_POSITION_TOLERANCE, limit=1)
+        if pairs:
+            raise ValueError(f"final_positions puts balls {pairs[0][0]} and {pairs[0][1]} on top of each other "
+                             f"(centres closer than {2 * table.ball_radius - FINAL_POSITION_TOLERANCE:.5f} m)")
 
     def _check_playable(self, state: GameState) -> None:
         if state.game != self.name:

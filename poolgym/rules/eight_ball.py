@@ -16,16 +16,14 @@ called), since otherwise the rack could not end.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
 
 import numpy as np
 
 from poolgym.rules.base import Point, Ruleset, Verdict, register_ruleset
 from poolgym.rules.decisions import Choice, Decision, DecisionKind, PendingDecision
 from poolgym.rules.outcome import Foul, Penalty, heaviest_penalty
-from poolgym.rules.shot import ShotCall, ShotEvents
+from poolgym.rules.shot import ShotCall, ShotEvents, ball_and_pocket_calls
 from poolgym.rules.state import CUE_BALL, CueBallZone, GameState
-from poolgym.table import POCKET_IDS
 
 EIGHT = 8
 SOLIDS = tuple(range(1, 8))
@@ -114,6 +112,13 @@ class EightBall(Ruleset):
             return tuple(b for b in state.object_balls_on_table if b != EIGHT)
         return own
 
+    def state_problems(self, state: GameState) -> list[str]:
+        """The groups are open (None) or one each of solids and stripes."""
+        if state.groups is not None and sorted(state.groups) != sorted(GROUPS):
+            return [f"groups must be None (open table) or one each of {sorted(GROUPS)}, "
+                    f"got {state.groups}"]
+        return []
+
     def legal_targets(self, state: GameState) -> frozenset[int]:
         """The legal first contacts: any ball on the break (WPA 3.3(b)), otherwise the
         callable balls (3.4, 3.9, digest 8.3); with ``eight_ball_cleared_group_must_hit_eight``
@@ -137,7 +142,7 @@ class EightBall(Ruleset):
         pocket (3.6)."""
         if state.awaiting_break:
             return (ShotCall(),)
-        return _calls(self.callable_balls(state))
+        return ball_and_pocket_calls(self.callable_balls(state))
 
     def check_call(self, state: GameState, call: ShotCall) -> None:
         super().check_call(state, call)
@@ -331,8 +336,3 @@ class EightBall(Ruleset):
         return replace(super().rerack(state, breaker), breaker=state.breaker)
 
 
-@lru_cache(maxsize=4096)
-def _calls(balls: tuple[int, ...]) -> tuple[ShotCall, ...]:
-    """A safety and each of ``balls`` into each pocket (cached: the same sets recur)."""
-    return (ShotCall.safety_shot(),) + tuple(ShotCall.called(b, p) for b in balls
-                                             for p in POCKET_IDS)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from collections.abc import Iterable, Mapping
 
 from poolgym import events as ev
+from poolgym.numbers import quote
 from poolgym.rules.options import RuleOptions
 from poolgym.rules.outcome import Penalty
 from poolgym.table import POCKET_IDS, Table
@@ -72,6 +74,21 @@ class ShotCall:
     @property
     def names_ball(self) -> bool:
         return self.ball is not None
+
+
+# Every call naming a ball, built once and shared by every list of calls (balls 1-15).
+_SAFETY_CALL = ShotCall.safety_shot()
+_PUSH_CALL = ShotCall.push()
+_BALL_CALLS = {b: tuple(ShotCall.called(b, p) for p in POCKET_IDS) for b in range(1, 16)}
+
+
+@lru_cache(maxsize=256)
+def ball_and_pocket_calls(balls: tuple[int, ...], push_out: bool = False) -> tuple[ShotCall, ...]:
+    """A safety, each of ``balls`` into each pocket, then a push out when ``push_out``: the
+    calls of the call-shot games, in that order. Cached (the same sets recur shot after
+    shot) in a small cache of shared calls: a full one holds about 0.2 MB."""
+    calls = (_SAFETY_CALL,) + tuple(call for b in balls for call in _BALL_CALLS[b])
+    return calls + (_PUSH_CALL,) if push_out else calls
 
 
 @dataclass(frozen=True)
@@ -281,8 +298,9 @@ def _ball(value) -> int:
 def _point(value, what: str) -> Point:
     try:
         x, y = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be an (x, y) pair, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{what} must be an (x, y) pair of numbers in the float range, "
+                         f"got {quote(value)}") from None
     if not (math.isfinite(x) and math.isfinite(y)):
         raise ValueError(f"{what} must be finite, got ({x}, {y})")
     return (x, y)

@@ -15,6 +15,7 @@ from enum import Enum
 from collections.abc import Mapping
 from typing import Any
 
+from poolgym.numbers import quote, real
 from poolgym.rules.decisions import PendingDecision
 
 Point = tuple[float, float]
@@ -72,7 +73,7 @@ class GameState:
                 number, (x, y) = item
             else:
                 number, x, y = item
-            x, y = float(x), float(y)
+            x, y = real(x, f"ball {number} x"), real(y, f"ball {number} y")
             if not (math.isfinite(x) and math.isfinite(y)):
                 raise ValueError(f"ball {number} has a non-finite position ({x}, {y})")
             normal.append((int(number), x, y))
@@ -113,8 +114,18 @@ class GameState:
             raise ValueError(f"consecutive_fouls must be two counts >= 0: {self.consecutive_fouls}")
         if len(self.warned_on_two_fouls) != 2 or len(self.scores) != 2:
             raise ValueError("warned_on_two_fouls and scores hold one value per player")
-        if self.groups is not None and len(self.groups) != 2:
-            raise ValueError(f"groups must name one group per player: {self.groups}")
+        if self.groups is not None and (len(self.groups) != 2 or len(set(self.groups)) != 2):
+            raise ValueError(f"groups must name one group per player, two different ones: {self.groups}")
+        if self.winner is not None and self.stalemate:
+            raise ValueError(f"a rack is won (winner {self.winner}) or a stalemate, not both")
+        for name, low in (("inning", 1), ("shot_number", 0), ("rack_number", 1)):
+            if getattr(self, name) < low:
+                raise ValueError(f"{name} must be at least {low}, got {getattr(self, name)!r}")
+        if self.target_score is not None and self.target_score < 1:
+            raise ValueError(f"target_score must be at least 1 point (or None), got {self.target_score!r}")
+        if self.no_progress_innings is not None and (len(self.no_progress_innings) != 2
+                                                     or min(self.no_progress_innings) < 0):
+            raise ValueError(f"no_progress_innings must be two counts >= 0: {self.no_progress_innings}")
         if self.cue_ball_in_hand is not CueBallZone.NONE and CUE_BALL in numbers:
             raise ValueError("the cue ball is in hand, so it cannot also be on the table")
 
@@ -194,7 +205,8 @@ class GameState:
                 raise ValueError(f"GameState field {name!r} is missing")
         for name, value in data.items():
             if not _JSON_FIELDS[name](value):
-                raise ValueError(f"GameState field {name!r} must be {_JSON_FIELD_TYPES[name]}, got {value!r}")
+                raise ValueError(f"GameState field {name!r} must be {_JSON_FIELD_TYPES[name]}, "
+                                 f"got {quote(value)}")
         values = dict(data)
         values["balls"] = tuple(tuple(b) for b in values["balls"])
         if values.get("pending") is not None:
@@ -222,8 +234,12 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond the float range
+        return False
 
 
 def _pair(check):

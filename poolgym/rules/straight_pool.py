@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from functools import lru_cache
 
 import numpy as np
 
@@ -22,9 +21,9 @@ from poolgym.rules.decisions import Choice, Decision, DecisionKind, PendingDecis
 from poolgym.rules.fouls import is_third_foul
 from poolgym.rules.options import RuleOptions
 from poolgym.rules.outcome import Foul, Penalty, heaviest_penalty
-from poolgym.rules.shot import ShotCall, ShotEvents
+from poolgym.rules.shot import ShotCall, ShotEvents, ball_and_pocket_calls
 from poolgym.rules.state import CUE_BALL, CueBallZone, GameState
-from poolgym.table import POCKET_IDS, Table
+from poolgym.table import Table
 
 RACK_ROWS = (1, 2, 3, 4, 5)  # WPA 4.2: the 15-ball triangle, apex on the foot spot
 DEFAULT_TARGET_SCORE = 100
@@ -102,7 +101,7 @@ class StraightPool(Ruleset):
     def call_options(self, state: GameState) -> tuple[ShotCall, ...]:
         """A safety or a ball into a pocket (WPA 4.5); on the break also no call at all,
         since the breaker may call a ball but need not (4.3)."""
-        calls = _calls(state.object_balls_on_table)
+        calls = ball_and_pocket_calls(state.object_balls_on_table)
         return (ShotCall(),) + calls if state.awaiting_break else calls
 
     def check_call(self, state: GameState, call: ShotCall) -> None:
@@ -373,13 +372,3 @@ def _checked_target(target_score) -> int:
     return target_score
 
 
-# Every call there can be, built once: a safety, then each ball into each pocket.
-_SAFETY = ShotCall.safety_shot()
-_BALL_CALLS = {b: tuple(ShotCall.called(b, p) for p in POCKET_IDS)
-               for b in StraightPool.object_balls}
-
-
-@lru_cache(maxsize=4096)
-def _calls(balls: tuple[int, ...]) -> tuple[ShotCall, ...]:
-    """A safety and each ball on the table into each pocket (cached: the sets recur)."""
-    return (_SAFETY,) + tuple(call for b in balls for call in _BALL_CALLS[b])

@@ -8,14 +8,12 @@ spotted when pocketed uncalled, on a foul or on a push out, or driven off the ta
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from poolgym.rules.base import Point, Verdict, register_ruleset
 from poolgym.rules.decisions import DecisionKind, PendingDecision
 from poolgym.rules.nine_ball import PUSH_OUT_CHOICES, NineBall
-from poolgym.rules.shot import ShotCall, ShotEvents
+from poolgym.rules.shot import ShotCall, ShotEvents, ball_and_pocket_calls
 from poolgym.rules.state import GameState
-from poolgym.table import POCKET_IDS
 
 
 @register_ruleset("ten_ball")
@@ -36,7 +34,7 @@ class TenBall(NineBall):
         digest 8.6), or a push out when one is available (9.4)."""
         if state.awaiting_break:
             return (ShotCall(),)
-        return _calls(state.object_balls_on_table, state.push_out_available)
+        return ball_and_pocket_calls(state.object_balls_on_table, state.push_out_available)
 
     def check_call(self, state: GameState, call: ShotCall) -> None:
         super().check_call(state, call)
@@ -78,12 +76,3 @@ class TenBall(NineBall):
                        pending=pending)
 
 
-@lru_cache(maxsize=4096)
-def _calls(balls: tuple[int, ...], push_out: bool) -> tuple[ShotCall, ...]:
-    """Every call with ``balls`` on the table: a safety, each ball into each pocket, and a
-    push out when available (cached: the same sets recur all the time)."""
-    calls = [ShotCall.safety_shot()]
-    calls += [ShotCall.called(b, p) for b in balls for p in POCKET_IDS]
-    if push_out:
-        calls.append(ShotCall.push())
-    return tuple(calls)

@@ -14,7 +14,7 @@ VARIANTS = Path(__file__).resolve().parents[2] / "configs" / "variants"
 
 
 def test_every_shipped_yaml_variant_registers_and_passes_check_env():
-    ids = poolgym.register_directory(VARIANTS)
+    ids = poolgym.register_directory(VARIANTS, trusted=True)  # six_ball.yaml imports its game
     assert len(ids) >= 4
     for env_id in ids:
         with warnings.catch_warnings():
@@ -46,7 +46,7 @@ def test_six_ball_from_outside_the_package_passes_the_rules_checker_and_check_en
 def test_a_custom_variant_trains_with_stable_baselines3(tmp_path):
     from stable_baselines3 import PPO
 
-    env_id = poolgym.register_from_yaml(VARIANTS / "six_ball.yaml")
+    env_id = poolgym.register_from_yaml(VARIANTS / "six_ball.yaml", trusted=True)
     env = gym.make(env_id, obs_mode="flat")
     model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=256)

@@ -173,7 +173,7 @@ def test_impossible_positions_are_named_by_check_state(balls, message):
     ("id: a/B-v0\ngame: nine_ball\nrace_to: true\n", "key 'race_to' must be int"),
     ("id: a/B-v0\ngame: nine_ball\nmax_speed: 99\n", "speeds must satisfy"),
     ("id: a/B-v0\ngame: nine_ball\nopponent: shark\n", "opponent must be"),
-    ("id: a/B-v0\ngame: nine_ball\nrack: no_such_module:rack\n", "cannot import rack"),
+    ("id: a/B-v0\ngame: nine_ball\nrack: no_such_module:rack\n", "key 'rack' is an import path"),
     ("id: NineBall\ngame: nine_ball\n", "a variant id looks like"),
     ("id: a/B-v0\n", "missing key 'game'"),
     ("", "a variant is a mapping"),

@@ -153,6 +153,21 @@ CORRUPTIONS = [
     (_set(["moves", 0, "shot"], {"speed": 1.0}), r"moves\[0\].shot must be null or an object"),
     (_set(["moves", 0, "state", "shooter"], 7), r"moves\[0\].state: shooter must be player 0 or 1"),
     (_set(["moves", 1, "outcome"], "foul"), r"moves\[1\].outcome must be an object"),
+    # hostile values: integers past the float range, degenerate tables, broken generator states
+    (_set(["config", "table", "corner_jaw_length"], 1e-300), r"config: Table.corner_jaw_length must be in \(0.005"),
+    (_set(["config", "table", "length"], 10 ** 400), "config: Table.length must be a positive finite number, "
+                                                     "got an integer of about 401 digits"),
+    (_set(["config", "noise", "speed"], 1e308), "config: Noise.speed must be a finite standard deviation"),
+    (_set(["moves", 0, "action", 0], 10 ** 400), r"moves\[0\].action must be a list of 8 numbers"),
+    (_set(["moves", 0, "shot", "speed"], -10 ** 400), r"moves\[0\].shot must be null or an object"),
+    (_set(["initial_state", "balls", 1, 1], 10 ** 400), "initial_state: GameState field 'balls' must be"),
+    (_set(["seed"], 2 ** 200), r"seed must be a whole number in \[0, 2\*\*128\) or null"),
+    (lambda d: d.update(seed=None, rng_state={"bit_generator": "PCG64", "state": {"state": 1, "inc": 1}}),
+     r"rng_state is not a PCG64 state \(KeyError: has_uint32\)"),
+    (lambda d: d.update(seed=None, rng_state={"bit_generator": "MT19937", "state": {}}), "needs rng_state"),
+    (lambda d: d["moves"][0]["state"].update(winner=0, stalemate=True),
+     r"moves\[0\].state: a rack is won \(winner 0\) or a stalemate, not both"),
+    (_set(["moves", 0, "state", "inning"], -1), r"moves\[0\].state: inning must be at least 1"),
 ]
 
 
@@ -175,6 +190,40 @@ def test_unreadable_files_are_rejected(tmp_path, text, message):
     bad.write_bytes(text.encode("latin-1"))
     with pytest.raises(SavedGameError, match=message):
         load(bad)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[" * 100_000 + "]" * 100_000, r"not a saved game \(its JSON is nested too deeply\)"),
+    ('{"format": "poolgym.saved_game", "version": ' + "9" * 5000 + "}", "not valid JSON: Exceeds the limit"),
+])
+def test_hostile_json_is_a_saved_game_error(tmp_path, text, message):
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    with pytest.raises(SavedGameError, match=message) as err:
+        load(bad)
+    assert str(bad) in str(err.value) and len(str(err.value)) < 600
+
+
+def test_a_file_past_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
+    import poolgym.saved_game
+
+    monkeypatch.setattr(poolgym.saved_game, "MAX_BYTES", 100)
+    bad = tmp_path / "big.json"
+    bad.write_text(" " * 101)
+    with pytest.raises(SavedGameError, match="big.json: not a saved game: 101 bytes, at most 100 are read"):
+        load(bad)
+
+
+def test_a_validated_rng_state_replays(recorded, tmp_path):
+    """A game recorded from an unseeded reset keeps the generator state, which load checks
+    by building the generator; the replay then runs."""
+    env = RecordGame(gym.make("poolgym/NineBall-v0"))
+    env.unwrapped.np_random = np.random.default_rng(12)
+    play(env, seed=None, steps=3)
+    path = tmp_path / "unseeded.json"
+    env.save(path)
+    assert load(path).rng_state["bit_generator"] == "PCG64"
+    assert len(replay(path)) == len(env.saved_game.moves)
 
 
 def test_a_missing_file_is_named(tmp_path):
