@@ -15,41 +15,27 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Sequence
 
-import gymnasium as gym
-
-import poolgym  # noqa: F401  (registers the environments)
-from poolgym.envs import PoolEnv
 from poolgym.envs.opponents import LADDER
 
-from agents.evaluate import run_match, summarize, wilson_interval
+from agents.evaluate import run_match, summarize
 from agents.loading import make_agent
+from agents.protocol import protocol
 
 # The README's table: the ladder up to the fastest bot (the slower budgets cost minutes a rack).
 TABLE_PLAYERS = LADDER[:LADDER.index("bot:fast") + 1]
 
 
-def protocol(env_id: str) -> tuple[PoolEnv, str]:
-    """The game env of ``env_id`` (its rules carry its rack model) and its noise preset name."""
-    env = gym.make(env_id).unwrapped
-    if not isinstance(env, PoolEnv):
-        raise ValueError(f"{env_id} is not a game env")
-    noise = "none" if env.simulator.noise.is_zero else "tournament"
-    return env, noise
-
-
 def play_pairing(env_id: str, a: str, b: str, racks: int, seed: int) -> dict:
-    """One match of ``racks`` racks between ladder members ``a`` and ``b``."""
-    env, noise = protocol(env_id)
-    rules = env.rules
-    agents = [make_agent(spec, rules, seed=seed + i, noise=noise) for i, spec in enumerate((a, b))]
+    """One match of ``racks`` racks between ladder members ``a`` and ``b`` under the
+    protocol of ``env_id``."""
+    played_under = protocol(env_id)
+    rules, noise = played_under.rules, played_under.noise
+    agents = [make_agent(spec, rules, seed=seed + i, noise=noise, max_speed=played_under.max_speed)
+              for i, spec in enumerate((a, b))]
     started = time.perf_counter()
     match = run_match(rules, agents, (a, b), racks, seed=seed, noise=noise)
     summary = summarize(match)
     summary["seconds"] = time.perf_counter() - started
-    for name, stats in summary["agents"].items():
-        attempts = stats["pot_attempts"]
-        made = round((stats["pot_success"] or 0.0) * attempts)
-        stats["pot_success_ci95"] = list(wilson_interval(made, attempts)) if attempts else None
     return {"a": a, "b": b, "summary": summary}
 
 

@@ -130,35 +130,48 @@ def _ruleset(name: str):
                          f"{list(available_rulesets())}") from None
 
 
+def _protocol(args: argparse.Namespace):
+    """The evaluation protocol of ``--env`` with ``--game`` / ``--noise`` (``agents.protocol``)."""
+    from agents.protocol import protocol
+
+    if args.game is not None:
+        _ruleset(args.game)  # a usage error listing the games when it is not one
+    return protocol(args.env, args.game, args.noise)
+
+
 def _eval(args: argparse.Namespace) -> int:
     from agents import evaluate
     from agents.loading import make_agent
 
-    rules = _ruleset(args.game)
+    played_under = _protocol(args)
+    rules, noise = played_under.rules, played_under.noise
+    print(played_under.describe(), file=sys.stderr, flush=True)
     agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode}
     # Built here in every case: a bad spec fails at once, and the references need A.
-    agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise, **agent_kwargs)
+    agents = [make_agent(spec, rules, seed=args.seed + i, noise=noise, max_speed=played_under.max_speed,
+                         **agent_kwargs)
               for i, spec in enumerate((args.a, args.b))]
-    references = evaluate.reference_agents(args.a, agents[0], rules, seed=args.seed, noise=args.noise)
+    references = evaluate.reference_agents(args.a, agents[0], rules, seed=args.seed, noise=noise,
+                                           max_speed=played_under.max_speed)
     if args.ray or args.address:
         from agents.distributed import run_match_ray
 
         def on_ray(specs):
-            return run_match_ray(args.game, specs, args.games, seed=args.seed, noise=args.noise,
+            return run_match_ray(args.env, specs, args.games, seed=args.seed, game=args.game, noise=args.noise,
                                  address=args.address, **agent_kwargs)
 
         match = on_ray((args.a, args.b))
         # The untrained network has no spec a Ray worker could build: it plays here.
         play = lambda name, agent: (on_ray((name, args.b)) if name in evaluate.REFERENCE_AGENTS  # noqa: E731
                                     else evaluate.run_match(rules, [agent, agents[1]], (name, args.b),
-                                                            args.games, seed=args.seed, noise=args.noise))
+                                                            args.games, seed=args.seed, noise=noise))
     else:
-        match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed,
-                                   noise=args.noise)
+        match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed, noise=noise)
         play = None
     summary = evaluate.summarize(match)
+    summary["env"] = played_under.env_id
     summary["references"] = evaluate.reference_report(rules, references, agents[1], args.b, args.games,
-                                                      seed=args.seed, noise=args.noise, play=play)
+                                                      seed=args.seed, noise=noise, play=play)
     print(evaluate.format_summary(summary))
     _write_json(args.json, summary)
     if args.csv:
@@ -212,15 +225,30 @@ def _check_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _baselines(args: argparse.Namespace) -> int:
+    from agents import baselines
+
+    table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+    text = baselines.format_markdown(table)
+    print(text)
+    _write_json(args.json, table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
 def _play(args: argparse.Namespace) -> int:
     from agents.loading import make_agent
     from agents.watch import watch
     from poolgym.physics import Simulator
 
-    rules = _ruleset(args.game)
-    agents = [make_agent(spec, rules, seed=args.seed + i, noise=args.noise)
+    played_under = _protocol(args)
+    rules = played_under.rules
+    agents = [make_agent(spec, rules, seed=args.seed + i, noise=played_under.noise,
+                         max_speed=played_under.max_speed)
               for i, spec in enumerate((args.a, args.b))]
-    watch(rules, Simulator(rules.table, noise=args.noise), agents, seed=args.seed, gif=args.gif,
+    watch(rules, Simulator(rules.table, noise=played_under.noise), agents, seed=args.seed, gif=args.gif,
           fps=args.fps)
     return 0
 
@@ -384,12 +412,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="play N racks between two agents and report statistics, "
                                      "beside the random and fixed agents (and an untrained "
                                      "network for a model) on the same racks against B")
-    ev.add_argument("--game", default="nine_ball", help="a registered ruleset (default nine_ball)")
+    ev.add_argument("--env", default="poolgym/NineBall-v1", metavar="ID", help="the game env whose rules, rack gaps, noise and stroke cap the racks are played under (default poolgym/NineBall-v1)")
+    ev.add_argument("--game", help="another registered ruleset under the env's settings")
     ev.add_argument("-a", "--a", default="bot", help=f"agent A, breaks the even racks: {agent_help}")
-    ev.add_argument("-b", "--b", default="random", help="agent B (same forms)")
+    ev.add_argument("-b", "--b", default="legal-random", help="agent B (same forms; default legal-random)")
     ev.add_argument("--games", type=_positive_int, default=20, help="racks to play (default 20)")
     ev.add_argument("--seed", type=_seed, default=0)
-    ev.add_argument("--noise", default="none", choices=("none", "tournament"))
+    ev.add_argument("--noise", choices=("none", "tournament"), help="replace the env's execution noise")
     ev.add_argument("--action-mode", choices=("raw", "aim"),
                     help="how a policy callable's actions are read (default raw); for a saved "
                          "model, checked against the mode recorded in it")
@@ -425,16 +454,27 @@ def build_parser() -> argparse.ArgumentParser:
     cb.add_argument("--opponent", default="legal-random", help="constant: the opponent (default legal-random)")
     cb.add_argument("--speed", type=float, default=12.0, help="breaks: the break speed in m/s (default 12)")
     cb.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1)")
-    cb.add_argument("--seed", type=int, default=0)
-    cb.add_argument("--json", metavar="FILE", help="also write every result to FILE")
+    cb.add_argument("--seed", type=_seed, default=0)
+    cb.add_argument("--json", metavar="FILE", type=_output_file, help="also write every result to FILE")
     cb.set_defaults(handler=_check_benchmark)
 
+    bl = sub.add_parser("baselines", help="every pair of the ladder (random .. bot:fast) plays a match "
+                                          "under a game env's protocol: the README's baseline table")
+    bl.add_argument("--env", default="poolgym/NineBall-v1", metavar="ID")
+    bl.add_argument("--racks", type=_positive_int, default=200, help="racks per pairing (default 200)")
+    bl.add_argument("--seed", type=_seed, default=0)
+    bl.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1)")
+    bl.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
+    bl.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
+    bl.set_defaults(handler=_baselines)
+
     play = sub.add_parser("play", help="watch two agents play a rack (window or --gif)")
-    play.add_argument("--game", default="nine_ball")
+    play.add_argument("--env", default="poolgym/NineBall-v1", metavar="ID", help="the game env whose rules, rack gaps, noise and stroke cap the racks are played under (default poolgym/NineBall-v1)")
+    play.add_argument("--game", help="another registered ruleset under the env's settings")
     play.add_argument("-a", "--a", default="bot", help=f"agent A, who breaks: {agent_help}")
     play.add_argument("-b", "--b", default="bot", help="agent B")
     play.add_argument("--seed", type=_seed, default=0)
-    play.add_argument("--noise", default="none", choices=("none", "tournament"))
+    play.add_argument("--noise", choices=("none", "tournament"), help="replace the env's execution noise")
     play.add_argument("--gif", metavar="FILE", type=_output_file, help="write a GIF instead of opening a window")
     play.add_argument("--fps", type=_fps, default=15.0, help="frames per second (default 15)")
     play.set_defaults(handler=_play)

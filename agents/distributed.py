@@ -12,24 +12,30 @@ from __future__ import annotations
 from agents.evaluate import Match, run_match
 
 
-def _play_chunk(game: str, specs: tuple[str, str], numbers: range, seed: int, noise: str,
-                agent_kwargs: dict) -> list:
-    """Play racks ``numbers`` in this worker (a Ray task body)."""
+def _play_chunk(terms: tuple[str, str | None, str | None], specs: tuple[str, str], numbers: range,
+                seed: int, agent_kwargs: dict) -> list:
+    """Play racks ``numbers`` in this worker (a Ray task body) under the protocol ``terms``."""
     from agents.loading import make_agent
-    from poolgym.rules import get_ruleset
+    from agents.protocol import protocol
 
-    rules = get_ruleset(game)
-    agents = [make_agent(spec, rules, seed=seed + i, noise=noise, **agent_kwargs)
+    rules_of = protocol(*terms)
+    agents = [make_agent(spec, rules_of.rules, seed=seed + i, noise=rules_of.noise,
+                         max_speed=rules_of.max_speed, **agent_kwargs)
               for i, spec in enumerate(specs)]
-    return run_match(rules, agents, specs, numbers, seed=seed, noise=noise).racks
+    return run_match(rules_of.rules, agents, specs, numbers, seed=seed, noise=rules_of.noise).racks
 
 
-def run_match_ray(game: str, specs: tuple[str, str], racks: int, seed: int = 0, noise: str = "none",
-                  address: str | None = None, chunks: int | None = None, num_cpus: int | None = None,
-                  **agent_kwargs) -> Match:
-    """Play ``racks`` racks of ``game`` between the agents ``specs`` on Ray and return the
-    match, rack for rack the same as ``run_match`` here. ``address`` joins a running
+def run_match_ray(env_id: str, specs: tuple[str, str], racks: int, seed: int = 0, game: str | None = None,
+                  noise: str | None = None, address: str | None = None, chunks: int | None = None,
+                  num_cpus: int | None = None, **agent_kwargs) -> Match:
+    """Play ``racks`` racks between the agents ``specs`` on Ray under the protocol of the
+    game env ``env_id`` (``agents.protocol``; ``game`` and ``noise`` override it) and return
+    the match, rack for rack the same as ``run_match`` here. ``address`` joins a running
     cluster; otherwise a local Ray instance starts (``num_cpus`` CPUs)."""
+    from agents.protocol import protocol
+
+    terms = (env_id, game, noise)
+    played_under = protocol(*terms)
     import ray
 
     started_here = not ray.is_initialized()
@@ -39,10 +45,10 @@ def run_match_ray(game: str, specs: tuple[str, str], racks: int, seed: int = 0, 
         n_chunks = chunks or max(1, min(racks, int(ray.cluster_resources().get("CPU", 1)) * 2))
         bounds = [racks * i // n_chunks for i in range(n_chunks + 1)]
         task = ray.remote(num_cpus=1)(_play_chunk)
-        futures = [task.remote(game, tuple(specs), range(bounds[i], bounds[i + 1]), seed, noise, agent_kwargs)
+        futures = [task.remote(terms, tuple(specs), range(bounds[i], bounds[i + 1]), seed, agent_kwargs)
                    for i in range(n_chunks) if bounds[i] < bounds[i + 1]]
         played = [rack for chunk in ray.get(futures) for rack in chunk]
     finally:
         if started_here:
             ray.shutdown()
-    return Match(game, tuple(specs), played, seed, noise)
+    return Match(played_under.game, tuple(specs), played, seed, played_under.noise)

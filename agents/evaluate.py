@@ -92,12 +92,13 @@ def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int | range
 
 
 def reference_agents(spec_a: str, agent_a, rules: Ruleset, seed: int = 0,
-                     noise: str = "none") -> dict[str, Any]:
+                     noise: str = "none", max_speed: float = 10.0) -> dict[str, Any]:
     """The reference agents for agent A (``spec_a``, ``agent_a``): ``REFERENCE_AGENTS``
     (seeded like A) and, when A is a saved model, ``"untrained"`` (``untrained_twin``)."""
     from agents.loading import PolicyAgent, make_agent, untrained_twin
 
-    refs = {name: make_agent(name, rules, seed=seed, noise=noise) for name in REFERENCE_AGENTS}
+    refs = {name: make_agent(name, rules, seed=seed, noise=noise, max_speed=max_speed)
+            for name in REFERENCE_AGENTS}
     if isinstance(agent_a, PolicyAgent) and hasattr(agent_a.policy, "model") and spec_a.endswith(".zip"):
         refs["untrained"] = untrained_twin(agent_a)
     return refs
@@ -180,8 +181,9 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
     low, high = wilson_interval(wins, n)
     return {
         "wins": wins, "win_rate": wins / n if n else 0.0, "win_rate_ci95": [low, high],
-        "shots": shots, "pot_attempts": attempts,
+        "shots": shots, "pot_attempts": attempts, "pots_made": made,
         "pot_success": made / attempts if attempts else None,
+        "pot_success_ci95": list(wilson_interval(made, attempts)) if attempts else None,
         "fouls": fouls, "fouls_per_rack": fouls / n if n else 0.0,
         "fouls_per_rack_by_section": {k: v / n for k, v in sorted(by_section.items())},
         "illegal_moves": illegal, "racks_lost_by_three_fouls": three_fouls,
@@ -236,16 +238,23 @@ def write_csv(match: Match, path: str) -> None:
         writer.writerows(shot_rows(match))
 
 
+def _pot(s: dict[str, Any]) -> str:
+    """Pot success with its 95% interval, as a percentage."""
+    if s["pot_success"] is None:
+        return "n/a"
+    low, high = s["pot_success_ci95"]
+    return f"{100 * s['pot_success']:.1f}% ({100 * low:.1f}-{100 * high:.1f}%)"
+
+
 def format_references(references: dict[str, Any]) -> str:
     """The reference points as a small table: racks won with 95% intervals, pot success
     and fouls per rack against the same opponent on the same racks."""
     lines = [f"reference points: the same racks against {references['opponent']} (95% intervals)",
-             f"  {'agent':<12}{'racks won':<28}{'pot success':<14}fouls/rack"]
+             f"  {'agent':<12}{'racks won':<28}{'pot success':<24}fouls/rack"]
     for name, s in references["agents"].items():
         low, high = s["win_rate_ci95"]
-        pot = "n/a" if s["pot_success"] is None else f"{100 * s['pot_success']:.1f}%"
         won = f"{s['wins']} ({100 * s['win_rate']:.1f}%, {100 * low:.1f}-{100 * high:.1f}%)"
-        lines.append(f"  {name:<12}{won:<28}{pot:<14}{s['fouls_per_rack']:.2f}")
+        lines.append(f"  {name:<12}{won:<28}{_pot(s):<24}{s['fouls_per_rack']:.2f}")
     return "\n".join(lines)
 
 
@@ -256,7 +265,7 @@ def format_summary(summary: dict[str, Any]) -> str:
              f"{summary['shots_per_rack']:.1f} shots per rack"]
     for name, s in summary["agents"].items():
         low, high = s["win_rate_ci95"]
-        pot = "n/a" if s["pot_success"] is None else f"{100 * s['pot_success']:.1f}%"
+        pot = _pot(s)
         bnr = "n/a" if s["break_and_run_rate"] is None else f"{100 * s['break_and_run_rate']:.1f}%"
         speed = "n/a" if s["moves_per_s_thinking"] is None else f"{s['moves_per_s_thinking']:.1f}"
         lines.append(f"  {name}: won {s['wins']} ({100 * s['win_rate']:.1f}%, 95% CI "
