@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import gymnasium as gym
 import numpy as np
@@ -22,6 +23,11 @@ from poolgym.physics import ShotResult, Simulator
 from poolgym.racking import RackModel
 from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
+
+
+class OpponentError(RuntimeError):
+    """The opponent's move failed (its policy raised, or its action or move was refused);
+    inside ``step`` the env is left exactly as it was before the call."""
 
 
 def make_table(table: Table | str) -> Table:
@@ -223,6 +229,8 @@ class PoolEnv(RenderMixin, gym.Env):
         self._before_first_move: list[Outcome] | None = None
         # Called with every move's MoveRecord, the opponent's included (recorders, soaks).
         self.move_listeners: list[Callable[[MoveRecord], None]] = []
+        # Records of a step in progress, told to the listeners once it succeeds.
+        self._held_records: list[MoveRecord] | None = None
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -242,7 +250,11 @@ class PoolEnv(RenderMixin, gym.Env):
         self._last_result = None
         outcomes: list[Outcome] = []
         if (options or {}).get("play_opponent", True):
-            self._opponent_turns(outcomes)
+            try:
+                self._opponent_turns(outcomes)
+            except OpponentError:
+                self._done = True  # no half-started episode: the next call must be reset()
+                raise
         self._before_first_move = outcomes
         return self._observation(self.agent), self._info(outcomes, {})
 
@@ -269,18 +281,23 @@ class PoolEnv(RenderMixin, gym.Env):
         return None
 
     def step(self, action):
+        """Play the agent's move and the opponent's replies. All or nothing: if anything
+        fails (the agent's action, the opponent's policy, action or move), the env is left
+        exactly as before the call (state, racks, random generators, episode flags) and no
+        move reaches ``move_listeners``; an opponent's failure is an ``OpponentError``."""
         first = self._before_first_move
         if self._done and first is None:
             raise ResetNeeded("the episode is over: call reset() before step()")
-        self._before_first_move = None
-        outcomes: list[Outcome] = list(first or [])
-        potential_before = self.potential()
-        if self._done:
-            # The opponent won the match before the agent's first move: nothing to play.
-            self.mapper.validate(action)
-        else:
-            self._collect(self.play_move(action), outcomes)
-            self._opponent_turns(outcomes)
+        with self._all_or_nothing():
+            self._before_first_move = None
+            outcomes: list[Outcome] = list(first or [])
+            potential_before = self.potential()
+            if self._done:
+                # The opponent won the match before the agent's first move: nothing to play.
+                self.mapper.validate(action)
+            else:
+                self._collect(self.play_move(action), outcomes)
+                self._opponent_turns(outcomes)
         terms = {name: 0.0 for name in self.weights.as_dict()}
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
@@ -301,16 +318,51 @@ class PoolEnv(RenderMixin, gym.Env):
     def _opponent_turns(self, outcomes: list[Outcome]) -> None:
         """Play the opponent's moves while the episode goes on, the env is not solo and the
         agent is not to act, appending their outcomes to ``outcomes``. An agent opponent's
-        move is encoded with ``opponent_mapper``; a policy's action is the env's own."""
+        move is encoded with ``opponent_mapper``; a policy's action is the env's own. Any
+        failure is raised as an ``OpponentError`` naming the opponent."""
         while not self._done and not self.solo and actor(self.state) != self.agent:
             theirs = 1 - self.agent
-            if hasattr(self.opponent, "choose"):
-                move = self.opponent.choose(self.state)
-                action = self.opponent_mapper.encode(move, self.state, self.rules)
-                self._collect(self.play_move(action, mapping=self.opponent_mapper.mode), outcomes)
-            else:
-                action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
-                self._collect(self.play_move(action), outcomes)
+            try:
+                if hasattr(self.opponent, "choose"):
+                    move = self.opponent.choose(self.state)
+                    action = self.opponent_mapper.encode(move, self.state, self.rules)
+                    record = self.play_move(action, mapping=self.opponent_mapper.mode)
+                else:
+                    action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
+                    record = self.play_move(action)
+            except Exception as exc:
+                raise OpponentError(f"the opponent's move failed ({self.opponent_name or self.opponent!r}): "
+                                    f"{type(exc).__name__}: {exc}") from exc
+            self._collect(record, outcomes)
+
+    @contextmanager
+    def _all_or_nothing(self) -> Iterator[None]:
+        """Restore everything a step changes if the block raises; hand the block's move
+        records to ``move_listeners`` only once it has finished."""
+        saved = (self.state, list(self.racks_won), self._done, self._last_result,
+                 self._before_first_move, self.np_random.bit_generator.state,
+                 [(g, g.bit_generator.state) for g in _generators(self.opponent)])
+        self._held_records = []
+        try:
+            yield
+        except BaseException:
+            (self.state, self.racks_won, self._done, self._last_result, self._before_first_move,
+             rng_state, opponent_rngs) = saved
+            self.np_random.bit_generator.state = rng_state
+            for generator, state in opponent_rngs:
+                generator.bit_generator.state = state
+            self._held_records = None
+            raise
+        records, self._held_records = self._held_records, None
+        for record in records:
+            self._tell_listeners(record)
+
+    def _tell_listeners(self, record: MoveRecord) -> None:
+        if self._held_records is not None:
+            self._held_records.append(record)
+            return
+        for listener in self.move_listeners:
+            listener(record)
 
     def mapper_for(self, mapping: str) -> ActionMapper:
         """The env's action mapping of mode ``mapping``: the agent's (``mapper``), or the
@@ -346,8 +398,7 @@ class PoolEnv(RenderMixin, gym.Env):
             result = None
         record = MoveRecord(player, tuple(float(v) for v in action), move, before, result,
                             outcome, self.state, mapper.mode)
-        for listener in self.move_listeners:
-            listener(record)
+        self._tell_listeners(record)
         return record
 
     @staticmethod
@@ -408,3 +459,15 @@ class PoolEnv(RenderMixin, gym.Env):
         if self._last_result is not None:
             info["shot"] = self._last_result
         return info
+
+
+def _generators(opponent: Any) -> list[np.random.Generator]:
+    """The numpy generators an opponent draws from: its attributes' and, one level down,
+    their attributes' (a bot keeps its generator in its search)."""
+    found = []
+    for value in vars(opponent).values() if hasattr(opponent, "__dict__") else ():
+        if isinstance(value, np.random.Generator):
+            found.append(value)
+        elif hasattr(value, "__dict__"):
+            found += [v for v in vars(value).values() if isinstance(v, np.random.Generator)]
+    return found
