@@ -198,7 +198,15 @@ def _bench_bot(args: argparse.Namespace) -> int:
 def _check_benchmark(args: argparse.Namespace) -> int:
     from agents import sweeps
 
-    if args.check == "breaks":
+    if args.check == "calibration":
+        report = {"env": args.env, "seed": args.seed,
+                  "rows": sweeps.calibration_table(args.env, breaks=args.n, seed=args.seed)}
+        print(f"{args.env}: made a ball (95% interval) over {args.n} breaks, by rack model and speed")
+        for row in report["rows"]:
+            low, high = row["made_ball_interval"]
+            print(f"  {str(row['rack_model']):<40} {row['speed']:>5} m/s  {row['made_ball_rate']:.3f} "
+                  f"[{low:.3f}, {high:.3f}]")
+    elif args.check == "breaks":
         stats = sweeps.break_statistics(args.env, breaks=args.n, seed=args.seed, speed=args.speed)
         report = stats.as_dict()
         print(f"{args.env}: {stats.breaks} benchmark breaks at {args.speed} m/s")
@@ -443,12 +451,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     cb = sub.add_parser("check-benchmark", help="break statistics and sweeps of constant actions on "
                                                 "a v1 game env (can a memorised action win?)")
-    cb.add_argument("check", choices=("breaks", "break-aim", "break-raw", "constant"),
-                    help="breaks: the benchmark break's statistics; break-aim / break-raw: constant "
-                         "break actions; constant: constant raw actions on every shot")
+    cb.add_argument("check", choices=("breaks", "calibration", "break-aim", "break-raw", "constant"),
+                    help="breaks: the benchmark break's statistics; calibration: the same over rack "
+                         "models and break speeds; break-aim / break-raw: constant break actions; "
+                         "constant: constant raw actions on every shot")
     cb.add_argument("--env", default="poolgym/NineBall-v1")
     cb.add_argument("-n", type=_positive_int, default=500,
-                    help="breaks (breaks) or constant actions (the sweeps); default 500")
+                    help="breaks (breaks, calibration) or constant actions (the sweeps); default 500")
     cb.add_argument("--racks", type=_positive_int, default=200,
                     help="racks per action in a sweep (default 200; the protocol uses 100 for constant)")
     cb.add_argument("--opponent", default="legal-random", help="constant: the opponent (default legal-random)")

@@ -119,6 +119,25 @@ def break_statistics(env_id: str = "poolgym/NineBall-v1", breaks: int = 1000, se
     return stats
 
 
+# Rack models and break speeds of the calibration table (README, "Benchmark protocol").
+CALIBRATION_RACKS = ("tight", {"spacing_mm": 0.2, "jitter_mm": 0.3}, "benchmark",
+                     {"spacing_mm": 1.0, "jitter_mm": 1.0})
+CALIBRATION_SPEEDS = (8.0, 10.0, 12.0)
+
+
+def calibration_table(env_id: str = "poolgym/NineBall-v1", breaks: int = 1000, seed: int = 0,
+                      racks=CALIBRATION_RACKS, speeds=CALIBRATION_SPEEDS) -> list[dict]:
+    """``break_statistics`` for every rack model and break speed (strokes capped at the
+    fastest speed), on the same racks: how the make rate depends on both."""
+    rows = []
+    for rack in racks:
+        for speed in speeds:
+            stats = break_statistics(env_id, breaks=breaks, seed=seed, speed=speed, rack_model=rack,
+                                     max_speed=max(speeds))
+            rows.append({"rack_model": rack, "speed": speed, **stats.as_dict()})
+    return rows
+
+
 # ============================================================================ constant actions
 def break_actions(mode: str, n: int, seed: int, env_id: str = "poolgym/NineBall-v1") -> list[tuple[float, ...]]:
     """``n`` constant break actions of ``mode`` to sweep: for "aim", the v0 exploit first,
