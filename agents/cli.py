@@ -145,7 +145,6 @@ def _eval(args: argparse.Namespace) -> int:
 
     played_under = _protocol(args)
     rules, noise = played_under.rules, played_under.noise
-    print(played_under.describe(), file=sys.stderr, flush=True)
     agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode}
     # Built here in every case: a bad spec fails at once, and the references need A.
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=noise, max_speed=played_under.max_speed,
@@ -169,7 +168,7 @@ def _eval(args: argparse.Namespace) -> int:
         match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed, noise=noise)
         play = None
     summary = evaluate.summarize(match)
-    summary["env"] = played_under.env_id
+    summary["protocol"] = played_under.describe()
     summary["references"] = evaluate.reference_report(rules, references, agents[1], args.b, args.games,
                                                       seed=args.seed, noise=noise, play=play)
     print(evaluate.format_summary(summary))

@@ -263,6 +263,8 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines = [f"{summary['game']}: {summary['racks']} racks, noise {summary['noise']}, "
              f"seed {summary['seed']}, {summary['draws']} drawn, "
              f"{summary['shots_per_rack']:.1f} shots per rack"]
+    if "protocol" in summary:
+        lines.insert(0, summary["protocol"])
     for name, s in summary["agents"].items():
         low, high = s["win_rate_ci95"]
         pot = _pot(s)

@@ -70,12 +70,14 @@ def test_distributed_evaluation_matches_the_local_run(local_ray, specs, noise):
     from agents.distributed import run_match_ray
     from agents.evaluate import run_match, summarize
     from agents.loading import make_agent
-    from poolgym.rules import get_ruleset
+    from agents.protocol import protocol
 
-    rules = get_ruleset("nine_ball")
-    agents = [make_agent(spec, rules, seed=7 + i, noise=noise) for i, spec in enumerate(specs)]
+    played_under = protocol("poolgym/NineBall-v1", noise=noise)
+    rules = played_under.rules
+    agents = [make_agent(spec, rules, seed=7 + i, noise=noise, max_speed=played_under.max_speed)
+              for i, spec in enumerate(specs)]
     local = run_match(rules, agents, specs, 6, seed=7, noise=noise)
-    remote = run_match_ray("nine_ball", specs, 6, seed=7, noise=noise, chunks=3)
+    remote = run_match_ray("poolgym/NineBall-v1", specs, 6, seed=7, noise=noise, chunks=3)
     assert [r.winner for r in remote.racks] == [r.winner for r in local.racks]
     assert [[m.outcome for m in r.moves] for r in remote.racks] == [[m.outcome for m in r.moves] for r in local.racks]
     assert _without_timing(summarize(remote)) == _without_timing(summarize(local))
