@@ -67,30 +67,38 @@ def _cubic_roots(d0: float, d1: float, d2: float, d3: float, lo: float, hi: floa
         disc = b * b - 4.0 * a * c
         if disc > 0.0:
             sq = math.sqrt(disc)
-            for r in sorted(((-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a))):
-                if lo < r < hi:
-                    cuts.append(r)
+            r1, r2 = (-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a)
+            if r2 < r1:
+                r1, r2 = r2, r1
+            if lo < r1 < hi:
+                cuts.append(r1)
+            if lo < r2 < hi:
+                cuts.append(r2)
     elif b != 0.0:
         r = -c / b
         if lo < r < hi:
             cuts.append(r)
     cuts.append(hi)
     roots = []
-    f = lambda t: d0 + t * (d1 + t * (d2 + t * d3))  # noqa: E731
-    fa = f(cuts[0])
+    fa = d0 + lo * (d1 + lo * (d2 + lo * d3))
     for i in range(len(cuts) - 1):
         a_, b_ = cuts[i], cuts[i + 1]
-        fb = f(b_)
+        fb = d0 + b_ * (d1 + b_ * (d2 + b_ * d3))
         if (fa < 0.0) != (fb < 0.0):
-            roots.append(_bisect(f, a_, b_, fa))
+            roots.append(_refine(d0, d1, d2, d3, 0.0, a_, b_, fa, fb))
         fa = fb
     return roots
 
 
-def _bisect(f, a: float, b: float, fa: float) -> float:
-    """A root of a function that changes sign on [a, b] (monotone there): regula falsi with
-    bisection safeguard (Illinois variant), to about 1e-13 s."""
-    fb = f(b)
+def _refine(c0: float, c1: float, c2: float, c3: float, c4: float,
+            a: float, b: float, fa: float, fb: float) -> float:
+    """A root of the polynomial c0 + c1 t + ... + c4 t^4, which changes sign on [a, b] and is
+    monotone there (f(a) = fa, f(b) = fb): regula falsi with bisection safeguard (Illinois
+    variant), to about 1e-13 s.
+
+    The polynomial is evaluated inline (Horner), not through a callable: this loop is the
+    simulator's innermost one, and a Python call per evaluation doubled its cost.
+    """
     side = 0
     for _ in range(100):
         if b - a <= _TIME_TOL:
@@ -98,7 +106,7 @@ def _bisect(f, a: float, b: float, fa: float) -> float:
         m = (a * fb - b * fa) / (fb - fa) if fb != fa else 0.5 * (a + b)
         if not a < m < b:
             m = 0.5 * (a + b)
-        fm = f(m)
+        fm = c0 + m * (c1 + m * (c2 + m * (c3 + m * c4)))
         if (fm < 0.0) == (fa < 0.0):
             a, fa = m, fm
             if side == -1:
@@ -122,15 +130,27 @@ def quartic_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon
     """
     if c0 <= 0.0 and c1 < -_APPROACH_EPS:
         return 0.0
+    if c0 > 0.0:
+        # Most candidates never meet: a lower bound of f over [0, horizon] (c4 >= 0, and the
+        # negative terms at their largest) that stays positive rules them out without roots.
+        h = horizon
+        bound = c0
+        if c1 < 0.0:
+            bound += c1 * h
+        if c2 < 0.0:
+            bound += c2 * h * h
+        if c3 < 0.0:
+            bound += c3 * h * h * h
+        if bound > 0.0:
+            return INF
     cuts = [0.0]
     cuts.extend(_cubic_roots(c1, 2.0 * c2, 3.0 * c3, 4.0 * c4, 0.0, horizon))
     cuts.append(horizon)
-    f = lambda t: c0 + t * (c1 + t * (c2 + t * (c3 + t * c4)))  # noqa: E731
     fa = c0
     for i in range(len(cuts) - 1):
         a, b = cuts[i], cuts[i + 1]
-        fb = f(b)
+        fb = c0 + b * (c1 + b * (c2 + b * (c3 + b * c4)))
         if fa > 0.0 and fb <= 0.0:
-            return _bisect(f, a, b, fa)
+            return _refine(c0, c1, c2, c3, c4, a, b, fa, fb)
         fa = fb
     return INF
