@@ -95,6 +95,23 @@ class Simulator:
             cx, cy = p.hole_centre
             r = p.hole_radius
             self._holes.append((p.id, cx, cy, r, (cx - r, cx + r, cy - r, cy + r)))
+        self._open_box = self._clear_interior()
+
+    def _clear_interior(self) -> tuple[float, float, float, float]:
+        """(x0, x1, y0, y1): an open rectangle that no feature's box (segment, tip or hole,
+        grown by the contact distance) reaches, so a ball phase inside it needs no cushion
+        search. Bounded by the innermost box edge near each rail; empty if any box intrudes."""
+        L, W = self.table.length, self.table.width
+        boxes = ([s[-1] for s in self._segments] + [q[-1] for q in self._tips]
+                 + [h[-1] for h in self._holes])
+        x0 = max([b[1] for b in boxes if b[1] < 0.25 * L], default=0.0)
+        x1 = min([b[0] for b in boxes if b[0] > 0.75 * L], default=L)
+        y0 = max([b[3] for b in boxes if b[3] < 0.25 * W], default=0.0)
+        y1 = min([b[2] for b in boxes if b[2] > 0.75 * W], default=W)
+        for b in boxes:
+            if b[0] < x1 and b[1] > x0 and b[2] < y1 and b[3] > y0:
+                return (0.0, 0.0, 0.0, 0.0)
+        return (x0, x1, y0, y1)
 
     def _build_nose(self) -> None:
         """The cushion contact's tilt: the nose touches the ball at ``Table.cushion_height``
@@ -288,28 +305,41 @@ class _ShotRun:
         self._schedule_pairs(k, t)
 
     def _schedule_pairs(self, k: int, t: float, partners=None) -> None:
-        """Queue ball k's contacts with every other ball (or only with ``partners``)."""
+        """Queue ball k's contacts with every other ball (or only with ``partners``).
+
+        Partners are pruned by the swept boxes of both phases; the others' states at t are
+        computed inline (the same closed form as ``state_at``), this being the hottest loop.
+        """
         xk, yk, vxk, vyk = self.state_at(k, t)[:4]
         axk, ayk = self.AX[k], self.AY[k]
         tk_end = self.TEND[k]
-        bk0, bk1, bk2, bk3 = self.BOX[k]
         reach = 2.0 * self.R
+        bk0, bk1, bk2, bk3 = self.BOX[k]
+        bk0, bk1, bk2, bk3 = bk0 - reach, bk1 + reach, bk2 - reach, bk3 + reach
         D2 = self.D2
-        ON, MODE, BOX, TEND = self.ON, self.MODE, self.BOX, self.TEND
+        ON, MODE, BOX, TEND, VER = self.ON, self.MODE, self.BOX, self.TEND, self.VER
+        T0, X, Y, VX, VY, AX, AY = self.T0, self.X, self.Y, self.VX, self.VY, self.AX, self.AY
         k_still = MODE[k] == STILL
         for j in range(len(ON)) if partners is None else partners:
             if j == k or not ON[j] or (k_still and MODE[j] == STILL):
                 continue
             bj = BOX[j]
-            if bj[0] > bk1 + reach or bj[1] < bk0 - reach or bj[2] > bk3 + reach or bj[3] < bk2 - reach:
+            if bj[0] > bk1 or bj[1] < bk0 or bj[2] > bk3 or bj[3] < bk2:
                 continue
             horizon = min(tk_end, TEND[j]) - t
             if horizon <= 0.0:
                 continue
-            xj, yj, vxj, vyj = self.state_at(j, t)[:4]
+            axj, ayj = AX[j], AY[j]
+            if MODE[j] == STILL:
+                xj, yj, vxj, vyj = X[j], Y[j], 0.0, 0.0
+            else:
+                tau = t - T0[j]
+                vxj, vyj = VX[j] + axj * tau, VY[j] + ayj * tau
+                xj = X[j] + (VX[j] + 0.5 * axj * tau) * tau
+                yj = Y[j] + (VY[j] + 0.5 * ayj * tau) * tau
             dx, dy = xj - xk, yj - yk
             dvx, dvy = vxj - vxk, vyj - vyk
-            dax, day = self.AX[j] - axk, self.AY[j] - ayk
+            dax, day = axj - axk, ayj - ayk
             c0 = dx * dx + dy * dy - D2
             c1 = 2.0 * (dx * dvx + dy * dvy)
             c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
@@ -317,7 +347,7 @@ class _ShotRun:
             c4 = 0.25 * (dax * dax + day * day)
             tau = quartic_entry(c0, c1, c2, c3, c4, horizon)
             if tau != INF:
-                self.push(t + tau, _BALL, k, j, self.VER[j])
+                self.push(t + tau, _BALL, k, j, VER[j])
 
     def _schedule_cushions(self, k: int, t: float) -> None:
         """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole."""
@@ -325,6 +355,9 @@ class _ShotRun:
         ax, ay = self.AX[k], self.AY[k]
         horizon = self.TEND[k] - t
         b0, b1, b2, b3 = self.BOX[k]
+        i0, i1, i2, i3 = self.sim._open_box
+        if i0 < b0 and b1 < i1 and i2 < b2 and b3 < i3:
+            return  # the whole phase stays clear of every cushion, jaw and hole
         R = self.R
         best, kind, which = INF, -1, -1
         for i, (_, sx, sy, ux, uy, nx, ny, length, bb) in enumerate(self.sim._segments):
