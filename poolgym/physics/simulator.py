@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -168,15 +168,29 @@ class Simulator:
         records every ball's exact motion phases (for drawing and analysis); it costs
         nothing when off.
         """
-        if not isinstance(shot, Shot):
-            raise ValueError(f"shot must be a poolgym.physics.Shot, got {type(shot).__name__}")
-        shot.validate(self.params.max_speed)
-        balls = self.validate_layout(layout)
+        return self.simulate_many(layout, (shot,), rng, trajectories)[0]
+
+    def simulate_many(self, layout: Mapping[int, tuple[float, float]], shots: Sequence[Shot],
+                      rng: np.random.Generator | None = None, trajectories: bool = False) -> list[ShotResult]:
+        """Play each of ``shots`` from the same ``layout``; one ``ShotResult`` per shot, in order.
+
+        The same results as ``[simulate(layout, s, rng) for s in shots]`` (noise is drawn from
+        ``rng`` shot by shot in that order), with the layout validated and its set-up (balls,
+        frozen contacts) done once: for a bot's candidate search or noisy replays of one
+        position. Every shot is validated before any is played.
+        """
+        if isinstance(shots, Shot) or not isinstance(shots, Sequence):
+            raise ValueError(f"shots must be a sequence of poolgym.physics.Shot, got {type(shots).__name__}")
+        for i, shot in enumerate(shots):
+            if not isinstance(shot, Shot):
+                raise ValueError(f"shots[{i}] must be a poolgym.physics.Shot, got {type(shot).__name__}")
+            shot.validate(self.params.max_speed)
+        start = _Start(self, self.validate_layout(layout))
         if not self.noise.is_zero:
             if rng is None:
                 raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")
-            shot = self.noise.apply(shot, rng)
-        return _ShotRun(self, balls, shot, trajectories).run()
+            shots = [self.noise.apply(shot, rng) for shot in shots]
+        return [_ShotRun(self, start, shot, trajectories).run() for shot in shots]
 
     def strike_state(self, shot: Shot) -> tuple[float, float, float, float, float]:
         """Cue-ball velocity and spin right after the strike: (vx, vy, wx, wy, wz).
@@ -200,11 +214,36 @@ class Simulator:
         return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side
 
 
+class _Start:
+    """What every shot from one validated layout shares: ball order, positions and the
+    contacts frozen at the strike (balls against cushions, balls against the cue ball)."""
+
+    def __init__(self, sim: Simulator, balls: dict[int, tuple[float, float]]) -> None:
+        self.nums = sorted(balls)
+        self.cue = self.nums.index(0)
+        self.X = tuple(balls[b][0] for b in self.nums)
+        self.Y = tuple(balls[b][1] for b in self.nums)
+        R, tol = sim.table.ball_radius, sim.params.frozen_tolerance
+        cx, cy = self.X[self.cue], self.Y[self.cue]
+        self.frozen_segments: list[frozenset[str]] = []
+        cushion_frozen, cue_frozen = [], []
+        for k, num in enumerate(self.nums):
+            x, y = self.X[k], self.Y[k]
+            frozen = frozenset(seg_id for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments
+                               if 0.0 <= ux * (x - sx) + uy * (y - sy) <= length
+                               and nx * (x - sx) + ny * (y - sy) <= R + tol)
+            self.frozen_segments.append(frozen)
+            if frozen:
+                cushion_frozen.append(num)
+            if k != self.cue and math.hypot(x - cx, y - cy) <= 2.0 * R + tol:
+                cue_frozen.append(num)
+        self.cushion_frozen, self.cue_frozen = tuple(cushion_frozen), tuple(cue_frozen)
+
+
 class _ShotRun:
     """The mutable state of one shot; plain lists indexed by a local ball index."""
 
-    def __init__(self, sim: Simulator, balls: dict[int, tuple[float, float]], shot: Shot,
-                 record: bool) -> None:
+    def __init__(self, sim: Simulator, start: _Start, shot: Shot, record: bool) -> None:
         self.sim, self.shot = sim, shot
         p, t = sim.params, sim.table
         self.R = t.ball_radius
@@ -214,12 +253,12 @@ class _ShotRun:
         self.spin_dec = p.spin_deceleration
         self.rest_speed = p.rest_speed
         self.head_x = t.head_string_x
-        self.nums = sorted(balls)
+        self.nums = start.nums
         n = len(self.nums)
-        self.cue = self.nums.index(0)
+        self.cue = start.cue
         self.T0 = [0.0] * n
-        self.X = [balls[b][0] for b in self.nums]
-        self.Y = [balls[b][1] for b in self.nums]
+        self.X = list(start.X)
+        self.Y = list(start.Y)
         self.VX, self.VY = [0.0] * n, [0.0] * n
         self.WX, self.WY, self.WZ = [0.0] * n, [0.0] * n, [0.0] * n
         self.AX, self.AY = [0.0] * n, [0.0] * n
@@ -234,8 +273,7 @@ class _ShotRun:
         self.pocketed: dict[int, str] = {}
         self.record = record
         self.phases: list[list[MotionPhase]] = [[] for _ in range(n)]
-        self.start = (list(self.X), list(self.Y))
-        self.frozen_segments: list[set[str]] = [set() for _ in range(n)]
+        self.start = start
 
     # ------------------------------------------------------------------ kinematics
     def state_at(self, k: int, t: float):
@@ -425,7 +463,7 @@ class _ShotRun:
             processed += 1
             if processed > max_events:
                 raise RuntimeError(f"shot exceeded PhysicsParams.max_events={max_events}; "
-                                   f"layout {self.start} shot {shot}")
+                                   f"layout {dict(zip(self.nums, zip(self.start.X, self.start.Y)))} shot {shot}")
             now = time
             if kind == _TRANSITION:
                 x, y, vx, vy, wx, wy, wz = self.state_at(k, time)
@@ -494,8 +532,9 @@ class _ShotRun:
         leaving = vx * nx + vy * ny
         if leaving < _MIN_SEPARATION:
             vx, vy = vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny
-        was_frozen = (seg_id in self.frozen_segments[k]
-                      and math.hypot(x - self.start[0][k], y - self.start[1][k]) <= self.sim.params.frozen_tolerance)
+        start = self.start
+        was_frozen = (seg_id in start.frozen_segments[k]
+                      and math.hypot(x - start.X[k], y - start.Y[k]) <= self.sim.params.frozen_tolerance)
         self.log.append(ev.BallCushion(t, self.nums[k], seg_id, (x, y), was_frozen))
         self.set_phase(k, t, x, y, vx, vy, wx, wy, wz)
         self.schedule(k, t)
@@ -512,23 +551,10 @@ class _ShotRun:
 
     # ------------------------------------------------------------------ bookkeeping
     def _strike_event(self) -> ev.Strike:
-        sim, shot = self.sim, self.shot
-        R, tol = self.R, sim.params.frozen_tolerance
-        cushion_frozen, cue_frozen = [], []
-        cx, cy = self.X[self.cue], self.Y[self.cue]
-        for k, num in enumerate(self.nums):
-            x, y = self.X[k], self.Y[k]
-            for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments:
-                along = ux * (x - sx) + uy * (y - sy)
-                if 0.0 <= along <= length and nx * (x - sx) + ny * (y - sy) <= R + tol:
-                    self.frozen_segments[k].add(seg_id)
-            if self.frozen_segments[k]:
-                cushion_frozen.append(num)
-            if k != self.cue and math.hypot(x - cx, y - cy) <= 2.0 * R + tol:
-                cue_frozen.append(num)
+        sim, shot, start = self.sim, self.shot, self.start
         miscue = math.hypot(shot.side, shot.vertical) > sim.params.miscue_limit
-        return ev.Strike(0.0, 0, (cx, cy), shot.speed, shot.angle_deg, shot.side, shot.vertical,
-                         miscue, tuple(cushion_frozen), tuple(cue_frozen))
+        return ev.Strike(0.0, 0, (start.X[start.cue], start.Y[start.cue]), shot.speed, shot.angle_deg,
+                         shot.side, shot.vertical, miscue, start.cushion_frozen, start.cue_frozen)
 
     def _rest_time(self, last_event: float) -> float:
         """When the last translation and the last spin (above the rest threshold) stop."""
