@@ -227,11 +227,15 @@ class _Start:
         cx, cy = self.X[self.cue], self.Y[self.cue]
         self.frozen_segments: list[frozenset[str]] = []
         cushion_frozen, cue_frozen = [], []
+        i0, i1, i2, i3 = sim._open_box
         for k, num in enumerate(self.nums):
             x, y = self.X[k], self.Y[k]
-            frozen = frozenset(seg_id for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments
-                               if 0.0 <= ux * (x - sx) + uy * (y - sy) <= length
-                               and nx * (x - sx) + ny * (y - sy) <= R + tol)
+            if i0 + tol < x < i1 - tol and i2 + tol < y < i3 - tol:
+                frozen = frozenset()  # more than R + tol from every cushion
+            else:
+                frozen = frozenset(seg_id for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments
+                                   if 0.0 <= ux * (x - sx) + uy * (y - sy) <= length
+                                   and nx * (x - sx) + ny * (y - sy) <= R + tol)
             self.frozen_segments.append(frozen)
             if frozen:
                 cushion_frozen.append(num)
@@ -348,7 +352,10 @@ class _ShotRun:
         Partners are pruned by the swept boxes of both phases; the others' states at t are
         computed inline (the same closed form as ``state_at``), this being the hottest loop.
         """
-        xk, yk, vxk, vyk = self.state_at(k, t)[:4]
+        if t == self.T0[k]:  # scheduled as its phase starts: the state is the phase's own
+            xk, yk, vxk, vyk = self.X[k], self.Y[k], self.VX[k], self.VY[k]
+        else:
+            xk, yk, vxk, vyk = self.state_at(k, t)[:4]
         axk, ayk = self.AX[k], self.AY[k]
         tk_end = self.TEND[k]
         reach = 2.0 * self.R
@@ -389,13 +396,16 @@ class _ShotRun:
 
     def _schedule_cushions(self, k: int, t: float) -> None:
         """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole."""
-        x, y, vx, vy = self.state_at(k, t)[:4]
-        ax, ay = self.AX[k], self.AY[k]
-        horizon = self.TEND[k] - t
         b0, b1, b2, b3 = self.BOX[k]
         i0, i1, i2, i3 = self.sim._open_box
         if i0 < b0 and b1 < i1 and i2 < b2 and b3 < i3:
             return  # the whole phase stays clear of every cushion, jaw and hole
+        if t == self.T0[k]:
+            x, y, vx, vy = self.X[k], self.Y[k], self.VX[k], self.VY[k]
+        else:
+            x, y, vx, vy = self.state_at(k, t)[:4]
+        ax, ay = self.AX[k], self.AY[k]
+        horizon = self.TEND[k] - t
         R = self.R
         best, kind, which = INF, -1, -1
         for i, (_, sx, sy, ux, uy, nx, ny, length, bb) in enumerate(self.sim._segments):
