@@ -67,3 +67,12 @@ def test_bad_shots_raise_before_any_is_played(shots, match):
 def test_noise_needs_a_generator():
     with pytest.raises(ValueError, match="rng"):
         Simulator(TABLE, noise="tournament").simulate_many(LAYOUT, [Shot(speed=1.0)])
+
+
+def test_results_do_not_depend_on_what_was_simulated_before():
+    shots = _shots(10, 3)
+    fresh = [Simulator(TABLE).simulate(LAYOUT, s) for s in shots]
+    used = Simulator(TABLE)
+    used.simulate_many({0: (0.3, 0.3), 3: (2.2, 1.0)}, _shots(30, 4))
+    for a, b in zip(used.simulate_many(LAYOUT, shots[::-1])[::-1], fresh):
+        _same(a, b)
