@@ -153,6 +153,13 @@ def quartic_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon
             bound += c3 * h * h * h
         if bound > 0.0:
             return INF
+        # f'' = 2 c2 + 6 c3 t + 12 c4 t^2 is smallest at t = -c3 / (4 c4) (or an end).
+        turn = -c3 / (4.0 * c4) if c4 > 0.0 else (h if c3 < 0.0 else 0.0)
+        turn = min(max(turn, 0.0), h)
+        if 2.0 * c2 + turn * (6.0 * c3 + turn * 12.0 * c4) >= 0.0:
+            t = _convex_entry(c0, c1, c2, c3, c4, h)
+            if t is not None:
+                return t
     cuts = [0.0]
     cuts.extend(_cubic_roots(c1, 2.0 * c2, 3.0 * c3, 4.0 * c4, 0.0, horizon))
     cuts.append(horizon)
@@ -164,3 +171,28 @@ def quartic_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon
             return _refine(c0, c1, c2, c3, c4, a, b, fa, fb)
         fa = fb
     return INF
+
+
+def _convex_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon: float) -> float | None:
+    """``quartic_entry`` where f is convex on [0, horizon] and f(0) > 0: Newton's method from
+    t = 0. On a convex function its steps rise towards the first root without passing it,
+    and leave once the slope turns upwards (the gap's minimum stayed open), so no critical
+    point has to be found first. Returns a time at most ``_TIME_TOL`` before the root, or
+    None when the steps creep (a near tangency), for the general search to decide."""
+    d1, d2, d3 = 2.0 * c2, 3.0 * c3, 4.0 * c4
+    t, f = 0.0, c0
+    for _ in range(100):
+        slope = c1 + t * (d1 + t * (d2 + t * d3))
+        if slope >= 0.0:
+            return INF
+        t_next = t - f / slope
+        if t_next > horizon:
+            return INF
+        f_next = c0 + t_next * (c1 + t_next * (c2 + t_next * (c3 + t_next * c4)))
+        if f_next <= 0.0:
+            # Past the root by round-off: refine inside the bracket just found.
+            return _refine(c0, c1, c2, c3, c4, t, t_next, f, f_next)
+        if t_next - t <= _TIME_TOL:
+            return t_next
+        t, f = t_next, f_next
+    return None
