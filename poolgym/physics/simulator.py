@@ -168,6 +168,8 @@ class Simulator:
         records every ball's exact motion phases (for drawing and analysis); it costs
         nothing when off.
         """
+        if not isinstance(shot, Shot):
+            raise ValueError(f"shot must be a poolgym.physics.Shot, got {type(shot).__name__}")
         return self.simulate_many(layout, (shot,), rng, trajectories)[0]
 
     def simulate_many(self, layout: Mapping[int, tuple[float, float]], shots: Sequence[Shot],
