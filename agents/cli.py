@@ -111,9 +111,18 @@ def _quickstart(args: argparse.Namespace) -> int:
 def _bench_envs(args: argparse.Namespace) -> int:
     from agents import scale_bench
 
-    rows = scale_bench.run(args.env, args.steps, with_ray=not args.no_ray, address=args.address)
-    print(scale_bench.format_report(rows))
-    _write_json(args.json, rows)
+    from agents import speed_compare
+
+    cases = [dict(env_id=env_id, action_mode=mode, noise=args.noise, opponent=args.opponent, steps=args.steps)
+             for env_id in _names(args.ids) for mode in _names(args.modes)]
+    per_mode = speed_compare.compare("env", cases, "steps_per_s", args.compare, args.reps)
+    print(speed_compare.format_rows(per_mode, ["env_id", "action_mode", "noise", "opponent", "steps"],
+                                     "steps/s"))
+    rows = []
+    if not args.no_scaling:
+        rows = scale_bench.run(args.env, args.steps, with_ray=not args.no_ray, address=args.address)
+        print(scale_bench.format_report(rows))
+    _write_json(args.json, {"per_mode": per_mode, "scaling": rows})
     return 0
 
 
@@ -187,6 +196,15 @@ def _bench_bot(args: argparse.Namespace) -> int:
 
     _ruleset(args.game)
     noises = ("none", "tournament") if args.noise == "both" else (args.noise,)
+    if args.compare is not None:
+        from agents import speed_compare
+
+        cases = [dict(budget=budget, noise=noise, racks=args.racks, seed=args.seed)
+                 for budget in _names(args.budget) for noise in noises]
+        rows = speed_compare.compare("bot", cases, "moves_per_s", args.compare, args.reps)
+        print(speed_compare.format_rows(rows, ["budget", "noise", "racks", "seed"], "moves/s"))
+        _write_json(args.json, rows)
+        return 0
     report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
                            noises=noises, progress=progress)
     print(bench_bot.format_report(report))
@@ -333,6 +351,11 @@ def _write_json(path: str | None, data) -> None:
             json.dump(data, f, indent=1)
 
 
+def _names(text: str) -> list[str]:
+    """A comma-separated list of names (ids, modes, budgets)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -395,11 +418,22 @@ def build_parser() -> argparse.ArgumentParser:
                             "opponents 'pkg.module:name'), which run code")
     train.set_defaults(handler=_train)
 
-    bench_envs = sub.add_parser("bench-envs", help="env steps/s with 1 and 2 workers and with Ray")
-    bench_envs.add_argument("--env", default="poolgym/NineBall-v0", help="env id")
+    bench_envs = sub.add_parser("bench-envs", help="env steps/s per id and action mode (--compare REV: beside "
+                                "a commit), then with 1 and 2 workers and with Ray")
+    bench_envs.add_argument("--env", default="poolgym/NineBall-v1", help="env id")
     bench_envs.add_argument("--steps", type=_positive_int, default=300, help="steps per worker")
     bench_envs.add_argument("--no-ray", action="store_true", help="skip the Ray measurement")
     bench_envs.add_argument("--address", help="measure on a running Ray cluster")
+    bench_envs.add_argument("--ids", default="poolgym/NineBall-v1",
+                            help="comma-separated env ids for the per-id-and-mode table")
+    bench_envs.add_argument("--modes", default="aim,raw", help="comma-separated action modes")
+    bench_envs.add_argument("--noise", default="tournament", choices=("none", "tournament"),
+                            help="execution noise of the per-mode envs")
+    bench_envs.add_argument("--opponent", default="legal-random", help="opponent of the per-mode envs")
+    bench_envs.add_argument("--compare", metavar="REV", help="also measure commit REV, in the same run")
+    bench_envs.add_argument("--reps", type=_positive_int, default=3,
+                            help="fresh processes per tree and case; the best is reported")
+    bench_envs.add_argument("--no-scaling", action="store_true", help="skip the 1/2-worker and Ray rows")
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 
@@ -442,7 +476,12 @@ def build_parser() -> argparse.ArgumentParser:
                                           "and speed in self-play")
     bb.add_argument("--racks", type=_positive_int, default=200, help="racks per setting (default 200)")
     bb.add_argument("--game", default="nine_ball")
-    bb.add_argument("--budget", default="normal", choices=("fast", "normal", "strong"))
+    bb.add_argument("--budget", default="normal",
+                    help="fast, normal or strong (with --compare, a comma-separated list)")
+    bb.add_argument("--compare", metavar="REV", help="report moves/s only, beside commit REV's, "
+                                                     "measured in the same run")
+    bb.add_argument("--reps", type=_positive_int, default=1,
+                    help="with --compare: fresh processes per tree and case; the best is reported")
     bb.add_argument("--noise", default="both", choices=("both", "none", "tournament"))
     bb.add_argument("--seed", type=_seed, default=0)
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")

@@ -16,7 +16,7 @@ import numpy as np
 
 from poolgym import events as ev
 from poolgym.envs.actions import ShotMove
-from poolgym.envs.play import simulate_move
+from poolgym.envs.play import simulate_move, simulate_replays
 from poolgym.physics import Shot, Simulator
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
@@ -112,11 +112,10 @@ class ShotSearch:
         self.max_speed = max_speed
 
     # ------------------------------------------------------------------ scoring
-    def play(self, state: GameState, move: ShotMove, noisy: bool = False):
-        """Simulate ``move`` and judge it: (next state, outcome, simulation result or None
-        for a placement no stroke can be played from)."""
-        sim = self.noisy if noisy else self.exact
-        events, result = simulate_move(sim, self.rules, state, move, self.rng, False)
+    def play(self, state: GameState, move: ShotMove):
+        """Simulate ``move`` exactly and judge it: (next state, outcome, simulation result or
+        None for a placement no stroke can be played from)."""
+        events, result = simulate_move(self.exact, self.rules, state, move, self.rng, False)
         next_state, outcome = self.rules.apply_shot(state, move.call, events)
         return next_state, outcome, result
 
@@ -140,9 +139,10 @@ class ShotSearch:
             return scored
         head = scored[:self.budget.top_k]
         for s in head:
-            values = [state_value(self.play(state, s.move, noisy=True)[0], self.rules,
+            replays = simulate_replays(self.noisy, self.rules, state, s.move, self.rng, self.budget.noise_samples)
+            values = [state_value(self.rules.apply_shot(state, s.move.call, events)[0], self.rules,
                                   state.shooter, self.sigma_deg)
-                      for _ in range(self.budget.noise_samples)]
+                      for events, _ in replays]
             # The exact play counts as one more sample.
             s.value = (sum(values) + s.value) / (len(values) + 1)
         return sorted(head, key=lambda s: s.value, reverse=True) + scored[self.budget.top_k:]

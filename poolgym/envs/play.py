@@ -16,15 +16,25 @@ def simulate_move(simulator: Simulator, rules: Ruleset, state: GameState, move: 
     A cue-ball placement no stroke can be played from (overlapping a ball) is not simulated:
     the events record the placement alone and the rules judge it a WPA 6.10 foul.
     """
+    return simulate_replays(simulator, rules, state, move, rng, 1, trajectories)[0]
+
+
+def simulate_replays(simulator: Simulator, rules: Ruleset, state: GameState, move: ShotMove,
+                     rng: np.random.Generator, count: int,
+                     trajectories: bool = False) -> list[tuple[ShotEvents, ShotResult | None]]:
+    """``count`` plays of ``move`` from ``state`` (each with its own execution noise from
+    ``rng`` when the simulator has noise), as ``simulate_move`` returns them, simulated in
+    one ``Simulator.simulate_many`` call: a bot's noisy re-checks of a candidate."""
     layout = state.positions
     if move.placement is not None:
         layout[0] = move.placement
         try:
             simulator.validate_layout(layout)
         except ValueError:
-            return ShotEvents(cue_ball_start=move.placement, final_positions=layout), None
-    result = simulator.simulate(layout, move.shot, rng=None if simulator.noise.is_zero else rng,
-                                trajectories=trajectories)
-    events = ShotEvents.from_log(result.events, simulator.table, final_positions=result.positions,
-                                 options=rules.options)
-    return events, result
+            return [(ShotEvents(cue_ball_start=move.placement, final_positions=dict(layout)), None)
+                    for _ in range(count)]
+    results = simulator.simulate_many(layout, [move.shot] * count,
+                                      rng=None if simulator.noise.is_zero else rng, trajectories=trajectories)
+    return [(ShotEvents.from_log(result.events, simulator.table, final_positions=result.positions,
+                                 options=rules.options), result)
+            for result in results]

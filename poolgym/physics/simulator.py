@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -96,6 +96,23 @@ class Simulator:
             cx, cy = p.hole_centre
             r = p.hole_radius
             self._holes.append((p.id, cx, cy, r, (cx - r, cx + r, cy - r, cy + r)))
+        self._open_box = self._clear_interior()
+
+    def _clear_interior(self) -> tuple[float, float, float, float]:
+        """(x0, x1, y0, y1): an open rectangle that no feature's box (segment, tip or hole,
+        grown by the contact distance) reaches, so a ball phase inside it needs no cushion
+        search. Bounded by the innermost box edge near each rail; empty if any box intrudes."""
+        L, W = self.table.length, self.table.width
+        boxes = ([s[-1] for s in self._segments] + [q[-1] for q in self._tips]
+                 + [h[-1] for h in self._holes])
+        x0 = max([b[1] for b in boxes if b[1] < 0.25 * L], default=0.0)
+        x1 = min([b[0] for b in boxes if b[0] > 0.75 * L], default=L)
+        y0 = max([b[3] for b in boxes if b[3] < 0.25 * W], default=0.0)
+        y1 = min([b[2] for b in boxes if b[2] > 0.75 * W], default=W)
+        for b in boxes:
+            if b[0] < x1 and b[1] > x0 and b[2] < y1 and b[3] > y0:
+                return (0.0, 0.0, 0.0, 0.0)
+        return (x0, x1, y0, y1)
 
     def _build_nose(self) -> None:
         """The cushion contact's tilt: the nose touches the ball at ``Table.cushion_height``
@@ -155,13 +172,30 @@ class Simulator:
         """
         if not isinstance(shot, Shot):
             raise ValueError(f"shot must be a poolgym.physics.Shot, got {type(shot).__name__}")
-        shot = shot.validate(self.params.max_speed)  # plain floats from here on
-        balls = self.validate_layout(layout)
+        return self.simulate_many(layout, (shot,), rng, trajectories)[0]
+
+    def simulate_many(self, layout: Mapping[int, tuple[float, float]], shots: Sequence[Shot],
+                      rng: np.random.Generator | None = None, trajectories: bool = False) -> list[ShotResult]:
+        """Play each of ``shots`` from the same ``layout``; one ``ShotResult`` per shot, in order.
+
+        The same results as ``[simulate(layout, s, rng) for s in shots]`` (noise is drawn from
+        ``rng`` shot by shot in that order), with the layout validated and its set-up (balls,
+        frozen contacts) done once: for a bot's candidate search or noisy replays of one
+        position. Every shot is validated before any is played.
+        """
+        if isinstance(shots, Shot) or not isinstance(shots, Sequence):
+            raise ValueError(f"shots must be a sequence of poolgym.physics.Shot, got {type(shots).__name__}")
+        checked = []
+        for i, shot in enumerate(shots):
+            if not isinstance(shot, Shot):
+                raise ValueError(f"shots[{i}] must be a poolgym.physics.Shot, got {type(shot).__name__}")
+            checked.append(shot.validate(self.params.max_speed))  # plain floats from here on
+        start = _Start(self, self.validate_layout(layout))
         if not self.noise.is_zero:
             if rng is None:
                 raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")
-            shot = self.noise.apply(shot, rng, self.params.max_speed)
-        return _ShotRun(self, balls, shot, trajectories).run()
+            checked = [self.noise.apply(shot, rng, self.params.max_speed) for shot in checked]
+        return [_ShotRun(self, start, shot, trajectories).run() for shot in checked]
 
     def strike_state(self, shot: Shot) -> tuple[float, float, float, float, float]:
         """Cue-ball velocity and spin right after the strike: (vx, vy, wx, wy, wz).
@@ -185,11 +219,40 @@ class Simulator:
         return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side
 
 
+class _Start:
+    """What every shot from one validated layout shares: ball order, positions and the
+    contacts frozen at the strike (balls against cushions, balls against the cue ball)."""
+
+    def __init__(self, sim: Simulator, balls: dict[int, tuple[float, float]]) -> None:
+        self.nums = sorted(balls)
+        self.cue = self.nums.index(0)
+        self.X = tuple(balls[b][0] for b in self.nums)
+        self.Y = tuple(balls[b][1] for b in self.nums)
+        R, tol = sim.table.ball_radius, sim.params.frozen_tolerance
+        cx, cy = self.X[self.cue], self.Y[self.cue]
+        self.frozen_segments: list[frozenset[str]] = []
+        cushion_frozen, cue_frozen = [], []
+        i0, i1, i2, i3 = sim._open_box
+        for k, num in enumerate(self.nums):
+            x, y = self.X[k], self.Y[k]
+            if i0 + tol < x < i1 - tol and i2 + tol < y < i3 - tol:
+                frozen = frozenset()  # more than R + tol from every cushion
+            else:
+                frozen = frozenset(seg_id for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments
+                                   if 0.0 <= ux * (x - sx) + uy * (y - sy) <= length
+                                   and nx * (x - sx) + ny * (y - sy) <= R + tol)
+            self.frozen_segments.append(frozen)
+            if frozen:
+                cushion_frozen.append(num)
+            if k != self.cue and math.hypot(x - cx, y - cy) <= 2.0 * R + tol:
+                cue_frozen.append(num)
+        self.cushion_frozen, self.cue_frozen = tuple(cushion_frozen), tuple(cue_frozen)
+
+
 class _ShotRun:
     """The mutable state of one shot; plain lists indexed by a local ball index."""
 
-    def __init__(self, sim: Simulator, balls: dict[int, tuple[float, float]], shot: Shot,
-                 record: bool) -> None:
+    def __init__(self, sim: Simulator, start: _Start, shot: Shot, record: bool) -> None:
         self.sim, self.shot = sim, shot
         p, t = sim.params, sim.table
         self.R = t.ball_radius
@@ -199,12 +262,12 @@ class _ShotRun:
         self.spin_dec = p.spin_deceleration
         self.rest_speed = p.rest_speed
         self.head_x = t.head_string_x
-        self.nums = sorted(balls)
+        self.nums = start.nums
         n = len(self.nums)
-        self.cue = self.nums.index(0)
+        self.cue = start.cue
         self.T0 = [0.0] * n
-        self.X = [balls[b][0] for b in self.nums]
-        self.Y = [balls[b][1] for b in self.nums]
+        self.X = list(start.X)
+        self.Y = list(start.Y)
         self.VX, self.VY = [0.0] * n, [0.0] * n
         self.WX, self.WY, self.WZ = [0.0] * n, [0.0] * n, [0.0] * n
         self.AX, self.AY = [0.0] * n, [0.0] * n
@@ -219,8 +282,7 @@ class _ShotRun:
         self.pocketed: dict[int, str] = {}
         self.record = record
         self.phases: list[list[MotionPhase]] = [[] for _ in range(n)]
-        self.start = (list(self.X), list(self.Y))
-        self.frozen_segments: list[set[str]] = [set() for _ in range(n)]
+        self.start = start
 
     # ------------------------------------------------------------------ kinematics
     def state_at(self, k: int, t: float):
@@ -290,28 +352,44 @@ class _ShotRun:
         self._schedule_pairs(k, t)
 
     def _schedule_pairs(self, k: int, t: float, partners=None) -> None:
-        """Queue ball k's contacts with every other ball (or only with ``partners``)."""
-        xk, yk, vxk, vyk = self.state_at(k, t)[:4]
+        """Queue ball k's contacts with every other ball (or only with ``partners``).
+
+        Partners are pruned by the swept boxes of both phases; the others' states at t are
+        computed inline (the same closed form as ``state_at``), this being the hottest loop.
+        """
+        if t == self.T0[k]:  # scheduled as its phase starts: the state is the phase's own
+            xk, yk, vxk, vyk = self.X[k], self.Y[k], self.VX[k], self.VY[k]
+        else:
+            xk, yk, vxk, vyk = self.state_at(k, t)[:4]
         axk, ayk = self.AX[k], self.AY[k]
         tk_end = self.TEND[k]
-        bk0, bk1, bk2, bk3 = self.BOX[k]
         reach = 2.0 * self.R
+        bk0, bk1, bk2, bk3 = self.BOX[k]
+        bk0, bk1, bk2, bk3 = bk0 - reach, bk1 + reach, bk2 - reach, bk3 + reach
         D2 = self.D2
-        ON, MODE, BOX, TEND = self.ON, self.MODE, self.BOX, self.TEND
+        ON, MODE, BOX, TEND, VER = self.ON, self.MODE, self.BOX, self.TEND, self.VER
+        T0, X, Y, VX, VY, AX, AY = self.T0, self.X, self.Y, self.VX, self.VY, self.AX, self.AY
         k_still = MODE[k] == STILL
         for j in range(len(ON)) if partners is None else partners:
             if j == k or not ON[j] or (k_still and MODE[j] == STILL):
                 continue
             bj = BOX[j]
-            if bj[0] > bk1 + reach or bj[1] < bk0 - reach or bj[2] > bk3 + reach or bj[3] < bk2 - reach:
+            if bj[0] > bk1 or bj[1] < bk0 or bj[2] > bk3 or bj[3] < bk2:
                 continue
             horizon = min(tk_end, TEND[j]) - t
             if horizon <= 0.0:
                 continue
-            xj, yj, vxj, vyj = self.state_at(j, t)[:4]
+            axj, ayj = AX[j], AY[j]
+            if MODE[j] == STILL:
+                xj, yj, vxj, vyj = X[j], Y[j], 0.0, 0.0
+            else:
+                tau = t - T0[j]
+                vxj, vyj = VX[j] + axj * tau, VY[j] + ayj * tau
+                xj = X[j] + (VX[j] + 0.5 * axj * tau) * tau
+                yj = Y[j] + (VY[j] + 0.5 * ayj * tau) * tau
             dx, dy = xj - xk, yj - yk
             dvx, dvy = vxj - vxk, vyj - vyk
-            dax, day = self.AX[j] - axk, self.AY[j] - ayk
+            dax, day = axj - axk, ayj - ayk
             c0 = dx * dx + dy * dy - D2
             c1 = 2.0 * (dx * dvx + dy * dvy)
             c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
@@ -319,14 +397,20 @@ class _ShotRun:
             c4 = 0.25 * (dax * dax + day * day)
             tau = quartic_entry(c0, c1, c2, c3, c4, horizon)
             if tau != INF:
-                self.push(t + tau, _BALL, k, j, self.VER[j])
+                self.push(t + tau, _BALL, k, j, VER[j])
 
     def _schedule_cushions(self, k: int, t: float) -> None:
         """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole."""
-        x, y, vx, vy = self.state_at(k, t)[:4]
+        b0, b1, b2, b3 = self.BOX[k]
+        i0, i1, i2, i3 = self.sim._open_box
+        if i0 < b0 and b1 < i1 and i2 < b2 and b3 < i3:
+            return  # the whole phase stays clear of every cushion, jaw and hole
+        if t == self.T0[k]:
+            x, y, vx, vy = self.X[k], self.Y[k], self.VX[k], self.VY[k]
+        else:
+            x, y, vx, vy = self.state_at(k, t)[:4]
         ax, ay = self.AX[k], self.AY[k]
         horizon = self.TEND[k] - t
-        b0, b1, b2, b3 = self.BOX[k]
         R = self.R
         best, kind, which = INF, -1, -1
         for i, (_, sx, sy, ux, uy, nx, ny, length, bb) in enumerate(self.sim._segments):
@@ -394,7 +478,7 @@ class _ShotRun:
             processed += 1
             if processed > max_events:
                 raise RuntimeError(f"shot exceeded PhysicsParams.max_events={max_events}; "
-                                   f"layout {self.start} shot {shot}")
+                                   f"layout {dict(zip(self.nums, zip(self.start.X, self.start.Y)))} shot {shot}")
             now = time
             if kind == _TRANSITION:
                 x, y, vx, vy, wx, wy, wz = self.state_at(k, time)
@@ -463,8 +547,9 @@ class _ShotRun:
         leaving = vx * nx + vy * ny
         if leaving < _MIN_SEPARATION:
             vx, vy = vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny
-        was_frozen = (seg_id in self.frozen_segments[k]
-                      and math.hypot(x - self.start[0][k], y - self.start[1][k]) <= self.sim.params.frozen_tolerance)
+        start = self.start
+        was_frozen = (seg_id in start.frozen_segments[k]
+                      and math.hypot(x - start.X[k], y - start.Y[k]) <= self.sim.params.frozen_tolerance)
         self.log.append(ev.BallCushion(t, self.nums[k], seg_id, (x, y), was_frozen))
         self.set_phase(k, t, x, y, vx, vy, wx, wy, wz)
         self.schedule(k, t)
@@ -481,23 +566,10 @@ class _ShotRun:
 
     # ------------------------------------------------------------------ bookkeeping
     def _strike_event(self) -> ev.Strike:
-        sim, shot = self.sim, self.shot
-        R, tol = self.R, sim.params.frozen_tolerance
-        cushion_frozen, cue_frozen = [], []
-        cx, cy = self.X[self.cue], self.Y[self.cue]
-        for k, num in enumerate(self.nums):
-            x, y = self.X[k], self.Y[k]
-            for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments:
-                along = ux * (x - sx) + uy * (y - sy)
-                if 0.0 <= along <= length and nx * (x - sx) + ny * (y - sy) <= R + tol:
-                    self.frozen_segments[k].add(seg_id)
-            if self.frozen_segments[k]:
-                cushion_frozen.append(num)
-            if k != self.cue and math.hypot(x - cx, y - cy) <= 2.0 * R + tol:
-                cue_frozen.append(num)
+        sim, shot, start = self.sim, self.shot, self.start
         miscue = math.hypot(shot.side, shot.vertical) > sim.params.miscue_limit
-        return ev.Strike(0.0, 0, (cx, cy), shot.speed, shot.angle_deg, shot.side, shot.vertical,
-                         miscue, tuple(cushion_frozen), tuple(cue_frozen))
+        return ev.Strike(0.0, 0, (start.X[start.cue], start.Y[start.cue]), shot.speed, shot.angle_deg,
+                         shot.side, shot.vertical, miscue, start.cushion_frozen, start.cue_frozen)
 
     def _rest_time(self, last_event: float) -> float:
         """When the last translation and the last spin (above the rest threshold) stop."""

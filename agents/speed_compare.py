@@ -1,0 +1,133 @@
+"""Speed of this tree beside another commit's, measured in the same run.
+
+``poolgym bench-envs`` (env steps/s per id and action mode) and ``poolgym bench-bot
+--compare REV`` (the bot's moves/s per budget) run each measurement in a fresh process: once
+with this working tree on ``PYTHONPATH`` and once with a ``git archive`` export of ``REV``,
+alternating, ``reps`` times each; the best of the repetitions is reported (the machine is
+shared, and the best is the least disturbed run). Both sides run the same probe, this file
+executed as a script, which only uses the public API every commit has: ``gymnasium.make``
+for environments, ``agents.bench_bot.run`` for the bot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CURRENT = "working tree"
+
+
+def env_rate(env_id: str, action_mode: str, noise: str, opponent: str, steps: int,
+             seed: int = 0) -> dict[str, Any]:
+    """Steps/s of one env, made with ``action_mode``, execution ``noise`` (a preset name) and
+    ``opponent`` (its shots count in the step), stepped with seeded uniform random actions
+    and reset at episode ends."""
+    import gymnasium as gym
+
+    import poolgym  # noqa: F401  (registers the ids)
+
+    env = gym.make(env_id, action_mode=action_mode, noise=noise, opponent=opponent)
+    try:
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+        start = time.perf_counter()
+        for _ in range(steps):
+            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+            if terminated or truncated:
+                env.reset()
+        elapsed = time.perf_counter() - start
+    finally:
+        env.close()
+    return {"steps_per_s": steps / elapsed}
+
+
+def bot_rate(budget: str, noise: str, racks: int, seed: int = 0) -> dict[str, Any]:
+    """The bot's thinking speed (moves decided per second) in ``racks`` self-play 9-ball racks."""
+    from agents.bench_bot import run
+
+    report = run(racks=racks, budget=budget, seed=seed, noises=(noise,))
+    return {"moves_per_s": report["settings"][noise]["moves_per_s_thinking"]}
+
+
+PROBES = {"env": env_rate, "bot": bot_rate}
+
+
+def export(rev: str, dest: Path) -> str:
+    """Write the files of commit ``rev`` under ``dest``; returns its short hash."""
+    try:
+        short = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", f"{rev}^{{commit}}"],
+                               check=True, capture_output=True, text=True).stdout.strip()
+    except subprocess.CalledProcessError as exc:
+        raise ValueError(f"--compare: {rev!r} is not a commit of this repository "
+                         f"({exc.stderr.strip()})") from None
+    archive = dest / "tree.tar"
+    with archive.open("wb") as out:
+        subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", short], check=True, stdout=out)
+    with tarfile.open(archive) as tar:
+        tar.extractall(dest / "tree", filter="data")
+    archive.unlink()
+    return short
+
+
+def measure(tree: Path, probe: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Run ``probe`` with ``params`` in a fresh process that imports poolgym from ``tree``."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), probe, json.dumps(params)],
+                          cwd=tree, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{probe} probe failed in {tree}:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def compare(probe: str, cases: list[dict[str, Any]], key: str, rev: str | None, reps: int = 3) -> list[dict]:
+    """For each case (the probe's parameters): the best ``key`` over ``reps`` fresh processes
+    of this tree and, with ``rev``, of that commit, alternating. One row per case."""
+    if probe not in PROBES:
+        raise ValueError(f"probe must be one of {sorted(PROBES)}, got {probe!r}")
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise ValueError(f"reps must be a whole number >= 1, got {reps!r}")
+    with tempfile.TemporaryDirectory(prefix="poolgym-compare-") as tmp:
+        trees = {CURRENT: ROOT}
+        if rev is not None:
+            trees[export(rev, Path(tmp))] = Path(tmp) / "tree"
+        rows = []
+        for params in cases:
+            best = {name: 0.0 for name in trees}
+            for _ in range(reps):
+                for name, tree in trees.items():
+                    best[name] = max(best[name], measure(tree, probe, params)[key] or 0.0)
+            row = dict(params, **{name: round(value, 2) for name, value in best.items()})
+            if rev is not None:
+                old = best[next(name for name in trees if name != CURRENT)]
+                row["ratio"] = round(best[CURRENT] / old, 2) if old else None
+            rows.append(row)
+    return rows
+
+
+def format_rows(rows: list[dict], columns: list[str], unit: str) -> str:
+    """A plain table: the case columns, then each tree's best figure in ``unit`` (and the ratio)."""
+    if not rows:
+        return "(no cases)"
+    figures = [k for k in rows[0] if k not in columns]
+    titles = columns + [f if f == "ratio" else f"{f} {unit}" for f in figures]
+    cells = [[str(r[c]) for c in columns] + ["-" if r[f] is None else str(r[f]) for f in figures]
+             for r in rows]
+    widths = [max(len(t), *(len(c[i]) for c in cells)) for i, t in enumerate(titles)]
+    align = lambda i, text: text.ljust(widths[i]) if i < len(columns) else text.rjust(widths[i])  # noqa: E731
+    return "\n".join("  ".join(align(i, text) for i, text in enumerate(line)) for line in [titles, *cells])
+
+
+if __name__ == "__main__":
+    # Run as a script, this file's folder heads sys.path: drop it, so that ``agents`` and
+    # ``poolgym`` come from the tree on PYTHONPATH alone.
+    sys.path.pop(0)
+    name, raw = sys.argv[1], sys.argv[2]
+    print(json.dumps(PROBES[name](**json.loads(raw))))

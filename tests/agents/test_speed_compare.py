@@ -1,0 +1,52 @@
+"""``agents.speed_compare``: the same probe in fresh processes of this tree and of a commit."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import speed_compare
+from agents.cli import main
+
+ENV_CASE = dict(env_id="poolgym/NineBall-v0", action_mode="aim", noise="tournament", opponent="random", steps=5)
+
+
+def test_compare_with_a_commit_measures_both_trees():
+    rows = speed_compare.compare("env", [ENV_CASE], "steps_per_s", "HEAD", reps=1)
+    (row,) = rows
+    others = [k for k in row if k not in ENV_CASE and k not in (speed_compare.CURRENT, "ratio")]
+    assert len(others) == 1  # the commit's short hash
+    assert row[speed_compare.CURRENT] > 0 and row[others[0]] > 0
+    assert row["ratio"] == pytest.approx(row[speed_compare.CURRENT] / row[others[0]], rel=0.01)
+
+
+def test_compare_without_a_commit_measures_this_tree_alone():
+    (row,) = speed_compare.compare("env", [ENV_CASE], "steps_per_s", None, reps=1)
+    assert row[speed_compare.CURRENT] > 0 and "ratio" not in row
+
+
+@pytest.mark.parametrize("probe, rev, reps, match", [
+    ("env", "no-such-commit-xyz", 1, "not a commit"),
+    ("gpu", None, 1, "probe must be one of"),
+    ("env", None, 0, "reps must be"),
+])
+def test_bad_arguments_are_named(probe, rev, reps, match):
+    with pytest.raises(ValueError, match=match):
+        speed_compare.compare(probe, [ENV_CASE], "steps_per_s", rev, reps=reps)
+
+
+def test_a_failing_probe_reports_its_error():
+    with pytest.raises(RuntimeError, match="action_mode"):
+        speed_compare.compare("env", [dict(ENV_CASE, action_mode="psychic")], "steps_per_s", None, reps=1)
+
+
+def test_bench_bot_compare_prints_moves_per_second(capsys):
+    assert main(["bench-bot", "--racks", "1", "--noise", "none", "--budget", "fast", "--compare", "HEAD"]) == 0
+    out = capsys.readouterr().out
+    assert "working tree moves/s" in out and "ratio" in out and "fast" in out
+
+
+def test_bench_envs_table_per_id_and_mode(capsys):
+    assert main(["bench-envs", "--steps", "5", "--reps", "1", "--no-scaling", "--modes", "aim,raw"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "working tree steps/s" in lines[0]
+    assert [line.split()[1] for line in lines[1:3]] == ["aim", "raw"]
