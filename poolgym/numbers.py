@@ -8,6 +8,7 @@ where they came in; converting once, where a value enters, keeps both out of the
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -45,3 +46,14 @@ def integer(value: Any, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{field} must be an integer, got {type(value).__name__} {quote(value)}")
     return int(value)
+
+
+def is_finite_number(value: Any) -> bool:
+    """Whether ``value`` is a finite Python int or float (not a bool; an integer beyond the
+    float range is not), as JSON data must be."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond the float range
+        return False

@@ -25,7 +25,6 @@ still load: their moves were all decoded with the agent's mapping.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ from gymnasium.error import ResetNeeded
 from poolgym.envs.observations import actor
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
-from poolgym.numbers import quote
+from poolgym.numbers import is_finite_number, quote
 from poolgym.physics import Noise
 from poolgym.rules import Decision, GameState, RuleOptions, check_state
 from poolgym.table import Table
@@ -428,11 +427,11 @@ def _move(data: Any, env: PoolEnv, where: str, version: int) -> SavedMove:
     action = data["action"]
     n = env.mapper_for(mapping).space.shape[0]
     if (not isinstance(action, list) or len(action) != n
-            or not all(_is_number(v) and -1.0 <= v <= 1.0 for v in action)):
+            or not all(is_finite_number(v) and -1.0 <= v <= 1.0 for v in action)):
         raise SavedGameError(f"{where}.action must be a list of {n} numbers in [-1, 1], got {quote(action)}")
     shot = data["shot"]
     if shot is not None and (not isinstance(shot, dict) or set(shot) != set(_SHOT_FIELDS)
-                             or not all(_is_number(v) for v in shot.values())):
+                             or not all(is_finite_number(v) for v in shot.values())):
         raise SavedGameError(f"{where}.shot must be null or an object of the numbers "
                              f"{list(_SHOT_FIELDS)}, got {quote(shot)}")
     if data["decision"] is not None and not isinstance(data["decision"], str):
@@ -443,10 +442,3 @@ def _move(data: Any, env: PoolEnv, where: str, version: int) -> SavedMove:
                      _state(data["state"], env, f"{where}.state"), data["outcome"], mapping)
 
 
-def _is_number(value: Any) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an integer beyond the float range
-        return False

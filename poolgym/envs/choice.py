@@ -40,7 +40,7 @@ from gymnasium import spaces
 from poolgym.envs import candidates as cand
 from poolgym.envs.actions import ACTION_MODES, ActionMapper, ShotMove, bin_centre, bin_index, wrap_deg
 from poolgym.physics import Shot
-from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset, ShotCall
+from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset
 from poolgym.table import Table
 
 CHOICE_MODES = ("choice", "choice_discrete")

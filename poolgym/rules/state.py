@@ -15,7 +15,7 @@ from enum import Enum
 from collections.abc import Mapping
 from typing import Any
 
-from poolgym.numbers import quote, real
+from poolgym.numbers import is_finite_number, quote, real
 from poolgym.rules.decisions import PendingDecision
 
 Point = tuple[float, float]
@@ -233,13 +233,6 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an integer beyond the float range
-        return False
 
 
 def _pair(check):
@@ -254,8 +247,8 @@ def _optional(check):
 _JSON_FIELDS = {
     "game": lambda v: isinstance(v, str),
     "balls": lambda v: isinstance(v, (list, tuple)) and all(
-        isinstance(b, (list, tuple)) and len(b) == 3 and _is_int(b[0]) and _is_number(b[1])
-        and _is_number(b[2]) for b in v),
+        isinstance(b, (list, tuple)) and len(b) == 3 and _is_int(b[0]) and is_finite_number(b[1])
+        and is_finite_number(b[2]) for b in v),
     "out_of_play": lambda v: isinstance(v, (list, tuple)) and all(map(_is_int, v)),
     "shooter": _is_int, "breaker": _is_int, "inning": _is_int, "shot_number": _is_int,
     "rack_number": _is_int, "target_score": _optional(_is_int), "winner": _optional(_is_int),
