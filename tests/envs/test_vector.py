@@ -30,7 +30,7 @@ def test_sb3_subproc_vec_env_matches_dummy_vec_env():
     results = []
     for cls in (DummyVecEnv, SubprocVecEnv):
         # "poolgym:" makes Gymnasium import poolgym (which registers the ids) in the workers.
-        venv = make_vec_env("poolgym:poolgym/NineBall-v0", n_envs=2, seed=5, vec_env_cls=cls,
+        venv = make_vec_env("poolgym:poolgym/NineBall-v1", n_envs=2, seed=5, vec_env_cls=cls,
                             env_kwargs={"obs_mode": "flat"})
         obs = [venv.reset()]
         rng = np.random.default_rng(0)
