@@ -17,7 +17,7 @@ import numpy as np
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.observations import actor
 from poolgym.envs.play import simulate_move
-from poolgym.physics import Simulator
+from poolgym.physics import Shot, Simulator
 from poolgym.rules import Decision, GameState, Outcome, Ruleset
 
 # A rack still going after this many moves is stopped and counted as a draw.
@@ -27,7 +27,9 @@ MAX_MOVES = 400
 @dataclass
 class MoveRecord:
     """One move of a rack: who made it, what it was, how long the agent thought, and for a
-    shot the rules' outcome and the state it was played from."""
+    shot the rules' outcome, the state it was played from and ``executed``, the stroke as
+    the simulator played it (after execution noise; None when no stroke was played), so a
+    rack played under noise can be replayed exactly on a noiseless simulator."""
 
     player: int
     move: Any
@@ -36,6 +38,7 @@ class MoveRecord:
     outcome: Outcome | None = None
     first_contact: int | None = None
     illegal: str | None = None
+    executed: Shot | None = None
 
 
 @dataclass
@@ -71,9 +74,10 @@ def play_rack(rules: Ruleset, simulator: Simulator, agents, rng: np.random.Gener
                 continue
             if not isinstance(move, ShotMove):
                 raise ValueError(f"an agent's move is a Decision or a ShotMove, not {move!r}")
-            events, _ = simulate_move(simulator, rules, state, move, rng, False)
+            events, result = simulate_move(simulator, rules, state, move, rng, False)
             state, entry.outcome = rules.apply_shot(state, move.call, events)
             entry.first_contact = events.first_contact
+            entry.executed = result.shot if result is not None else None
         except ValueError as exc:
             entry.illegal = str(exc)
             record.winner = 1 - player

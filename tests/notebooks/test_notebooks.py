@@ -1,10 +1,13 @@
 """The notebooks in ``notebooks/``: committed without outputs, and each one runs headless
-from top to bottom with the small CI budgets.
+from top to bottom with the small CI budgets and shows its figures.
 
 Each notebook is executed with nbclient in a copy under a temporary directory (nothing is
 written into the repository), on a kernel that runs this interpreter, with the budgets set
 through the same environment variables the notebooks read at the top. Any cell that raises
-fails the test.
+fails the test. The kernel draws with matplotlib's inline backend, as Jupyter does, so every
+figure a notebook shows comes back as an ``image/png`` output; a notebook showing fewer
+figures than ``MIN_FIGURES`` says fails (a non-interactive backend such as Agg would draw
+nothing and pass silently).
 """
 
 from __future__ import annotations
@@ -33,8 +36,26 @@ CI_BUDGETS = {
 }
 
 
+# The figures each notebook shows with the CI budgets (plt.show() calls that draw something).
+MIN_FIGURES = {
+    "01_quickstart.ipynb": 3,
+    "02_evaluate_policy.ipynb": 8,
+    "03_custom_variant.ipynb": 3,
+    "04_physics.ipynb": 7,
+    "05_round_robin.ipynb": 2,
+}
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
 def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 5, f"expected the five notebooks in {ROOT / 'notebooks'}"
+    assert set(MIN_FIGURES) == {p.name for p in NOTEBOOKS}, "every notebook needs its expected figure count"
+
+
+def figure_count(nb) -> int:
+    """The PNG images among the outputs of an executed notebook."""
+    return sum("image/png" in out.get("data", {}) for cell in nb.cells if cell.cell_type == "code"
+               for out in cell.get("outputs", []))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -66,10 +87,11 @@ def test_notebook_runs(path, tmp_path, kernel_dir, monkeypatch):
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("pandas")
     pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib_inline")
 
     for name, value in CI_BUDGETS.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("MPLBACKEND", INLINE_BACKEND)  # as in Jupyter: figures become outputs
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     monkeypatch.setenv("POOLGYM_NB_OUT", str(tmp_path / "out"))
     monkeypatch.setenv("JUPYTER_PATH", os.pathsep.join(filter(None, [str(kernel_dir), os.environ.get("JUPYTER_PATH")])))
@@ -85,3 +107,6 @@ def test_notebook_runs(path, tmp_path, kernel_dir, monkeypatch):
     client = nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=600,
                                      resources={"metadata": {"path": str(work)}})
     client.execute()  # raises CellExecutionError naming the cell on any error
+    shown = figure_count(nb)
+    assert shown >= MIN_FIGURES[path.name], (f"{path.name} showed {shown} figures, expected at least "
+                                             f"{MIN_FIGURES[path.name]}")
