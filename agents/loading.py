@@ -18,8 +18,9 @@ import importlib
 from typing import Any
 
 from poolgym.envs.actions import ActionMapper
+from poolgym.envs.choice import ChoiceMapper, make_action_mapper
 from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
-from poolgym.envs.observations import actor, flatten_observation, observe_game
+from poolgym.envs.observations import actor, flatten_observation, observe_candidates, observe_game
 from poolgym.envs.sb3_models import SB3_ALGORITHMS, action_mapper, check_spaces, infer_record
 from poolgym.rules import GameState, Ruleset
 
@@ -33,20 +34,26 @@ AGENT_FORMS = (f"{', '.join(AGENT_NAMES)}, bot, [ALGO:]path.zip (ALGO one of "
 
 class PolicyAgent:
     """An environment policy ``policy(obs, info) -> action`` playing on states: it sees the
-    observation the env would give the player to act (``obs_mode`` "dict" or "flat") and
-    ``info`` with ``state`` and ``player``; its action is decoded with ``mapper`` (or an
-    ``ActionMapper`` of ``action_mode``, ``max_speed`` and ``max_cut_deg``)."""
+    observation the env would give the player to act (``obs_mode`` "dict" or "flat"; the
+    match score of a one-rack match when ``observe_match``; the candidate slots in the
+    choice modes) and ``info`` with ``state`` and ``player``; its action is decoded with
+    ``mapper`` (or a mapping of ``action_mode``, ``max_speed`` and ``max_cut_deg``)."""
 
     def __init__(self, policy, rules: Ruleset, action_mode: str = "raw", obs_mode: str = "dict",
                  max_speed: float = 10.0, max_cut_deg: float = 5.0,
-                 mapper: ActionMapper | None = None) -> None:
+                 mapper: ActionMapper | ChoiceMapper | None = None, observe_match: bool = False) -> None:
         self.policy, self.rules, self.obs_mode = policy, rules, obs_mode
-        self.mapper = mapper if mapper is not None else ActionMapper(
+        self.observe_match = observe_match
+        self.mapper = mapper if mapper is not None else make_action_mapper(
             rules.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
 
     def choose(self, state: GameState):
         player = actor(state)
-        obs = observe_game(state, self.rules, self.rules.table, player)
+        # A rack played on states is a race to one, none of it won yet.
+        match = ((0, 0), 1) if self.observe_match else None
+        obs = observe_game(state, self.rules, self.rules.table, player, match=match)
+        if isinstance(self.mapper, ChoiceMapper):
+            obs.update(observe_candidates(self.mapper.slots(state, self.rules), self.rules.table))
         if self.obs_mode == "flat":
             obs = flatten_observation(obs)
         action = self.policy(obs, {"state": state, "player": player})
@@ -68,8 +75,8 @@ def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None 
         if asked is not None and asked != record[key]:
             raise ValueError(f"{path} was trained with {key} {record[key]!r}, not the "
                              f"{asked!r} asked for")
-    agent = PolicyAgent(policy, rules, obs_mode=record["obs_mode"],
-                        mapper=action_mapper(record, rules.table))
+    agent = PolicyAgent(policy, rules, obs_mode=record["obs_mode"], mapper=action_mapper(record, rules.table),
+                        observe_match=record.get("observe_match", False))
     agent.env_record = record
     return agent
 
@@ -91,7 +98,7 @@ def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
     from poolgym.envs.opponents import SB3Policy
 
     twin = PolicyAgent(SB3Policy(fresh, deterministic=agent.policy.deterministic), agent.rules,
-                       obs_mode=agent.obs_mode, mapper=agent.mapper)
+                       obs_mode=agent.obs_mode, mapper=agent.mapper, observe_match=agent.observe_match)
     return twin
 
 

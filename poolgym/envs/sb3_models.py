@@ -8,7 +8,12 @@ with, and the action mapping and observation format as the env resolved them::
      "env_id": "poolgym/PotBall-v0",
      "env_kwargs": {"obs_mode": "flat", "action_mode": "aim", "max_cut_deg": 2.0, ...},
      "action_mode": "aim", "min_speed": 0.3, "max_speed": 8.0, "max_tip_offset": 0.5,
-     "max_cut_deg": 2.0, "obs_mode": "flat", "noise": {...}}
+     "max_cut_deg": 2.0, "obs_mode": "flat", "observe_match": false, "sigma_deg": 0.125,
+     "noise": {...}}
+
+``observe_match`` (the ``match`` entry of the v1 game envs) and ``sigma_deg`` (the aim noise
+the choice modes' candidate features assume) are absent from records written before them,
+and read as False and 0.
 
 ``action_mapper(record, table)`` rebuilds the mapping; ``check_spaces`` refuses a model
 whose spaces disagree with its record or with this poolgym's observation format, and
@@ -105,12 +110,9 @@ def env_record(env, env_id: str | None, env_kwargs: dict | None) -> dict:
     """The record of the env a model is trained on: ``env`` (made with ``env_kwargs``;
     wrappers are looked through) resolves the mapping and the observation format."""
     game = env.unwrapped
-    mapper = game.mapper
     return {"format": RECORD_FORMAT, "version": RECORD_VERSION, "env_id": env_id,
-            "env_kwargs": _plain(dict(env_kwargs or {})),
-            "action_mode": mapper.mode, "min_speed": mapper.min_speed, "max_speed": mapper.max_speed,
-            "max_tip_offset": mapper.max_tip_offset, "max_cut_deg": mapper.max_cut_deg,
-            "obs_mode": game.obs_mode, "noise": _plain(game.simulator.noise)}
+            "env_kwargs": _plain(dict(env_kwargs or {})), **env_side(env),
+            "sigma_deg": getattr(game.mapper, "sigma_deg", 0.0), "noise": _plain(game.simulator.noise)}
 
 
 def write_env_record(path: str, record: dict) -> None:
@@ -158,12 +160,22 @@ def infer_record(model, path: str = "the model") -> dict:
 
 
 def action_mapper(record: dict, table):
-    """The ``ActionMapper`` a record describes, on ``table``."""
-    from poolgym.envs.actions import ActionMapper
+    """The action mapping a record describes, on ``table`` (an ``ActionMapper``, or a
+    ``ChoiceMapper`` for the choice modes)."""
+    from poolgym.envs.choice import make_action_mapper
 
-    return ActionMapper(table, record["action_mode"], min_speed=record["min_speed"],
-                        max_speed=record["max_speed"], max_tip_offset=record["max_tip_offset"],
-                        max_cut_deg=record["max_cut_deg"])
+    return make_action_mapper(table, record["action_mode"], min_speed=record["min_speed"],
+                              max_speed=record["max_speed"], max_tip_offset=record["max_tip_offset"],
+                              max_cut_deg=record["max_cut_deg"], sigma_deg=record.get("sigma_deg", 0.0))
+
+
+def record_observation_space(record: dict):
+    """The observation space a record describes (format, match score, candidate slots)."""
+    from poolgym.envs.choice import CHOICE_MODES
+    from poolgym.envs.observations import observation_spaces
+
+    return observation_spaces(record["obs_mode"], match=record.get("observe_match", False),
+                              choice=record["action_mode"] in CHOICE_MODES)
 
 
 def _size(space) -> int:
@@ -177,15 +189,14 @@ def check_spaces(model, record: dict, path: str = "the model") -> None:
     describes in this poolgym (another action mode, another observation size)."""
     from gymnasium import spaces
 
-    from poolgym.envs.actions import ACTION_MODES
-    from poolgym.envs.observations import observation_spaces
+    from poolgym.table import Table
 
     n_model = int(np.prod(model.action_space.shape))
-    n_record = len(ACTION_MODES[record["action_mode"]])
+    n_record = int(np.prod(action_mapper(record, Table.preset("9ft")).space.shape))
     if n_model != n_record:
         raise ValueError(f"{path}: the model acts with {n_model} components but its record says "
                          f"action_mode {record['action_mode']!r} ({n_record} components)")
-    expected = observation_spaces(record["obs_mode"])
+    expected = record_observation_space(record)
     model_dict = isinstance(model.observation_space, spaces.Dict)
     if model_dict != isinstance(expected, spaces.Dict) or _size(model.observation_space) != _size(expected):
         raise ValueError(f"{path}: the model takes {'dict' if model_dict else 'flat'} observations of "
@@ -194,7 +205,8 @@ def check_spaces(model, record: dict, path: str = "the model") -> None:
                          f"observation format)")
 
 
-MAPPING_FIELDS = ("action_mode", "min_speed", "max_speed", "max_tip_offset", "max_cut_deg", "obs_mode")
+MAPPING_FIELDS = ("action_mode", "min_speed", "max_speed", "max_tip_offset", "max_cut_deg", "obs_mode",
+                  "observe_match")
 
 
 def env_side(env) -> dict:
@@ -202,15 +214,16 @@ def env_side(env) -> dict:
     game = env.unwrapped
     m = game.mapper
     return {"action_mode": m.mode, "min_speed": m.min_speed, "max_speed": m.max_speed,
-            "max_tip_offset": m.max_tip_offset, "max_cut_deg": m.max_cut_deg, "obs_mode": game.obs_mode}
+            "max_tip_offset": m.max_tip_offset, "max_cut_deg": m.max_cut_deg, "obs_mode": game.obs_mode,
+            "observe_match": bool(getattr(game, "observe_match", False))}
 
 
 def check_env_matches(record: dict, env, path: str = "the model") -> None:
     """``ValueError`` naming both sides when a model recorded with ``record`` would act in
     ``env`` with another action mapping or observation format than it was trained with."""
     side = env_side(env)
-    differ = [f"{k}: model {record[k]!r}, env {side[k]!r}" for k in MAPPING_FIELDS
-              if record.get(k) != side[k]]
+    differ = [f"{k}: model {record.get(k, False)!r}, env {side[k]!r}" for k in MAPPING_FIELDS
+              if record.get(k, False) != side[k]]
     if differ:
         raise ValueError(f"{path} was trained with another action mapping or observation format "
                          f"than this env's: {'; '.join(differ)}")

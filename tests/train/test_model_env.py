@@ -36,7 +36,7 @@ def model_path(tmp_path_factory):
 def test_training_records_the_env_in_the_model(model_path):
     with zipfile.ZipFile(model_path) as archive:
         record = json.loads(archive.read(sb3_models.ENV_RECORD))
-    assert record["env_id"] == "poolgym/PotBall-v0"
+    assert record["env_id"] == tiny_config()["env"]["id"]
     assert (record["action_mode"], record["obs_mode"]) == ("aim", "flat")
     assert (record["max_speed"], record["max_cut_deg"]) == (SPEED, CUT)
     assert record["env_kwargs"]["max_speed"] == SPEED and record["env_kwargs"]["n_balls"] == 1
@@ -147,3 +147,17 @@ def test_train_report_shows_the_reference_points(tmp_path, capsys):
         assert f"\n  {name} " in printed
     final = json.loads((tmp_path / "run" / "summary.json").read_text())["final"][0]
     assert set(final["references"]) == {"random", "fixed", "untrained"}
+
+
+@pytest.mark.parametrize("action_mode", ["aim", "choice"])
+def test_a_model_trained_on_a_v1_game_env_plays_in_eval_with_its_match_score_and_slots(action_mode, tmp_path):
+    cfg = tiny_config(checkpoint_every=0, total_steps=64)
+    cfg["env"] = {"id": "poolgym/NineBall-v1", "kwargs": {"obs_mode": "flat", "action_mode": action_mode}}
+    cfg["eval"].update(every_steps=0, episodes=1, final_episodes=1)
+    cfg["hyperparameters"].update(n_steps=32, batch_size=32)
+    model = train(cfg, out=tmp_path)["model"]
+    record = sb3_models.read_env_record(model)
+    assert record["observe_match"] is True and record["action_mode"] == action_mode
+    agent = make_agent(model, get_ruleset("nine_ball"))
+    assert agent.observe_match and agent.mapper.mode == action_mode
+    assert main(["eval", "-a", model, "-b", "legal-random", "--games", "2"]) == 0
