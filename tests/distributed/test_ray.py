@@ -56,7 +56,7 @@ def test_shipped_rllib_config_is_valid():
     from agents.rllib_train import load_rllib_config
 
     config = load_rllib_config(Path(__file__).resolve().parents[2] / "configs" / "train" / "rllib_ppo.yaml")
-    assert config["env"]["id"] == "poolgym/NineBall-v0" and config["num_env_runners"] == 2
+    assert config["env"]["id"] == "poolgym/NineBall-v1" and config["num_env_runners"] == 2
 
 
 def _without_timing(summary):
