@@ -5,9 +5,9 @@ A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
 (``poolgym.envs.baseline_agents``), ``bot:weak``, ``bot:fast``, ``bot:normal`` (also
 ``bot``), ``bot:strong`` (``agents.bot.HeuristicBot`` search budgets) -- a saved
 stable-baselines3 model (a path ending in ``.zip``, loaded as the algorithm its record
-names, else PPO, unless written ``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with the action mapping and
-observation format recorded in it, ``poolgym.envs.sb3_models``), or ``pkg.mod:name``
-naming either an agent (an object with ``choose(state)``) or a policy
+names, else PPO, unless written ``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with
+the action mapping and observation format recorded in it, ``poolgym.envs.sb3_models``), or
+``pkg.mod:name`` naming either an agent (an object with ``choose(state)``) or a policy
 ``policy(obs, info) -> action``. The environments' ``opponent`` argument takes the same
 names (``poolgym.envs.opponents``).
 """

@@ -347,6 +347,9 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     stages = _parse_stages(top["stages"], top["total_steps"], source)
     curve = _parse_curve(top["curve"], source)
     self_play = _parse_self_play(top["self_play"], source)
+    if stages and stages[-1].env_id != env["id"]:
+        raise ValueError(f"{source}: the last stage's env ({stages[-1].env_id!r}) must be key 'env.id' "
+                         f"({env['id']!r}): the model is recorded and evaluated on it")
     if stages and self_play is not None:
         raise ValueError(f"{source}: keys 'stages' and 'self_play' do not go together; train a "
                          "curriculum, then self-play from its model")
