@@ -258,8 +258,9 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads: small MLP
     updates gain nothing from more, and on a shared machine busy-waiting threads made
     training ten times slower. ``resume`` (a model zip written by a run of this config)
-    starts from its weights, step count and return statistics; only load files you trust
-    (the file is unpickled in full, optimiser state included)."""
+    starts from its weights, step count and return statistics (the "untrained" reference
+    is then the resumed network); only load files you trust (the file is unpickled in
+    full, optimiser state included)."""
     import torch
 
     from poolgym.envs.opponents import SB3Policy

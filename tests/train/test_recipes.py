@@ -208,6 +208,10 @@ def test_recipe_config_errors_name_the_key():
     data["total_steps"] += 1
     with pytest.raises(ValueError, match="total_steps"):
         load_config(data)
+    data["total_steps"] -= 1
+    data["stages"][-1]["id"] = "poolgym/NineBallSolo-v1"
+    with pytest.raises(ValueError, match="last stage"):
+        load_config(data)
     data = tiny("self_play")
     data["self_play"]["ladder_share"] = 1.5
     with pytest.raises(ValueError, match="ladder_share"):
