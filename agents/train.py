@@ -23,6 +23,11 @@ With ``normalize_reward`` the rewards are scaled by the running spread of the re
 (``agents.return_norm``), whose statistics are saved inside every model zip written here;
 ``train(..., resume=model.zip)`` goes on from a saved model with them. A curriculum
 (``stages``) trains one network on each stage's env in turn (``agents.curriculum``).
+
+``MaskablePPO`` (sb3-contrib, ``action_mode: choice_discrete``) reads each env's
+``action_masks()`` through the vec env (sb3-contrib's ``get_action_masks``, which calls the
+method through the Monitor and adapter wrappers, so no ``ActionMasker`` is needed); its
+evaluations pass the same masks (``SB3Policy`` with ``info["action_masks"]``).
 """
 
 from __future__ import annotations
