@@ -31,6 +31,7 @@ import numpy as np
 from poolgym.aiming import (aim_point, cut_angle_deg, direction_deg, ghost_ball, path_is_clear, pot_chance,
                             usable_half_width)
 from poolgym.envs.actions import shot_difficulty
+from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS, Table
 
@@ -92,15 +93,18 @@ def shot_is_due(state: GameState) -> bool:
     return state.pending is None and state.winner is None and not state.stalemate
 
 
-def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float) -> tuple[Slot | None, ...]:
+def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
+                    derived: PerStateCache | None = None) -> tuple[Slot | None, ...]:
     """The ``N_SLOTS`` slots of ``state`` (None where a slot is invalid), in slot order;
-    ``sigma_deg`` is the env's aim noise for the make probability."""
+    ``sigma_deg`` is the env's aim noise for the make probability. ``derived`` supplies the
+    rules' call options and legal targets when they are kept for this state already."""
     slots: list[Slot | None] = [None] * N_SLOTS
     if not shot_is_due(state):
         return tuple(slots)
     table = rules.table
-    calls = rules.call_options(state)
-    targets = _first_balls(state, rules)
+    derived = PerStateCache() if derived is None else derived
+    calls = derived.call_options(state, rules)
+    targets = _first_balls(state, derived.legal_targets(state, rules))
     for i, slot in enumerate(_pot_slots(state, rules, table, calls, targets, sigma_deg)):
         slots[i] = slot
     for i, slot in enumerate(_safety_slots(state, table, calls, targets)):
@@ -213,10 +217,10 @@ def _unit(v: Point, default: Point = (1.0, 0.0)) -> Point:
 
 
 # ---------------------------------------------------------------------- building slots
-def _first_balls(state: GameState, rules: Ruleset) -> list[int]:
+def _first_balls(state: GameState, legal_targets: frozenset[int]) -> list[int]:
     """The legal first balls on the table, or every object ball when none is."""
     on_table = state.object_balls_on_table
-    legal = sorted(b for b in rules.legal_targets(state) if b in on_table)
+    legal = sorted(b for b in legal_targets if b in on_table)
     return legal or sorted(on_table)
 
 
