@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator
 
 import gymnasium as gym
@@ -23,6 +23,10 @@ from poolgym.physics import ShotResult, Simulator
 from poolgym.racking import RackModel
 from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
+
+
+# The reward terms every step reports (the fields of RewardWeights, whatever their values).
+_TERM_NAMES = tuple(f.name for f in fields(RewardWeights))
 
 
 class OpponentError(RuntimeError):
@@ -304,7 +308,7 @@ class PoolEnv(RenderMixin, gym.Env):
             else:
                 self._collect(self.play_move(action), outcomes)
                 self._opponent_turns(outcomes)
-        terms = {name: 0.0 for name in self.weights.as_dict()}
+        terms = dict.fromkeys(_TERM_NAMES, 0.0)
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
                 terms[name] += value

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
+from poolgym.aiming import pot_chance
 from poolgym.envs import PoolEnv
 from poolgym.envs.actions import ActionMapper
 from poolgym.envs.choice import ChoiceMapper
@@ -152,3 +153,21 @@ def test_a_state_set_from_outside_is_still_checked():
     with pytest.raises(ValueError, match="overlap"):
         simulate_move(env.simulator, env.rules, before, env.mapper.decode(np.zeros(8), before, env.rules),
                       np.random.default_rng(0), False)
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "eight_ball"])
+def test_pot_slots_make_probability_is_pot_chance(game):
+    """The slots share one aim tolerance between the ranking and the feature; each equals
+    ``pot_chance`` from the slot's cue ball at that noise."""
+    env, states = visited_states(game, seed=4, steps=30)
+    checked = 0
+    for state in states:
+        for sigma in (0.0, 0.4, 2.0):
+            for slot in ChoiceMapper(env.table, "choice", sigma_deg=sigma).slots(state, env.rules):
+                if slot is None or slot.kind != "pot":
+                    continue
+                others = {n: p for n, p in state.positions.items() if n not in (0, slot.ball)}
+                assert slot.make_probability == pot_chance(env.table, slot.cue, state.position(slot.ball),
+                                                           slot.pocket, others, sigma)
+                checked += 1
+    assert checked > 100
