@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator
 
 import gymnasium as gym
@@ -23,6 +23,10 @@ from poolgym.physics import ShotResult, Simulator
 from poolgym.racking import RackModel
 from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
+
+
+# The reward terms every step reports (the fields of RewardWeights, whatever their values).
+_TERM_NAMES = tuple(f.name for f in fields(RewardWeights))
 
 
 class OpponentError(RuntimeError):
@@ -126,7 +130,8 @@ class PoolEnv(RenderMixin, gym.Env):
     break flag, acting player; the match score with ``observe_match``; in the choice modes
     the candidate slots' features, ``candidates``, and their mask, ``slot_mask``, in slot
     order). ``obs_mode="flat"``: the same flattened into one ``Box``
-    (``gymnasium.spaces.flatten``), for ``MlpPolicy``.
+    (``gymnasium.spaces.flatten``'s order, written directly by
+    ``poolgym.envs.observations.flatten_observation``), for ``MlpPolicy``.
 
     ## Rewards
 
@@ -221,6 +226,9 @@ class PoolEnv(RenderMixin, gym.Env):
         self.shaping = PotentialShaping(shaping_gamma)
         # Opponent agents' moves are encoded here: raw mode is exact for strokes and calls.
         self.opponent_mapper = ActionMapper(self.table, "raw", max_speed=max_speed)
+        # One cache of the current state's derived values (legal targets, call options,
+        # candidates) for both mappings and the observation.
+        self.opponent_mapper.derived = self.mapper.derived
         self.opponent = make_opponent(opponent, self.action_space, rules=self.rules,
                                       noise=self.simulator.noise, max_speed=max_speed)
         # The name the opponent was given by (saved games record it), None for an object.
@@ -232,6 +240,8 @@ class PoolEnv(RenderMixin, gym.Env):
         self.agent = 0
         self.breaker_mode = breaker
         self.state: GameState | None = None
+        # The last state the rules' transitions built here (``_enter``).
+        self._built_state: GameState | None = None
         self.initial_state: GameState | None = None
         self.racks_won = [0, 0]
         self._done = True
@@ -256,7 +266,7 @@ class PoolEnv(RenderMixin, gym.Env):
             drawn = int(self.np_random.integers(2))
             breaker = drawn if breaker is None else breaker
         self._episodes += 1
-        self.state = self.rules.new_game(rng=self.np_random, breaker=breaker)
+        self._enter(self.rules.new_game(rng=self.np_random, breaker=breaker))
         self.initial_state = self.state
         self.racks_won = [0, 0]
         self._done = False
@@ -311,7 +321,7 @@ class PoolEnv(RenderMixin, gym.Env):
             else:
                 self._collect(self.play_move(action), outcomes)
                 self._opponent_turns(outcomes)
-        terms = {name: 0.0 for name in self.weights.as_dict()}
+        terms = dict.fromkeys(_TERM_NAMES, 0.0)
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
                 terms[name] += value
@@ -352,15 +362,15 @@ class PoolEnv(RenderMixin, gym.Env):
     def _all_or_nothing(self) -> Iterator[None]:
         """Restore everything a step changes if the block raises; hand the block's move
         records to ``move_listeners`` only once it has finished."""
-        saved = (self.state, list(self.racks_won), self._done, self._last_result,
+        saved = (self.state, self._built_state, list(self.racks_won), self._done, self._last_result,
                  self._before_first_move, self.np_random.bit_generator.state,
                  [(g, g.bit_generator.state) for g in _generators(self.opponent)])
         self._held_records = []
         try:
             yield
         except BaseException:
-            (self.state, self.racks_won, self._done, self._last_result, self._before_first_move,
-             rng_state, opponent_rngs) = saved
+            (self.state, self._built_state, self.racks_won, self._done, self._last_result,
+             self._before_first_move, rng_state, opponent_rngs) = saved
             self.np_random.bit_generator.state = rng_state
             for generator, state in opponent_rngs:
                 generator.bit_generator.state = state
@@ -401,13 +411,15 @@ class PoolEnv(RenderMixin, gym.Env):
         outcome = None
         if isinstance(move, ShotMove):
             events, self._last_result = simulate_move(self.simulator, self.rules, before, move,
-                                                      self.np_random, self.trajectories)
-            self.state, outcome = self.rules.apply_shot(before, move.call, events)
+                                                      self.np_random, self.trajectories,
+                                                      state_checked=before is self._built_state)
+            after, outcome = self.rules.apply_shot(before, move.call, events)
+            self._enter(after)
             if outcome.rack_over:
                 self._end_rack(outcome)
             result = self._last_result
         else:
-            self.state = self.rules.apply_decision(before, move)
+            self._enter(self.rules.apply_decision(before, move))
             result = None
         record = MoveRecord(player, tuple(float(v) for v in action), move, before, result,
                             outcome, self.state, mapper.mode)
@@ -425,12 +437,19 @@ class PoolEnv(RenderMixin, gym.Env):
         if max(self.racks_won) >= self.race_to:
             self._done = True
         else:
-            self.state = self.rules.next_rack(self.state, rng=self.np_random)
+            self._enter(self.rules.next_rack(self.state, rng=self.np_random))
+
+    def _enter(self, state: GameState) -> None:
+        """Move to ``state``, a state the rules' transitions built (``new_game``,
+        ``apply_shot``, ``apply_decision``, ``next_rack``): its layout is checked already, so
+        the next shot from it skips the simulator's layout check. A state set from outside
+        (``env.state = ...``) is not this one and is checked as before."""
+        self.state = self._built_state = state
 
     # ------------------------------------------------------------------ views
     def _observation(self, player: int):
         match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
-        obs = observe_game(self.state, self.rules, self.table, player, match=match)
+        obs = observe_game(self.state, self.rules, self.table, player, match=match, derived=self.mapper.derived)
         if self.choice:
             obs.update(observe_candidates(self.mapper.slots(self.state, self.rules), self.table))
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
