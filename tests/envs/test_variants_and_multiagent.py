@@ -45,6 +45,32 @@ def test_six_ball_from_outside_the_package_passes_the_rules_checker_and_check_en
     assert obs["balls"].reshape(16, 3)[1:7, 2].sum() == 6 and obs["balls"].reshape(16, 3)[7:, 2].sum() == 0
 
 
+def test_six_ball_yaml_registers_from_any_working_directory(tmp_path, monkeypatch):
+    """The YAML names its game by a file path relative to itself: it registers from a
+    temporary directory, with the repository off ``sys.path`` (``examples`` not importable)."""
+    import importlib.util
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path
+                                      if not (Path(p or ".").resolve() / "examples").is_dir()])
+    monkeypatch.delitem(sys.modules, "examples", raising=False)
+    monkeypatch.delitem(sys.modules, "examples.six_ball", raising=False)
+    assert importlib.util.find_spec("examples") is None
+    env_id = poolgym.register_from_yaml(VARIANTS / "six_ball.yaml", trusted=True)
+    env = gym.make(env_id).unwrapped
+    assert env.rules.name == "six_ball"
+    assert any(name.startswith("_poolgym_file_six_ball_") for name in sys.modules)  # loaded from its file
+    obs, _ = env.reset(seed=0)
+    assert obs["balls"].reshape(16, 3)[1:7, 2].sum() == 6
+    # A relative path to a file that is not there names the resolved path.
+    bad = tmp_path / "sub" / "bad.yaml"
+    bad.parent.mkdir()
+    bad.write_text("id: a/Bad-v0\ngame: ../nope.py:Game\n")
+    with pytest.raises(ValueError, match=f"cannot import game .*no file '{tmp_path / 'nope.py'}'"):
+        poolgym.register_from_yaml(bad, trusted=True)
+
+
 def test_a_custom_variant_trains_with_stable_baselines3(tmp_path):
     from stable_baselines3 import PPO
 
