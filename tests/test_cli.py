@@ -246,7 +246,8 @@ def test_plain_progress_prints_a_line_every_tenth(monkeypatch, capsys):
     with Progress("work", 25, "racks") as progress:
         for _ in range(25):
             progress.advance()
-    assert capsys.readouterr().err.splitlines() == [f"work: {n}/25 racks" for n in range(2, 25, 2)] + ["work: 25/25 racks"]
+    every_tenth = [f"work: {n}/25 racks" for n in range(2, 25, 2)]  # 25 // 10 = 2 racks a line
+    assert capsys.readouterr().err.splitlines() == every_tenth + ["work: 25/25 racks"]
     with Progress("work", 25, enabled=False) as progress:
         progress.advance(25)
     assert capsys.readouterr() == ("", "")

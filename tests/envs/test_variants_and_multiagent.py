@@ -57,6 +57,8 @@ def test_six_ball_yaml_registers_from_any_working_directory(tmp_path, monkeypatc
     monkeypatch.delitem(sys.modules, "examples", raising=False)
     monkeypatch.delitem(sys.modules, "examples.six_ball", raising=False)
     assert importlib.util.find_spec("examples") is None
+    with pytest.raises(ValueError, match="key 'game' is an import path"):  # a file runs code too
+        poolgym.register_from_yaml(VARIANTS / "six_ball.yaml")
     env_id = poolgym.register_from_yaml(VARIANTS / "six_ball.yaml", trusted=True)
     env = gym.make(env_id).unwrapped
     assert env.rules.name == "six_ball"
