@@ -297,3 +297,20 @@ def test_play_with_a_display_or_a_gif_is_not_refused(monkeypatch):
     monkeypatch.delenv("WAYLAND_DISPLAY")
     monkeypatch.setattr(sys, "platform", "darwin")  # windows without DISPLAY
     assert no_display_reason() is None
+
+
+def test_train_shows_the_final_evaluation_progress_on_stderr(tmp_path, capsys):
+    import yaml
+
+    from tests.train.test_train import tiny_config
+
+    data = tiny_config(total_steps=128, checkpoint_every=0)
+    data["eval"].update(every_steps=0, final_episodes=2)
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(data))
+    assert main(["train", "--config", str(config), "--out", str(tmp_path / "quiet"), "--no-progress"]) == 0
+    quiet_out, quiet_err = capsys.readouterr()
+    assert main(["train", "--config", str(config), "--out", str(tmp_path / "run")]) == 0
+    out, err = capsys.readouterr()
+    assert quiet_err == "" and "final evaluation" not in quiet_out + out
+    assert "final evaluation: 100%" in err and "4/4" in err
