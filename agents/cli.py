@@ -55,12 +55,8 @@ def _soak(args: argparse.Namespace) -> int:
 
     report: dict = {}
     failures = 0
-    if args.env:
-        games = soak.game_env_ids()
-        for env_id in args.env:
-            if env_id not in games:
-                raise UsageError(f"--env {env_id!r} is not a game environment; game environments "
-                                 f"are {games}")
+    for env_id in args.env or ():
+        _game_env_id(env_id, "--env")
     if args.shots:
         with Progress("soak", args.shots, "shots", enabled=not args.no_progress) as progress:
             physics = report["physics"] = soak.run_physics_soak(shots=args.shots, seed=args.seed,
@@ -124,6 +120,12 @@ def _bench_envs(args: argparse.Namespace) -> int:
 
     cases = [dict(env_id=env_id, action_mode=mode, noise=args.noise, opponent=args.opponent, steps=args.steps)
              for env_id in _names(args.ids) for mode in _names(args.modes)]
+    # Each case's env built once here: a bad id, mode or opponent is one line before any timing.
+    _env_id(args.env, "--env")
+    for case in cases:
+        _env_id(case["env_id"], "--ids")
+        _make_env(case["env_id"], action_mode=case["action_mode"], noise=args.noise,
+                  opponent=args.opponent).close()
     per_mode = speed_compare.compare("env", cases, "steps_per_s", args.compare, args.reps)
     print(speed_compare.format_rows(per_mode, ["env_id", "action_mode", "noise", "opponent", "steps"],
                                      "steps/s"))
@@ -133,6 +135,37 @@ def _bench_envs(args: argparse.Namespace) -> int:
         print(scale_bench.format_report(rows))
     _write_json(args.json, {"per_mode": per_mode, "scaling": rows})
     return 0
+
+
+def _env_id(env_id: str, option: str) -> str:
+    """``env_id`` when Gymnasium has it registered, else a ``UsageError`` listing poolgym's ids."""
+    import gymnasium as gym
+
+    if env_id not in gym.registry:
+        ids = sorted(i for i in gym.registry if i.startswith("poolgym/"))
+        raise UsageError(f"{option} {env_id!r} is not a registered environment; poolgym's are {ids}")
+    return env_id
+
+
+def _game_env_id(env_id: str, option: str) -> str:
+    """``env_id`` when it is a registered game environment (``PoolEnv``), else a
+    ``UsageError`` listing them."""
+    from agents.soak import game_env_ids
+
+    games = game_env_ids()
+    if env_id not in games:
+        raise UsageError(f"{option} {env_id!r} is not a game environment; game environments are {games}")
+    return env_id
+
+
+def _make_env(env_id: str, **kwargs):
+    """``gymnasium.make(env_id, **kwargs)``; a value it refuses is a ``ValueError`` naming it."""
+    import gymnasium as gym
+
+    try:
+        return gym.make(env_id, **kwargs)
+    except TypeError as exc:  # a keyword this env does not take
+        raise UsageError(f"{env_id}: {exc}") from None
 
 
 def _ruleset(name: str):
@@ -152,6 +185,7 @@ def _protocol(args: argparse.Namespace):
     """The evaluation protocol of ``--env`` with ``--game`` / ``--noise`` (``agents.protocol``)."""
     from agents.protocol import protocol
 
+    _game_env_id(args.env, "--env")
     if args.game is not None:
         _ruleset(args.game)  # a usage error listing the games when it is not one
     return protocol(args.env, args.game, args.noise)
@@ -208,7 +242,11 @@ def _bench_bot(args: argparse.Namespace) -> int:
     from agents import bench_bot
     from agents.progress import Progress
 
+    from agents.shot_search import SearchBudget
+
     _ruleset(args.game)
+    for budget in _names(args.budget):
+        SearchBudget.preset(budget)  # an unknown budget is one line naming the choices
     noises = ("none", "tournament") if args.noise == "both" else (args.noise,)
     if args.compare is not None:
         from agents import speed_compare
@@ -229,6 +267,8 @@ def _bench_bot(args: argparse.Namespace) -> int:
 
 def _check_benchmark(args: argparse.Namespace) -> int:
     from agents import sweeps
+
+    _game_env_id(args.env, "--env")
 
     if args.check == "calibration":
         report = {"env": args.env, "seed": args.seed,
@@ -268,6 +308,7 @@ def _check_benchmark(args: argparse.Namespace) -> int:
 def _baselines(args: argparse.Namespace) -> int:
     from agents import baselines
 
+    _game_env_id(args.env, "--env")
     table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
     text = baselines.format_markdown(table)
     print(text)

@@ -95,7 +95,11 @@ def test_demo_prints_one_line_per_event(capsys):
 
 # ----------------------------------------------------------------- bad values: one line, exit 2
 def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err.strip()
+    return _one_error_line_of(capsys.readouterr().err)
+
+
+def _one_error_line_of(err: str) -> str:
+    err = err.strip()
     assert "Traceback" not in err and len(err.splitlines()) == 1, err
     return err
 
@@ -314,3 +318,24 @@ def test_train_shows_the_final_evaluation_progress_on_stderr(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert quiet_err == "" and "final evaluation" not in quiet_out + out
     assert "final evaluation: 100%" in err and "4/4" in err
+
+
+@pytest.mark.parametrize("argv, bad, choice", [
+    (["bench-bot", "--budget", "huge", "--racks", "1"], "'huge'", "'strong'"),
+    (["bench-bot", "--budget", "fast,huge", "--compare", "HEAD"], "'huge'", "'strong'"),
+    (["bench-envs", "--env", "poolgym/NoSuch-v0", "--no-scaling"], "'poolgym/NoSuch-v0'", "poolgym/NineBall-v1"),
+    (["bench-envs", "--ids", "poolgym/NoSuch-v0"], "'poolgym/NoSuch-v0'", "poolgym/PotBall-v1"),
+    (["bench-envs", "--modes", "aim,sideways"], "'sideways'", "'choice_discrete'"),
+    (["bench-envs", "--opponent", "grandmaster"], "'grandmaster'", "'bot:weak'"),
+    (["check-benchmark", "breaks", "--env", "poolgym/PotBall-v1"], "'poolgym/PotBall-v1'", "poolgym/NineBall-v1"),
+    (["check-benchmark", "constant", "--env", "nine_ball"], "'nine_ball'", "poolgym/NineBall-v1"),
+    (["baselines", "--env", "poolgym/PotBall-v1"], "'poolgym/PotBall-v1'", "poolgym/EightBall-v1"),
+    (["eval", "--env", "poolgym/NoSuch-v0"], "'poolgym/NoSuch-v0'", "poolgym/NineBall-v1"),
+    (["play", "--env", "poolgym/PotBall-v1", "--gif", "x.gif"], "'poolgym/PotBall-v1'", "poolgym/NineBall-v1"),
+])
+def test_unknown_envs_modes_opponents_and_budgets_are_one_line_with_the_choices(argv, bad, choice, capsys):
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # refused before any work
+    err = _one_error_line_of(err)
+    assert err.startswith(f"poolgym {argv[0]}: error:") and bad in err and choice in err
