@@ -71,7 +71,8 @@ class PoolAECEnv(RenderMixin, AECEnv):
     ``targets`` (balls that may be hit first) and ``choices`` (the pending decision's
     options), which ``infos[agent]`` repeats as ``target_mask`` and ``choice_mask``; in the
     choice modes it also has the candidate slots' ``candidates`` features and ``slot_mask``
-    (``PoolEnv``'s), for the player to act.
+    (``PoolEnv``'s), for the player to act. The dict's ``Discrete`` entries are numpy
+    ``int64`` values (their space's dtype).
 
     ## Usage
 

@@ -195,6 +195,8 @@ def test_factories_follow_the_classic_envs():
     action = discrete.action_space(discrete.agent_selection).sample(obs["action_mask"])
     offsets = np.concatenate([[0], np.cumsum(discrete.unwrapped.mapper.nvec)[:-1]])
     assert all(obs["action_mask"][offsets + action] == 1)
+    with pytest.raises(ValueError, match="a flat action mask has"):
+        discrete.action_space("player_0").sample(obs["action_mask"][:-1])
     with pytest.raises(AssertionError, match="not in action space"):
         discrete.step(discrete.unwrapped.mapper.nvec)  # one past the end of every dimension
     assert isinstance(aec.env(action_mode="choice").observation_space("player_0"), spaces.Dict)
