@@ -82,8 +82,9 @@ class PoolEnv(RenderMixin, gym.Env):
     """## Description
 
     A game of pool under WPA rules, shot by shot: 9-ball, 8-ball, 10-ball or 14.1
-    continuous (``game``), on a simulated table. The agent is player 0 and breaks the first
-    rack; the opponent's shots and decisions happen inside ``step``. An opponent agent
+    continuous (``game``), on a simulated table. The agent is player 0; who breaks the
+    first rack is ``breaker``'s choice; the opponent's shots and decisions happen inside
+    ``step`` (and inside ``reset`` when it breaks). An opponent agent
     (a ladder name such as "legal-random" or "bot:fast", or any object with
     ``choose(state)``) plays through a raw-mode mapping the env holds (``opponent_mapper``,
     exact strokes and calls), so it plays the same whatever the agent's ``action_mode``. ``play_move(action)``
@@ -142,8 +143,14 @@ class PoolEnv(RenderMixin, gym.Env):
 
     ## Starting State
 
-    A new rack from ``numpy`` seeded by ``reset(seed=...)``, the agent to break with the cue
-    ball in hand in the kitchen.
+    A new rack from ``numpy`` seeded by ``reset(seed=...)`` (with ``rack_model``'s random gaps),
+    the breaker with the cue ball in hand in the kitchen. ``breaker``: "agent" (v0),
+    "opponent", "random" (drawn from the seed; v1) or "alternate"; ``reset(options={"breaker":
+    0 | 1})`` names it for one episode. When the opponent breaks, its break (and its run)
+    is played inside ``reset`` and reported in ``info["outcomes"]``; those outcomes count
+    in the first step's reward, and if the opponent wins the match before the agent's first
+    move, the first step ends the episode without playing its action.
+    ``reset(options={"play_opponent": False})`` stops before the opponent's first move.
 
     ## Episode End
 
@@ -165,12 +172,18 @@ class PoolEnv(RenderMixin, gym.Env):
     ``max_cut_deg`` (the aim-assisted cut residual's range),
     ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering),
     ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1),
-    ``breaker``, ``rack_model``, ``observe_match``, ``shaping_gamma`` (the shaping's
-    discount, default 0.99: set it to the learner's).
+    ``breaker`` (above), ``rack_model`` (``poolgym.racking.RackModel``, a preset name
+    "tight" or "benchmark", or a mapping), ``observe_match`` (the ``match`` entry: racks won
+    over ``race_to``), ``shaping_gamma`` (the shaping's discount, default 0.99: set it to
+    the learner's).
 
     ## Version History
 
     - v0: initial release.
+    - v1: the benchmark protocol: tournament execution noise, racks with random gaps
+      (``rack_model="benchmark"``), the breaker drawn per episode, the match score
+      observed, ``legal-random`` as the opponent, strokes up to 12 m/s. The physics also
+      changed for every version (spin through cushions and ball contacts).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
