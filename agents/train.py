@@ -22,7 +22,7 @@ import functools
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import gymnasium as gym
 
@@ -111,15 +111,22 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
 
 
 def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | None = None,
-                     untrained: Any = None) -> list[dict]:
+                     untrained: Any = None, progress: Callable[[], None] | None = None) -> list[dict]:
     """The trained policy, the reference agents and the baseline agent on the same seeded
     episodes, against each evaluation opponent: ``[{"opponent", "trained": Score dict,
     "references": {name: Score dict}, "baseline_name", "baseline": Score dict}]``. The
     references are ``REFERENCE_AGENTS`` (the ladder's random and fixed agents) and, with
     ``untrained`` (the policy before learning), ``"untrained"``, also under its own key: a
     deterministic fresh network already plays a fixed middling shot, so beating random
-    alone does not show that anything was learned."""
+    alone does not show that anything was learned. ``progress()`` is called after each of
+    the ``final_evaluation_count`` evaluations."""
     from poolgym.envs.opponents import SB3Policy
+
+    def scored(agent, kwargs):
+        score = evaluate(agent, cfg.env_id, kwargs, n, seed=seed).to_dict()
+        if progress is not None:
+            progress()
+        return score
 
     policy = model_or_policy if callable(model_or_policy) else SB3Policy(
         model_or_policy, deterministic=cfg.eval.deterministic)
@@ -128,28 +135,33 @@ def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | Non
     rows = []
     for opponent in _matchups(cfg):
         kwargs = _env_kwargs(cfg, opponent)
-        references = {name: evaluate(name, cfg.env_id, kwargs, n, seed=seed).to_dict()
-                      for name in REFERENCE_AGENTS}
+        references = {name: scored(name, kwargs) for name in REFERENCE_AGENTS}
         row = {"opponent": opponent or cfg.opponent,
-               "trained": evaluate(policy, cfg.env_id, kwargs, n, seed=seed).to_dict(),
+               "trained": scored(policy, kwargs),
                "references": references, "baseline_name": cfg.eval.baseline,
                "baseline": references.get(cfg.eval.baseline) or
-               evaluate(cfg.eval.baseline, cfg.env_id, kwargs, n, seed=seed).to_dict()}
+               scored(cfg.eval.baseline, kwargs)}
         if untrained is not None:
-            row["untrained"] = references["untrained"] = evaluate(untrained, cfg.env_id, kwargs, n,
-                                                                  seed=seed).to_dict()
+            row["untrained"] = references["untrained"] = scored(untrained, kwargs)
         rows.append(row)
     return rows
 
 
+def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
+    """How many evaluations ``final_evaluation`` plays (with or without ``untrained``)."""
+    per_opponent = len(REFERENCE_AGENTS) + 1 + (cfg.eval.baseline not in REFERENCE_AGENTS) + bool(untrained)
+    return len(_matchups(cfg)) * per_opponent
+
+
 def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = None,
           steps: int | None = None, seed: int | None = None, device: str = "cpu",
-          progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1) -> dict:
+          progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1,
+          final_progress: Callable[[], None] | None = None) -> dict:
     """Train the agent a config describes and return the run's summary (also written to
     ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads: small MLP
     updates gain nothing from more, and on a shared machine busy-waiting threads made
-    training ten times slower."""
+    training ten times slower. ``final_progress`` goes to ``final_evaluation``."""
     import stable_baselines3
     import torch
 
@@ -192,7 +204,8 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
                     tb_log_name=cfg.algorithm)
         train_time = time.perf_counter() - start
         save_with_env(model, out / "model.zip", record)
-        final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic))
+        final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                                 progress=final_progress)
     finally:
         vec_env.close()
 
