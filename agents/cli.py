@@ -10,6 +10,7 @@ import os
 import sys
 import tempfile
 
+from poolgym import __version__
 from poolgym.table import TABLE_SIZES
 
 # The longest error message ``main`` prints (one line).
@@ -50,19 +51,18 @@ def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _soak(args: argparse.Namespace) -> int:
     from agents import soak
+    from agents.progress import Progress
 
     report: dict = {}
     failures = 0
-    if args.env:
-        games = soak.game_env_ids()
-        for env_id in args.env:
-            if env_id not in games:
-                raise UsageError(f"--env {env_id!r} is not a game environment; game environments "
-                                 f"are {games}")
+    for env_id in args.env or ():
+        _game_env_id(env_id, "--env")
     if args.shots:
-        physics = report["physics"] = soak.run_physics_soak(shots=args.shots, seed=args.seed,
-                                                            table_name=args.table,
-                                                            random_tables=args.random_tables)
+        with Progress("soak", args.shots, "shots", enabled=not args.no_progress) as progress:
+            physics = report["physics"] = soak.run_physics_soak(shots=args.shots, seed=args.seed,
+                                                                table_name=args.table,
+                                                                random_tables=args.random_tables,
+                                                                progress=progress.callback)
         print(soak.format_report(physics), flush=True)
         failures += sum(physics[k] for k in ("crashes", "escapes", "overlaps", "lost_balls",
                                              "non_finite", "log_mismatches"))
@@ -89,12 +89,17 @@ def _train(args: argparse.Namespace) -> int:
               f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
               f"mean episode return {last.get('episode_return_mean')}; summary in {out}")
         return 0
-    from agents.train import format_final, train
+    from agents.train import final_evaluation_count, format_final, train
     from agents.train_config import load_config
 
+    from agents.progress import Progress
+
     config = load_config(args.config, trusted=args.allow_code)
-    summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
-                    progress_bar=not args.no_progress)
+    final = Progress("final evaluation", final_evaluation_count(config), "evaluations",
+                     enabled=not args.no_progress)
+    with final:
+        summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
+                        progress_bar=not args.no_progress, final_progress=final.advance)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")
     print(format_final(summary))
@@ -115,6 +120,12 @@ def _bench_envs(args: argparse.Namespace) -> int:
 
     cases = [dict(env_id=env_id, action_mode=mode, noise=args.noise, opponent=args.opponent, steps=args.steps)
              for env_id in _names(args.ids) for mode in _names(args.modes)]
+    # Each case's env built once here: a bad id, mode or opponent is one line before any timing.
+    _env_id(args.env, "--env")
+    for case in cases:
+        _env_id(case["env_id"], "--ids")
+        _make_env(case["env_id"], action_mode=case["action_mode"], noise=args.noise,
+                  opponent=args.opponent).close()
     per_mode = speed_compare.compare("env", cases, "steps_per_s", args.compare, args.reps)
     print(speed_compare.format_rows(per_mode, ["env_id", "action_mode", "noise", "opponent", "steps"],
                                      "steps/s"))
@@ -124,6 +135,37 @@ def _bench_envs(args: argparse.Namespace) -> int:
         print(scale_bench.format_report(rows))
     _write_json(args.json, {"per_mode": per_mode, "scaling": rows})
     return 0
+
+
+def _env_id(env_id: str, option: str) -> str:
+    """``env_id`` when Gymnasium has it registered, else a ``UsageError`` listing poolgym's ids."""
+    import gymnasium as gym
+
+    if env_id not in gym.registry:
+        ids = sorted(i for i in gym.registry if i.startswith("poolgym/"))
+        raise UsageError(f"{option} {env_id!r} is not a registered environment; poolgym's are {ids}")
+    return env_id
+
+
+def _game_env_id(env_id: str, option: str) -> str:
+    """``env_id`` when it is a registered game environment (``PoolEnv``), else a
+    ``UsageError`` listing them."""
+    from agents.soak import game_env_ids
+
+    games = game_env_ids()
+    if env_id not in games:
+        raise UsageError(f"{option} {env_id!r} is not a game environment; game environments are {games}")
+    return env_id
+
+
+def _make_env(env_id: str, **kwargs):
+    """``gymnasium.make(env_id, **kwargs)``; a value it refuses is a ``ValueError`` naming it."""
+    import gymnasium as gym
+
+    try:
+        return gym.make(env_id, **kwargs)
+    except TypeError as exc:  # a keyword this env does not take
+        raise UsageError(f"{env_id}: {exc}") from None
 
 
 def _ruleset(name: str):
@@ -143,6 +185,7 @@ def _protocol(args: argparse.Namespace):
     """The evaluation protocol of ``--env`` with ``--game`` / ``--noise`` (``agents.protocol``)."""
     from agents.protocol import protocol
 
+    _game_env_id(args.env, "--env")
     if args.game is not None:
         _ruleset(args.game)  # a usage error listing the games when it is not one
     return protocol(args.env, args.game, args.noise)
@@ -151,6 +194,7 @@ def _protocol(args: argparse.Namespace):
 def _eval(args: argparse.Namespace) -> int:
     from agents import evaluate
     from agents.loading import make_agent
+    from agents.progress import Progress
 
     played_under = _protocol(args)
     rules, noise = played_under.rules, played_under.noise
@@ -161,25 +205,32 @@ def _eval(args: argparse.Namespace) -> int:
               for i, spec in enumerate((args.a, args.b))]
     references = evaluate.reference_agents(args.a, agents[0], rules, seed=args.seed, noise=noise,
                                            max_speed=played_under.max_speed)
-    if args.ray or args.address:
-        from agents.distributed import run_match_ray
+    on_ray = args.ray or args.address
+    # Here: the match, then each reference agent's match on the same racks, as one count.
+    progress = Progress("eval", args.games * (1 + len(references)), "racks",
+                        enabled=not (args.no_progress or on_ray))
+    with progress:
+        if on_ray:
+            from agents.distributed import run_match_ray
 
-        def on_ray(specs):
-            return run_match_ray(args.env, specs, args.games, seed=args.seed, game=args.game, noise=args.noise,
-                                 address=args.address, **agent_kwargs)
+            def ray_match(specs):
+                return run_match_ray(args.env, specs, args.games, seed=args.seed, game=args.game,
+                                     noise=args.noise, address=args.address, **agent_kwargs)
 
-        match = on_ray((args.a, args.b))
-        # The untrained network has no spec a Ray worker could build: it plays here.
-        play = lambda name, agent: (on_ray((name, args.b)) if name in evaluate.REFERENCE_AGENTS  # noqa: E731
-                                    else evaluate.run_match(rules, [agent, agents[1]], (name, args.b),
-                                                            args.games, seed=args.seed, noise=noise))
-    else:
-        match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed, noise=noise)
-        play = None
-    summary = evaluate.summarize(match)
-    summary["protocol"] = played_under.describe()
-    summary["references"] = evaluate.reference_report(rules, references, agents[1], args.b, args.games,
-                                                      seed=args.seed, noise=noise, play=play)
+            match = ray_match((args.a, args.b))
+            # The untrained network has no spec a Ray worker could build: it plays here.
+            play = lambda name, agent: (ray_match((name, args.b)) if name in evaluate.REFERENCE_AGENTS  # noqa: E731
+                                        else evaluate.run_match(rules, [agent, agents[1]], (name, args.b),
+                                                                args.games, seed=args.seed, noise=noise))
+        else:
+            match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed,
+                                       noise=noise, progress=progress.callback)
+            play = None
+        summary = evaluate.summarize(match)
+        summary["protocol"] = played_under.describe()
+        summary["references"] = evaluate.reference_report(rules, references, agents[1], args.b, args.games,
+                                                          seed=args.seed, noise=noise, play=play,
+                                                          progress=progress.callback)
     print(evaluate.format_summary(summary))
     _write_json(args.json, summary)
     if args.csv:
@@ -189,12 +240,13 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _bench_bot(args: argparse.Namespace) -> int:
     from agents import bench_bot
+    from agents.progress import Progress
 
-    def progress(done: int, total: int) -> None:
-        if done % 10 == 0 or done == total:
-            print(f"  {done}/{total} racks", file=sys.stderr, flush=True)
+    from agents.shot_search import SearchBudget
 
     _ruleset(args.game)
+    for budget in _names(args.budget):
+        SearchBudget.preset(budget)  # an unknown budget is one line naming the choices
     noises = ("none", "tournament") if args.noise == "both" else (args.noise,)
     if args.compare is not None:
         from agents import speed_compare
@@ -205,8 +257,9 @@ def _bench_bot(args: argparse.Namespace) -> int:
         print(speed_compare.format_rows(rows, ["budget", "noise", "racks", "seed"], "moves/s"))
         _write_json(args.json, rows)
         return 0
-    report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
-                           noises=noises, progress=progress)
+    with Progress("bench-bot", args.racks * len(noises), "racks", enabled=not args.no_progress) as progress:
+        report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
+                               noises=noises, progress=progress.callback)
     print(bench_bot.format_report(report))
     _write_json(args.json, report)
     return 0
@@ -214,6 +267,8 @@ def _bench_bot(args: argparse.Namespace) -> int:
 
 def _check_benchmark(args: argparse.Namespace) -> int:
     from agents import sweeps
+
+    _game_env_id(args.env, "--env")
 
     if args.check == "calibration":
         report = {"env": args.env, "seed": args.seed,
@@ -253,6 +308,7 @@ def _check_benchmark(args: argparse.Namespace) -> int:
 def _baselines(args: argparse.Namespace) -> int:
     from agents import baselines
 
+    _game_env_id(args.env, "--env")
     table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
     text = baselines.format_markdown(table)
     print(text)
@@ -261,6 +317,19 @@ def _baselines(args: argparse.Namespace) -> int:
         with open(args.markdown, "w") as f:
             f.write(text + "\n")
     return 0
+
+
+def no_display_reason() -> str | None:
+    """Why a pygame window would be shown nowhere (``SDL_VIDEODRIVER`` set to an offscreen
+    driver, or an X11/Wayland system with neither ``DISPLAY`` nor ``WAYLAND_DISPLAY``), or
+    None when one can be seen."""
+    driver = os.environ.get("SDL_VIDEODRIVER", "")
+    if driver in ("dummy", "offscreen"):
+        return f"SDL_VIDEODRIVER={driver}"
+    windowed = sys.platform in ("win32", "cygwin", "darwin") or driver
+    if not windowed and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        return "no DISPLAY"
+    return None
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -273,6 +342,12 @@ def _play(args: argparse.Namespace) -> int:
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=played_under.noise,
                          max_speed=played_under.max_speed)
               for i, spec in enumerate((args.a, args.b))]
+    # Checked once the other values are: every bad value is named before any play.
+    if args.gif is None:
+        reason = no_display_reason()
+        if reason is not None:
+            raise UsageError(f"no display to open a window on ({reason}); write the rack to a GIF "
+                             "instead with --gif FILE")
     watch(rules, Simulator(rules.table, noise=played_under.noise), agents, seed=args.seed, gif=args.gif,
           fps=args.fps)
     return 0
@@ -365,7 +440,13 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
+    from agents.loading import AGENT_NAMES
+    from poolgym.rules import available_rulesets
+
     parser = argparse.ArgumentParser(prog="poolgym", description="Pool billiards for RL.")
+    parser.add_argument("--version", action="version", version=f"poolgym {__version__}")
+    games = ", ".join(available_rulesets())
+    no_progress = "no progress line on stderr"
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="simulate a break and a few shots, print their events")
@@ -401,6 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="shots on random tables drawn from the valid geometry range, a new "
                            "one every 50 shots (instead of --table)")
     soak.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
+    soak.add_argument("--no-progress", action="store_true", help=f"{no_progress} (random shots)")
     soak.set_defaults(handler=_soak)
 
     train = sub.add_parser("train", help="train an agent from a YAML config (configs/train/)")
@@ -409,7 +491,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--steps", type=_positive_int, help="total steps (overrides the config)")
     train.add_argument("--out", metavar="DIR", type=_output_dir, help="run directory (default runs/<config name>)")
     train.add_argument("--seed", type=_seed, help="seed (overrides the config)")
-    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.add_argument("--no-progress", action="store_true",
+                       help="no progress bar (training) or line (final evaluation) on stderr")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")
@@ -447,14 +530,13 @@ def build_parser() -> argparse.ArgumentParser:
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
     quick.set_defaults(handler=_quickstart)
 
-    agent_help = ("a ladder name (random, legal-random, fixed, bot:weak, bot:fast, bot:normal, "
-                  "bot:strong), a stable-baselines3 model ([ALGO:]path.zip, played with the "
-                  "mapping recorded in it) or pkg.module:name (an agent or a policy(obs, info))")
+    agent_help = (f"a ladder name ({', '.join(AGENT_NAMES)}), a stable-baselines3 model ([ALGO:]path.zip, "
+                  "played with the mapping recorded in it) or pkg.module:name (an agent or a policy(obs, info))")
     ev = sub.add_parser("eval", help="play N racks between two agents and report statistics, "
                                      "beside the random and fixed agents (and an untrained "
                                      "network for a model) on the same racks against B")
     ev.add_argument("--env", default="poolgym/NineBall-v1", metavar="ID", help="the game env whose rules, rack gaps, noise and stroke cap the racks are played under (default poolgym/NineBall-v1)")
-    ev.add_argument("--game", help="another registered ruleset under the env's settings")
+    ev.add_argument("--game", help=f"another registered ruleset under the env's settings: {games}")
     ev.add_argument("-a", "--a", default="bot", help=f"agent A, breaks the even racks: {agent_help}")
     ev.add_argument("-b", "--b", default="legal-random", help="agent B (same forms; default legal-random)")
     ev.add_argument("--games", type=_positive_int, default=20, help="racks to play (default 20)")
@@ -470,12 +552,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--csv", metavar="FILE", type=_output_file, help="write one row per shot to FILE")
     ev.add_argument("--ray", action="store_true", help="spread the racks over a local Ray instance")
     ev.add_argument("--address", help="spread the racks over the Ray cluster at ADDR (implies --ray)")
+    ev.add_argument("--no-progress", action="store_true", help=no_progress)
     ev.set_defaults(handler=_eval)
 
     bb = sub.add_parser("bench-bot", help="the bot's pot success, break-and-run rate, fouls "
                                           "and speed in self-play")
     bb.add_argument("--racks", type=_positive_int, default=200, help="racks per setting (default 200)")
-    bb.add_argument("--game", default="nine_ball")
+    bb.add_argument("--game", default="nine_ball", help=f"a registered ruleset: {games} (default nine_ball)")
     bb.add_argument("--budget", default="normal",
                     help="fast, normal or strong (with --compare, a comma-separated list)")
     bb.add_argument("--compare", metavar="REV", help="report moves/s only, beside commit REV's, "
@@ -485,6 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--noise", default="both", choices=("both", "none", "tournament"))
     bb.add_argument("--seed", type=_seed, default=0)
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
+    bb.add_argument("--no-progress", action="store_true", help=no_progress)
     bb.set_defaults(handler=_bench_bot)
 
     cb = sub.add_parser("check-benchmark", help="break statistics and sweeps of constant actions on "
@@ -517,12 +601,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="watch two agents play a rack (window or --gif)")
     play.add_argument("--env", default="poolgym/NineBall-v1", metavar="ID", help="the game env whose rules, rack gaps, noise and stroke cap the racks are played under (default poolgym/NineBall-v1)")
-    play.add_argument("--game", help="another registered ruleset under the env's settings")
+    play.add_argument("--game", help=f"another registered ruleset under the env's settings: {games}")
     play.add_argument("-a", "--a", default="bot", help=f"agent A, who breaks: {agent_help}")
-    play.add_argument("-b", "--b", default="bot", help="agent B")
+    play.add_argument("-b", "--b", default="bot", help="agent B (same forms)")
     play.add_argument("--seed", type=_seed, default=0)
     play.add_argument("--noise", choices=("none", "tournament"), help="replace the env's execution noise")
-    play.add_argument("--gif", metavar="FILE", type=_output_file, help="write a GIF instead of opening a window")
+    play.add_argument("--gif", metavar="FILE", type=_output_file,
+                      help="write a GIF instead of opening a window (needed without a display)")
     play.add_argument("--fps", type=_fps, default=15.0, help="frames per second (default 15)")
     play.set_defaults(handler=_play)
     return parser

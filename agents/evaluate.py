@@ -105,14 +105,17 @@ def reference_agents(spec_a: str, agent_a, rules: Ruleset, seed: int = 0,
 
 
 def reference_report(rules: Ruleset, references: dict[str, Any], opponent, opponent_name: str,
-                     racks: int, seed: int = 0, noise: str = "none", play=None) -> dict[str, Any]:
+                     racks: int, seed: int = 0, noise: str = "none", play=None,
+                     progress=None) -> dict[str, Any]:
     """Each reference agent's statistics as agent A against ``opponent`` on the racks of
     ``run_match(..., racks, seed)``: ``{"opponent": name, "agents": {name: stats}}``.
-    ``play(name, agent)`` plays a match in another way (e.g. on Ray) and returns it."""
+    ``play(name, agent)`` plays a match in another way (e.g. on Ray) and returns it;
+    ``progress`` goes to ``run_match`` otherwise."""
     out = {"opponent": opponent_name, "agents": {}}
     for name, agent in references.items():
         match = (play(name, agent) if play is not None else
-                 run_match(rules, [agent, opponent], (name, opponent_name), racks, seed=seed, noise=noise))
+                 run_match(rules, [agent, opponent], (name, opponent_name), racks, seed=seed, noise=noise,
+                           progress=progress))
         out["agents"][name] = _agent_stats(match, 0)
     return out
 

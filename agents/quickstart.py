@@ -16,7 +16,8 @@ from pathlib import Path
 
 import gymnasium as gym
 
-from agents.train import format_final, load_model, train
+from agents.progress import Progress
+from agents.train import final_evaluation_count, format_final, load_model, train
 from agents.train_config import load_config
 from agents.train_plots import plot_learning_curve, save_image_grid
 
@@ -87,7 +88,8 @@ def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None
     if episodes is not None:
         cfg = dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, final_episodes=episodes))
     print(f"training {cfg.algorithm} on {cfg.env_id} ({steps or cfg.total_steps} steps) into {out} ...")
-    summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar)
+    with Progress("final evaluation", final_evaluation_count(cfg), "evaluations", enabled=progress_bar) as final:
+        summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar, final_progress=final.advance)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s "
           f"({summary['steps_per_s']:.0f} steps/s)\n")
     print(format_final(summary))

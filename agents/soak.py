@@ -78,9 +78,11 @@ def _rack_layout(table: Table, rng: np.random.Generator) -> dict[int, tuple[floa
     return layout
 
 
-def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_tables: bool = False) -> dict:
+def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_tables: bool = False,
+                     progress: Callable[[int, int], None] | None = None) -> dict:
     """Simulate ``shots`` random shots and count every kind of failure; with
-    ``random_tables``, on a new random table every ``TABLE_EVERY`` shots."""
+    ``random_tables``, on a new random table every ``TABLE_EVERY`` shots. ``progress(done,
+    shots)`` is called after each shot."""
     table = Table.preset(table_name)
     sim = Simulator(table)
     rng = np.random.default_rng(seed)
@@ -103,13 +105,15 @@ def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_
             failures["crash"] += 1
             if len(examples) < 5:
                 examples.append(f"shot {i}: {type(exc).__name__}: {exc}; {_table_text(table)}")
-            continue
-        events += len(result.events)
-        max_events = max(max_events, len(result.events))
-        for problem in shot_violations(table, layout, result):
-            failures[_kind(problem)] += 1
-            if len(examples) < 5:
-                examples.append(f"shot {i}: {problem}; layout {layout}; {shot}; {_table_text(table)}")
+        else:
+            events += len(result.events)
+            max_events = max(max_events, len(result.events))
+            for problem in shot_violations(table, layout, result):
+                failures[_kind(problem)] += 1
+                if len(examples) < 5:
+                    examples.append(f"shot {i}: {problem}; layout {layout}; {shot}; {_table_text(table)}")
+        if progress is not None:
+            progress(i + 1, shots)
     elapsed = time.perf_counter() - start
     return {
         "shots": shots, "seed": seed, "table": "random" if random_tables else table_name,

@@ -38,7 +38,7 @@ import functools
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import gymnasium as gym
 
@@ -144,15 +144,22 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
 
 
 def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | None = None,
-                     untrained: Any = None) -> list[dict]:
+                     untrained: Any = None, progress: Callable[[], None] | None = None) -> list[dict]:
     """The trained policy, the reference agents and the baseline agent on the same seeded
     episodes, against each evaluation opponent: ``[{"opponent", "trained": Score dict,
     "references": {name: Score dict}, "baseline_name", "baseline": Score dict}]``. The
     references are ``REFERENCE_AGENTS`` (the ladder's random and fixed agents) and, with
     ``untrained`` (the policy before learning), ``"untrained"``, also under its own key: a
     deterministic fresh network already plays a fixed middling shot, so beating random
-    alone does not show that anything was learned."""
+    alone does not show that anything was learned. ``progress()`` is called after each of
+    the ``final_evaluation_count`` evaluations."""
     from poolgym.envs.opponents import SB3Policy
+
+    def scored(agent, kwargs):
+        score = evaluate(agent, cfg.env_id, kwargs, n, seed=seed).to_dict()
+        if progress is not None:
+            progress()
+        return score
 
     policy = model_or_policy if callable(model_or_policy) else SB3Policy(
         model_or_policy, deterministic=cfg.eval.deterministic)
@@ -161,16 +168,14 @@ def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | Non
     rows = []
     for opponent in _matchups(cfg):
         kwargs = _env_kwargs(cfg, opponent)
-        references = {name: evaluate(name, cfg.env_id, kwargs, n, seed=seed).to_dict()
-                      for name in REFERENCE_AGENTS}
+        references = {name: scored(name, kwargs) for name in REFERENCE_AGENTS}
         row = {"opponent": opponent or cfg.opponent,
-               "trained": evaluate(policy, cfg.env_id, kwargs, n, seed=seed).to_dict(),
+               "trained": scored(policy, kwargs),
                "references": references, "baseline_name": cfg.eval.baseline,
                "baseline": references.get(cfg.eval.baseline) or
-               evaluate(cfg.eval.baseline, cfg.env_id, kwargs, n, seed=seed).to_dict()}
+               scored(cfg.eval.baseline, kwargs)}
         if untrained is not None:
-            row["untrained"] = references["untrained"] = evaluate(untrained, cfg.env_id, kwargs, n,
-                                                                  seed=seed).to_dict()
+            row["untrained"] = references["untrained"] = scored(untrained, kwargs)
         rows.append(row)
     return rows
 
@@ -254,10 +259,16 @@ def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -
     return callbacks, evaluator
 
 
+def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
+    """How many evaluations ``final_evaluation`` plays (with or without ``untrained``)."""
+    per_opponent = len(REFERENCE_AGENTS) + 1 + (cfg.eval.baseline not in REFERENCE_AGENTS) + bool(untrained)
+    return len(_matchups(cfg)) * per_opponent
+
+
 def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = None,
           steps: int | None = None, seed: int | None = None, device: str = "cpu",
           progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1,
-          resume: str | Path | None = None) -> dict:
+          resume: str | Path | None = None, final_progress: Callable[[], None] | None = None) -> dict:
     """Train the agent a config describes and return the run's summary (also written to
     ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads: small MLP
@@ -265,7 +276,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     training ten times slower. ``resume`` (a model zip written by a run of this config)
     starts from its weights, step count and return statistics (the "untrained" reference
     is then the resumed network); only load files you trust (the file is unpickled in
-    full, optimiser state included)."""
+    full, optimiser state included). ``final_progress`` goes to ``final_evaluation``."""
     import torch
 
     from poolgym.envs.opponents import SB3Policy
@@ -313,7 +324,8 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
                 save_with_env(model, out / "model.zip", record)
         finally:
             vec_env.close()
-    final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic))
+    final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                             progress=final_progress)
     curve_final = curve.final(model, model.num_timesteps) if curve is not None else None
 
     summary = {

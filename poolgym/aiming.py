@@ -8,7 +8,7 @@ shot's quality); the shots it actually plays are always checked with the simulat
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from poolgym.table import Table
 
@@ -115,6 +115,14 @@ def pot_chance(table: Table, cue: Point, ball: Point, pocket_id: str,
     ball's error is the aim error scaled by d1 / (2 R cos(cut)), and the pocket accepts an
     error up to its usable half-width over the distance to it.
     """
+    return chance_within(aim_tolerance(table, cue, ball, pocket_id, list(others.values())), sigma_deg)
+
+
+def aim_tolerance(table: Table, cue: Point, ball: Point, pocket_id: str, blockers: Sequence[Point]) -> float:
+    """The aim error (radians) a ghost-ball shot from ``cue`` can take and still pot ``ball``
+    in ``pocket_id`` (``pot_chance``'s model); 0 when a path is blocked by one of
+    ``blockers`` or the cut is too thin. One tolerance serves every noise level
+    (``chance_within``)."""
     R = table.ball_radius
     target = aim_point(table, pocket_id)
     ghost = ghost_ball(ball, target, R)
@@ -123,16 +131,20 @@ def pot_chance(table: Table, cue: Point, ball: Point, pocket_id: str,
     cut = cut_angle_deg(cue, ghost, ball, target)
     if cut > MAX_CUT_DEG or d1 < 1e-6:
         return 0.0
-    blockers = list(others.values())
     if not path_is_clear(cue, ghost, blockers, R) or not path_is_clear(ball, target, blockers, R):
         return 0.0
     half_width = usable_half_width(table, pocket_id, ball, target)
     if half_width <= 0.0:
         return 0.0
     tolerance = math.atan2(half_width, max(d2, R))
-    aim_tolerance = tolerance * 2.0 * R * math.cos(math.radians(cut)) / d1
+    return tolerance * 2.0 * R * math.cos(math.radians(cut)) / d1
+
+
+def chance_within(tolerance: float, sigma_deg: float) -> float:
+    """The chance that a Gaussian aim error of ``sigma_deg`` stays within ``tolerance``
+    radians either side (0 for a tolerance of 0)."""
     sigma = math.radians(max(sigma_deg, 1e-6))
-    return math.erf(aim_tolerance / (sigma * math.sqrt(2.0)))
+    return math.erf(tolerance / (sigma * math.sqrt(2.0)))
 
 
 def usable_half_width(table: Table, pocket_id: str, ball: Point, target: Point) -> float:

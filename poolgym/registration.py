@@ -3,7 +3,11 @@ and noise, from Python (``register_variant``) or from a YAML file (``register_fr
 
 A variant is ``PoolEnv`` with keyword arguments, registered with ``gymnasium.register``;
 it may bring its own ``Ruleset`` subclass (a new game) given as a class or an import path
-``"package.module:ClassName"``.
+``"package.module:ClassName"``. The module of an import path may also be a Python file,
+``"path/to/file.py:ClassName"``: in a YAML file a relative path is resolved against the YAML
+file's own directory (``configs/variants/six_ball.yaml`` names
+``../../examples/six_ball.py:SixBall``), so the file registers from any working directory;
+in Python, against the working directory.
 
 Trust: an import path runs the module it names. A YAML file may name only registered games
 and no rack unless it is loaded with ``trusted=True`` (``register_from_yaml``,
@@ -12,8 +16,11 @@ and no rack unless it is loaded with ``trusted=True`` (``register_from_yaml``,
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import re
+import sys
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Callable
@@ -40,13 +47,44 @@ _ENV_KWARGS = ("opponent", "action_mode", "obs_mode", "race_to", "max_speed")
 
 
 def _import(path: str, what: str):
-    module, _, name = path.partition(":")
+    # The last colon: a file path may hold one (C:\...), a Python name never does.
+    module, _, name = path.rpartition(":")
     if not module or not name:
-        raise ValueError(f"{what} must be an import path 'package.module:name', got {path!r}")
+        raise ValueError(f"{what} must be an import path 'package.module:name' or "
+                         f"'path/to/file.py:name', got {path!r}")
     try:
-        return getattr(importlib.import_module(module), name)
+        loaded = _load_file(Path(module)) if module.endswith(".py") else importlib.import_module(module)
+        return getattr(loaded, name)
     except (ImportError, AttributeError) as exc:
         raise ValueError(f"cannot import {what} {path!r}: {exc}") from None
+
+
+def _load_file(path: Path):
+    """The module of the Python file ``path``, loaded once per file under a name of its own
+    (``sys.modules`` keeps it, so its classes pickle within this process and its forks)."""
+    path = path.resolve()
+    if not path.is_file():
+        raise ImportError(f"no file {str(path)!r}")
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    name = f"_poolgym_file_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{digest}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before running it, as an import does (dataclasses need it)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+def _relative_to(import_path: str, directory: Path) -> str:
+    """``import_path`` with a relative ``file.py`` module resolved against ``directory``."""
+    module, colon, name = import_path.rpartition(":")
+    if colon and module.endswith(".py") and not Path(module).is_absolute():
+        return f"{directory.resolve() / module}:{name}"
+    return import_path
 
 
 def _table(spec: Table | str | dict) -> Table:
@@ -133,7 +171,9 @@ def register_from_yaml(path: str | Path, trusted: bool = False) -> str:
     """Register the variant described by a YAML file; errors name the key and the file.
 
     Unless ``trusted``, the file may name only registered games (``game: nine_ball``) and no
-    ``rack``: an import path (``game: pkg.module:MyGame``) would run code from the file.
+    ``rack``: an import path (``game: pkg.module:MyGame``) would run code from the file. An
+    import path's module may be a Python file (``game: ../games/my_game.py:MyGame``); a
+    relative one is found from the YAML file's own directory, not the working directory.
     """
     path = Path(path)
     spec = load_yaml_file(path, "the variant")
@@ -157,6 +197,9 @@ def register_from_yaml(path: str | Path, trusted: bool = False) -> str:
             raise ValueError(f"{path}: key 'rack' is an import path ({quote(spec['rack'])}), which runs "
                              "code; pass trusted=True if you trust this file")
     spec.pop("description", None)
+    for key in ("game", "rack"):
+        if key in spec:
+            spec[key] = _relative_to(spec[key], path.parent)
     try:
         return register_variant(
             spec.pop("id"), game=spec.pop("game"), table=spec.pop("table", "9ft"),

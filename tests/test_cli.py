@@ -2,7 +2,9 @@
 
 import json
 import math
+import sys
 
+import numpy as np
 import pytest
 
 from agents import bench
@@ -93,7 +95,11 @@ def test_demo_prints_one_line_per_event(capsys):
 
 # ----------------------------------------------------------------- bad values: one line, exit 2
 def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err.strip()
+    return _one_error_line_of(capsys.readouterr().err)
+
+
+def _one_error_line_of(err: str) -> str:
+    err = err.strip()
     assert "Traceback" not in err and len(err.splitlines()) == 1, err
     return err
 
@@ -175,3 +181,161 @@ def test_output_paths_are_checked_before_the_work(tmp_path, capsys):
         assert out == ""  # nothing was run
         assert f"argument {option}" in err and reason in err, err
     assert not missing_dir.parent.exists()
+
+
+# ----------------------------------------------------------------- version, help, progress, play
+def test_version_is_the_package_version(capsys):
+    import tomllib
+    from pathlib import Path
+
+    import poolgym
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert capsys.readouterr().out == f"poolgym {poolgym.__version__}\n"
+    assert poolgym.__version__ == pyproject["project"]["version"]
+
+
+def test_help_lists_the_games_and_the_ladder(monkeypatch, capsys):
+    from agents.loading import AGENT_NAMES
+    from poolgym.rules import available_rulesets
+
+    monkeypatch.setenv("COLUMNS", "1000")  # no wrapping (it breaks names at hyphens)
+
+    for command in ("eval", "play", "bench-bot"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert all(game in text for game in available_rulesets()), command
+        if command != "bench-bot":
+            assert ", ".join(AGENT_NAMES) in text
+
+
+def _report(text: str) -> str:
+    """A command's report without its timings (which differ from run to run)."""
+    import re
+
+    return re.sub(r"[\d.]+ (moves|shots)/s|[\d.]+ s\b", "<timing>", text)
+
+
+@pytest.mark.parametrize("argv, total", [
+    (["eval", "-a", "fixed", "--games", "2"], "6/6"),  # the match, then random and fixed on the same racks
+    (["soak", "--shots", "40"], "40/40"),
+    (["bench-bot", "--racks", "2", "--budget", "fast", "--noise", "none"], "2/2"),
+])
+@pytest.mark.parametrize("with_tqdm", [True, False])
+def test_long_commands_show_progress_on_stderr_and_keep_stdout(argv, total, with_tqdm, monkeypatch, capsys):
+    if not with_tqdm:
+        monkeypatch.setitem(sys.modules, "tqdm", None)  # not installed: plain lines
+    assert main([*argv, "--no-progress"]) == 0
+    quiet_out, quiet_err = capsys.readouterr()
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert _report(out) == _report(quiet_out) and out.strip()
+    assert quiet_err == ""
+    name = argv[0]
+    if with_tqdm:
+        assert f"{name}: 100%" in err and total in err
+    else:
+        lines = err.splitlines()
+        assert lines[-1].startswith(f"{name}: {total} ") and all(line.startswith(f"{name}: ") for line in lines)
+
+
+def test_plain_progress_prints_a_line_every_tenth(monkeypatch, capsys):
+    from agents.progress import Progress
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    with Progress("work", 25, "racks") as progress:
+        for _ in range(25):
+            progress.advance()
+    every_tenth = [f"work: {n}/25 racks" for n in range(2, 25, 2)]  # 25 // 10 = 2 racks a line
+    assert capsys.readouterr().err.splitlines() == every_tenth + ["work: 25/25 racks"]
+    with Progress("work", 25, enabled=False) as progress:
+        progress.advance(25)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_final_evaluation_of_training_reports_each_evaluation():
+    from agents.train import final_evaluation, final_evaluation_count
+    from agents.train_config import load_config
+
+    import gymnasium as gym
+
+    cfg = load_config("configs/train/default.yaml")
+    shape = gym.make(cfg.env_id, **cfg.make_kwargs()).action_space.shape
+    calls = []
+    zero = lambda obs, info: np.zeros(shape, dtype=np.float32)  # noqa: E731
+    rows = final_evaluation(zero, cfg, episodes=1, untrained=zero, progress=lambda: calls.append(1))
+    assert len(rows) == 1 and len(calls) == final_evaluation_count(cfg, untrained=True) == 4
+
+
+@pytest.mark.parametrize("environ, reason", [
+    ({"SDL_VIDEODRIVER": "dummy", "DISPLAY": ":0"}, "SDL_VIDEODRIVER=dummy"),
+    ({"DISPLAY": None, "WAYLAND_DISPLAY": None, "SDL_VIDEODRIVER": None}, "no DISPLAY"),
+])
+def test_headless_play_without_gif_says_to_use_gif(environ, reason, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "platform", "linux")
+    for name, value in environ.items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert main(["play"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("poolgym play: error: no display") and reason in err and "--gif FILE" in err
+
+
+def test_play_with_a_display_or_a_gif_is_not_refused(monkeypatch):
+    from agents.cli import no_display_reason
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert no_display_reason() is None
+    monkeypatch.delenv("DISPLAY")
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    assert no_display_reason() is None
+    monkeypatch.delenv("WAYLAND_DISPLAY")
+    monkeypatch.setattr(sys, "platform", "darwin")  # windows without DISPLAY
+    assert no_display_reason() is None
+
+
+def test_train_shows_the_final_evaluation_progress_on_stderr(tmp_path, capsys):
+    import yaml
+
+    from tests.train.test_train import tiny_config
+
+    data = tiny_config(total_steps=128, checkpoint_every=0)
+    data["eval"].update(every_steps=0, final_episodes=2)
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(data))
+    assert main(["train", "--config", str(config), "--out", str(tmp_path / "quiet"), "--no-progress"]) == 0
+    quiet_out, quiet_err = capsys.readouterr()
+    assert main(["train", "--config", str(config), "--out", str(tmp_path / "run")]) == 0
+    out, err = capsys.readouterr()
+    assert quiet_err == "" and "final evaluation" not in quiet_out + out
+    assert "final evaluation: 100%" in err and "4/4" in err
+
+
+@pytest.mark.parametrize("argv, bad, choice", [
+    (["bench-bot", "--budget", "huge", "--racks", "1"], "'huge'", "'strong'"),
+    (["bench-bot", "--budget", "fast,huge", "--compare", "HEAD"], "'huge'", "'strong'"),
+    (["bench-envs", "--env", "poolgym/NoSuch-v0", "--no-scaling"], "'poolgym/NoSuch-v0'", "poolgym/NineBall-v1"),
+    (["bench-envs", "--ids", "poolgym/NoSuch-v0"], "'poolgym/NoSuch-v0'", "poolgym/PotBall-v1"),
+    (["bench-envs", "--modes", "aim,sideways"], "'sideways'", "'choice_discrete'"),
+    (["bench-envs", "--opponent", "grandmaster"], "'grandmaster'", "'bot:weak'"),
+    (["check-benchmark", "breaks", "--env", "poolgym/PotBall-v1"], "'poolgym/PotBall-v1'", "poolgym/NineBall-v1"),
+    (["check-benchmark", "constant", "--env", "nine_ball"], "'nine_ball'", "poolgym/NineBall-v1"),
+    (["baselines", "--env", "poolgym/PotBall-v1"], "'poolgym/PotBall-v1'", "poolgym/EightBall-v1"),
+    (["eval", "--env", "poolgym/NoSuch-v0"], "'poolgym/NoSuch-v0'", "poolgym/NineBall-v1"),
+    (["play", "--env", "poolgym/PotBall-v1", "--gif", "x.gif"], "'poolgym/PotBall-v1'", "poolgym/NineBall-v1"),
+])
+def test_unknown_envs_modes_opponents_and_budgets_are_one_line_with_the_choices(argv, bad, choice, capsys):
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # refused before any work
+    err = _one_error_line_of(err)
+    assert err.startswith(f"poolgym {argv[0]}: error:") and bad in err and choice in err

@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from poolgym.aiming import MAX_CUT_DEG, aim_point, cut_angle_deg, direction_deg, ghost_ball
+from poolgym.envs.derived import PerStateCache
 from poolgym.numbers import quote, real
 from poolgym.physics import Shot
 from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall
@@ -89,6 +90,9 @@ class ActionMapper:
         self.min_speed, self.max_speed = min_speed, max_speed
         self.max_tip_offset, self.max_cut_deg = max_tip_offset, max_cut_deg
         self.space = spaces.Box(-1.0, 1.0, shape=(len(self.components),), dtype=np.float32)
+        # The current state's call options and ranked candidates, worked out once per state
+        # (an env shares it with its observation and its other mapping).
+        self.derived = PerStateCache()
 
     def index(self, name: str) -> int:
         return self.components.index(name)
@@ -133,7 +137,7 @@ class ActionMapper:
         side = a["side"] * self.max_tip_offset
         vertical = a["vertical"] * self.max_tip_offset
         if self.mode == "raw":
-            calls = rules.call_options(state)
+            calls = self.derived.call_options(state, rules)
             call = calls[bin_index(a["call"], len(calls))]
             return ShotMove(call, placement, Shot(speed, 180.0 * a["aim"], side, vertical))
         target, pocket, call = self._target(a, state, rules, cue)
@@ -170,7 +174,7 @@ class ActionMapper:
             a["place_x"], a["place_y"] = self._placement_action(move.placement, state)
         if self.mode == "raw":
             a["aim"] = wrap_deg(shot.angle_deg) / 180.0
-            calls = rules.call_options(state)
+            calls = self.derived.call_options(state, rules)
             if move.call not in calls:
                 raise ValueError(f"the call {move.call} is not allowed now")
             a["call"] = bin_centre(calls.index(move.call), len(calls))
@@ -227,10 +231,19 @@ class ActionMapper:
         within each part they are ranked by ``shot_difficulty`` from ``cue`` (ties by ball,
         then pocket order), so the low end of ``target`` picks the most natural shots
         whatever the layout. ``calls`` are ``rules.call_options(state)`` when the caller
-        has them already.
+        has them already. The ranking is kept for the last cue-ball spot asked about in the
+        current state (``derived``), so decoding and encoding in one state rank once.
         """
-        calls = rules.call_options(state) if calls is None else calls
-        legal = rules.legal_targets(state)
+        kept = self.derived.value(state, rules, "aim_candidates", dict)
+        if kept.get("cue") != cue:
+            calls = self.derived.call_options(state, rules) if calls is None else calls
+            kept["ranked"] = self._rank_candidates(state, rules, cue, calls)
+            kept["cue"] = cue
+        return list(kept["ranked"])
+
+    def _rank_candidates(self, state: GameState, rules: Ruleset, cue: Point,
+                         calls: tuple[ShotCall, ...]) -> list[tuple[int, str, ShotCall]]:
+        legal = self.derived.legal_targets(state, rules)
         ball_calls = [c for c in calls if c.names_ball]
         if ball_calls:
             choices = [(c.ball, c.pocket, c) for c in ball_calls]
@@ -249,7 +262,7 @@ class ActionMapper:
 
     def _target(self, a: dict, state: GameState, rules: Ruleset, cue: Point) -> tuple[int, str, ShotCall]:
         """The aimed-at (ball, pocket) and the call that goes with it."""
-        calls = rules.call_options(state)
+        calls = self.derived.call_options(state, rules)
         candidates = self.candidates(state, rules, cue, calls)
         ball, pocket, call = candidates[bin_index(a["target"], len(candidates))]
         if a["push_out"] > 0.0 and ShotCall.push() in calls:

@@ -3,6 +3,18 @@
 The player to act is whoever the rules say: the shooter keeps the table after a legal pot,
 and a pending decision (push-out response, 8-ball break options, 14.1 re-break, spot
 request) is made by its decider. Requires the ``multiagent`` extra (PettingZoo).
+
+As in PettingZoo's classic environments, ``raw_env(**kwargs)`` is the environment itself
+(``PoolAECEnv``) and ``env(**kwargs)`` wraps it with the standard wrappers::
+
+    from poolgym.envs import aec
+
+    env = aec.env(game="nine_ball", action_mode="choice_discrete")
+    env.reset(seed=0)
+    for agent in env.agent_iter(100):
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
 """
 
 from __future__ import annotations
@@ -10,7 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.candidates import shot_is_due
@@ -40,20 +55,37 @@ class PoolAECEnv(RenderMixin, AECEnv):
     ## Action Space
 
     As ``poolgym.envs.PoolEnv`` (``action_mode`` "aim" by default, "raw", "choice" or
-    "choice_discrete"). In "choice_discrete" ``action_masks(agent)`` gives the masks
-    concatenated, as sb3-contrib's ``MaskablePPO`` reads them, and
-    ``infos[agent]["action_mask"]`` the same as one int8 array per dimension (the tuple
-    ``MultiDiscrete.sample(mask)`` takes, PettingZoo's convention); the player not to act
-    gets masks allowing only the first value of each dimension.
+    "choice_discrete"). "choice_discrete" is a ``MultiDiscrete`` (``FlatMaskMultiDiscrete``:
+    its ``sample(mask)`` also takes the observation's flat ``action_mask``); the others are
+    ``Box`` spaces, which have no mask. ``action_masks(agent)`` gives the "choice_discrete"
+    masks as ``MaskablePPO`` reads them; the player not to act gets masks allowing only the
+    first value of each dimension (a legal no-op: its action is never played).
 
     ## Observation Space
 
-    As ``PoolEnv`` (``obs_mode`` "dict" or "flat"), from the observing player's side. The
-    masks of the discrete choices are in the dict observation: ``targets`` (balls that may
-    be hit first) and ``choices`` (the pending decision's options); ``infos[agent]`` repeats
-    them as ``target_mask`` and ``choice_mask``. In the choice modes the observation also has
-    the candidate slots' ``candidates`` features and ``slot_mask`` (``PoolEnv``'s), for the
-    player to act.
+    In "choice_discrete" (a discrete action space) the observation follows PettingZoo's
+    classic convention: ``{"observation": <as PoolEnv>, "action_mask": int8 array}``, the
+    mask being each dimension's legal values concatenated (``action_masks(agent)``). In the
+    other modes it is ``PoolEnv``'s observation itself (``obs_mode`` "dict" or "flat"). In
+    either case ``PoolEnv``'s part is seen from the observing player's side: the dict has
+    ``targets`` (balls that may be hit first) and ``choices`` (the pending decision's
+    options), which ``infos[agent]`` repeats as ``target_mask`` and ``choice_mask``; in the
+    choice modes it also has the candidate slots' ``candidates`` features and ``slot_mask``
+    (``PoolEnv``'s), for the player to act. The dict's ``Discrete`` entries are numpy
+    ``int64`` values (their space's dtype).
+
+    ## Usage
+
+    ``env(**kwargs)`` adds PettingZoo's ``OrderEnforcingWrapper`` (``step``, ``observe``,
+    ``render`` or ``agent_iter`` before ``reset`` is an ``AssertionError`` saying so) and, in
+    "choice_discrete", ``AssertOutOfBoundsWrapper``; ``raw_env(**kwargs)`` is this class (its
+    own ``step`` before ``reset`` raises ``ResetNeeded``). The Box modes get no clipping
+    wrapper: the env refuses an out-of-range action with a ``ValueError`` naming the
+    component, where clipping would play another shot. ``pettingzoo.test.api_test`` passes;
+    its only warnings are the advice it gives every env whose observation is a dict or whose
+    action space is a ``MultiDiscrete`` (its own classic envs are exempted by name), none in
+    the Box modes with ``obs_mode="flat"``. Through the wrappers the game state is
+    ``env.unwrapped.state`` (a wrapper's ``state()`` is PettingZoo's global-state method).
 
     ## Rewards
 
@@ -95,7 +127,14 @@ class PoolAECEnv(RenderMixin, AECEnv):
         self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)
+        self.masked = action_mode == "choice_discrete"
         self._obs_space = observation_spaces(obs_mode, choice=self.choice)
+        self._act_space = self.mapper.space
+        if self.masked:
+            self._act_space = FlatMaskMultiDiscrete(self.mapper.nvec)
+            self._obs_space = spaces.Dict({
+                "observation": self._obs_space,
+                "action_mask": spaces.Box(0, 1, shape=(int(self.mapper.nvec.sum()),), dtype=np.int8)})
         self.obs_mode = obs_mode
         self.max_turns = integer(max_turns, "max_turns")
         if self.max_turns < 1:
@@ -109,7 +148,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
         return self._obs_space
 
     def action_space(self, agent: str):
-        return self.mapper.space
+        return self._act_space
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.np_random = np.random.default_rng(seed)
@@ -125,10 +164,27 @@ class PoolAECEnv(RenderMixin, AECEnv):
         self.agent_selection = self.possible_agents[actor(self.state)]
 
     def observe(self, agent: str):
+        self._check_reset("observe")
         obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
         if self.choice:
             obs.update(observe_candidates(self._slots_for(agent), self.table))
-        return obs if self.obs_mode == "dict" else flatten_observation(obs)
+        obs = self._typed(obs) if self.obs_mode == "dict" else flatten_observation(obs)
+        if self.masked:
+            return {"observation": obs, "action_mask": self.action_masks(agent).astype(np.int8)}
+        return obs
+
+    def _typed(self, obs: dict) -> dict:
+        """``obs`` with its ``Discrete`` entries (Python ints from ``observe_game``) as their
+        space's numpy dtype, as PettingZoo's checker compares dtypes entry by entry."""
+        space = self._obs_space["observation"] if self.masked else self._obs_space
+        for key, sub in space.spaces.items():
+            if isinstance(sub, spaces.Discrete):
+                obs[key] = sub.dtype.type(obs[key])
+        return obs
+
+    def _check_reset(self, what: str) -> None:
+        if self.state is None:
+            raise ResetNeeded(f"call reset() before {what}()")
 
     def _slots_for(self, agent: str):
         """The candidate slots of the state when ``agent`` is to shoot; none otherwise."""
@@ -139,6 +195,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
     def action_masks(self, agent: str | None = None) -> np.ndarray:
         """The ``choice_discrete`` masks of ``agent`` (default: the player to act): its
         legal slots and choices when it is to act, else the first value of each dimension."""
+        self._check_reset("action_masks")
         acting = self.possible_agents[actor(self.state)]
         agent = acting if agent is None else agent
         masks = self.mapper.action_masks(self.state, self.rules)
@@ -149,6 +206,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
         return idle
 
     def step(self, action) -> None:
+        self._check_reset("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -198,13 +256,37 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     def _masks(self, agent: str) -> dict:
         obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
-        masks = {"target_mask": obs["targets"], "choice_mask": obs["choices"]}
-        if self.mapper.mode == "choice_discrete":
-            flat = self.action_masks(agent).astype(np.int8)
-            masks["action_mask"] = tuple(np.split(flat, np.cumsum(self.mapper.nvec)[:-1]))
-        return masks
+        return {"target_mask": obs["targets"], "choice_mask": obs["choices"]}
 
     def _render_scene(self):
         positions = self.state.positions if self.state is not None else {}
         paths = self._last_result.trajectories if self._last_result is not None else None
         return self.table, positions, paths, None
+
+
+class FlatMaskMultiDiscrete(spaces.MultiDiscrete):
+    """A ``MultiDiscrete`` whose ``sample(mask)`` also takes the mask flat: each dimension's
+    int8 mask concatenated, as PettingZoo's classic ``action_mask`` (one 1-D array) and
+    sb3-contrib's ``MaskablePPO`` give it. A tuple of per-dimension masks works as in
+    Gymnasium."""
+
+    def sample(self, mask=None, probability=None):
+        if isinstance(mask, np.ndarray) and mask.ndim == 1:
+            if mask.shape[0] != int(self.nvec.sum()):
+                raise ValueError(f"a flat action mask has {int(self.nvec.sum())} entries (the sum of "
+                                 f"nvec {self.nvec.tolist()}), got {mask.shape[0]}")
+            mask = tuple(np.split(mask, np.cumsum(self.nvec)[:-1]))
+        return super().sample(mask=mask, probability=probability)
+
+
+# PettingZoo's classic naming: ``raw_env`` is the environment, ``env`` the wrapped one.
+raw_env = PoolAECEnv
+
+
+def env(**kwargs) -> AECEnv:
+    """``PoolAECEnv(**kwargs)`` with PettingZoo's standard wrappers: ``OrderEnforcingWrapper``
+    always, ``AssertOutOfBoundsWrapper`` in "choice_discrete" (the discrete action space)."""
+    wrapped = raw_env(**kwargs)
+    if wrapped.masked:
+        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

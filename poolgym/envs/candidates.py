@@ -24,13 +24,14 @@ the rack is over.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from poolgym.aiming import (aim_point, cut_angle_deg, direction_deg, ghost_ball, path_is_clear, pot_chance,
-                            usable_half_width)
+from poolgym.aiming import (aim_point, aim_tolerance, chance_within, cut_angle_deg, direction_deg, ghost_ball,
+                            path_is_clear, usable_half_width)
 from poolgym.envs.actions import shot_difficulty
+from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS, Table
 
@@ -92,15 +93,18 @@ def shot_is_due(state: GameState) -> bool:
     return state.pending is None and state.winner is None and not state.stalemate
 
 
-def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float) -> tuple[Slot | None, ...]:
+def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
+                    derived: PerStateCache | None = None) -> tuple[Slot | None, ...]:
     """The ``N_SLOTS`` slots of ``state`` (None where a slot is invalid), in slot order;
-    ``sigma_deg`` is the env's aim noise for the make probability."""
+    ``sigma_deg`` is the env's aim noise for the make probability. ``derived`` supplies the
+    rules' call options and legal targets when they are kept for this state already."""
     slots: list[Slot | None] = [None] * N_SLOTS
     if not shot_is_due(state):
         return tuple(slots)
     table = rules.table
-    calls = rules.call_options(state)
-    targets = _first_balls(state, rules)
+    derived = PerStateCache() if derived is None else derived
+    calls = derived.call_options(state, rules)
+    targets = _first_balls(state, derived.legal_targets(state, rules))
     for i, slot in enumerate(_pot_slots(state, rules, table, calls, targets, sigma_deg)):
         slots[i] = slot
     for i, slot in enumerate(_safety_slots(state, table, calls, targets)):
@@ -213,10 +217,10 @@ def _unit(v: Point, default: Point = (1.0, 0.0)) -> Point:
 
 
 # ---------------------------------------------------------------------- building slots
-def _first_balls(state: GameState, rules: Ruleset) -> list[int]:
+def _first_balls(state: GameState, legal_targets: frozenset[int]) -> list[int]:
     """The legal first balls on the table, or every object ball when none is."""
     on_table = state.object_balls_on_table
-    legal = sorted(b for b in rules.legal_targets(state) if b in on_table)
+    legal = sorted(b for b in legal_targets if b in on_table)
     return legal or sorted(on_table)
 
 
@@ -236,40 +240,38 @@ def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: l
     else:
         return []
     rank = {p: i for i, p in enumerate(POCKET_IDS)}
+    positions = state.positions
     scored = []
     for ball, pocket, call in pairs:
-        slot = _pot_slot(state, table, ball, pocket, call, sigma_deg)
-        reference = _chance(state, table, slot, RANKING_SIGMA_DEG)
-        scored.append(((-reference, shot_difficulty(table, slot.cue, state.position(ball), pocket),
+        slot, tolerance = _pot_slot(state, positions, table, ball, pocket, call, sigma_deg)
+        reference = chance_within(tolerance, RANKING_SIGMA_DEG)
+        scored.append(((-reference, shot_difficulty(table, slot.cue, positions[ball], pocket),
                         ball, rank[pocket]), slot))
     scored.sort(key=lambda item: item[0])
     return [slot for _, slot in scored[:N_POT_SLOTS]]
 
 
-def _pot_slot(state: GameState, table: Table, ball: int, pocket: str, call: ShotCall,
-              sigma_deg: float) -> Slot:
+def _pot_slot(state: GameState, positions: dict[int, Point], table: Table, ball: int, pocket: str,
+              call: ShotCall, sigma_deg: float) -> tuple[Slot, float]:
+    """The pot slot of ``ball`` into ``pocket`` and its aim tolerance (``aim_tolerance``,
+    for the make probability at any noise)."""
     R = table.ball_radius
-    position = state.position(ball)
+    position = positions[ball]
     target = aim_point(table, pocket)
     ghost = ghost_ball(position, target, R)
-    slot = Slot("pot", call, ball, pocket, ghost, None)
-    cue = _cue_for(state, table, slot)
-    others = [p for n, p in state.positions.items() if n not in (0, ball)]
+    cue = _cue_for(state, table, Slot("pot", call, ball, pocket, ghost, None))
+    others = [p for n, p in positions.items() if n not in (0, ball)]
     half_width = usable_half_width(table, pocket, position, target)
     d2 = math.dist(position, target)
     visible = 2.0 * math.atan2(half_width, max(d2, R)) if half_width > 0 else 0.0
+    tolerance = aim_tolerance(table, cue, position, pocket, others)
     slot = Slot("pot", call, ball, pocket, ghost, cue,
                 cut_deg=cut_angle_deg(cue, ghost, position, target),
                 cue_to_contact=math.dist(cue, ghost), ball_to_pocket=d2,
                 cue_blocked=not path_is_clear(cue, ghost, others, R),
                 ball_blocked=not path_is_clear(position, target, others, R),
-                visible_angle=visible)
-    return replace(slot, make_probability=_chance(state, table, slot, sigma_deg))
-
-
-def _chance(state: GameState, table: Table, slot: Slot, sigma_deg: float) -> float:
-    others = {n: p for n, p in state.positions.items() if n not in (0, slot.ball)}
-    return pot_chance(table, slot.cue, state.position(slot.ball), slot.pocket, others, sigma_deg)
+                visible_angle=visible, make_probability=chance_within(tolerance, sigma_deg))
+    return slot, tolerance
 
 
 def _cue_for(state: GameState, table: Table, slot: Slot) -> Point:

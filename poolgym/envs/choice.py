@@ -38,6 +38,7 @@ import numpy as np
 from gymnasium import spaces
 
 from poolgym.envs import candidates as cand
+from poolgym.envs.derived import PerStateCache
 from poolgym.envs.actions import ACTION_MODES, ActionMapper, ShotMove, bin_centre, bin_index, wrap_deg
 from poolgym.physics import Shot
 from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset
@@ -90,7 +91,9 @@ class ChoiceMapper:
             self.components = ("slot",) + PARAMS
             self.nvec = np.array([cand.N_SLOTS, *PARAM_BINS.values(), len(CHOICES)], dtype=np.int64)
             self.space = spaces.MultiDiscrete(self.nvec)
-        self._cache: tuple | None = None
+        # The current state's slots, call options and legal targets, worked out once per
+        # state (an env shares it with its observation and its other mapping).
+        self.derived = PerStateCache()
 
     def index(self, name: str) -> int:
         return self.components.index(name)
@@ -98,9 +101,8 @@ class ChoiceMapper:
     # ------------------------------------------------------------------ slots and masks
     def slots(self, state: GameState, rules: Ruleset) -> tuple[cand.Slot | None, ...]:
         """The candidate slots of ``state`` (kept for the last state asked about)."""
-        if self._cache is None or self._cache[0] is not state or self._cache[1] is not rules:
-            self._cache = (state, rules, cand.candidate_slots(state, rules, self.sigma_deg))
-        return self._cache[2]
+        return self.derived.value(state, rules, f"slots@{self.sigma_deg!r}",
+                                  lambda: cand.candidate_slots(state, rules, self.sigma_deg, self.derived))
 
     def action_masks(self, state: GameState, rules: Ruleset) -> np.ndarray:
         """``choice_discrete``'s masks, concatenated dimension by dimension as MaskablePPO

@@ -1,5 +1,9 @@
 """Observations: a ``Dict`` space describing a game state from one player's side, and its
-flat ``Box`` version for stable-baselines3's ``MlpPolicy``."""
+flat ``Box`` version for stable-baselines3's ``MlpPolicy``.
+
+The flat vector is written straight into one float32 array from offsets worked out once per
+space (``flatten_observation``), element for element what ``gymnasium.spaces.flatten``
+gives, without its per-step dispatch over the sub-spaces."""
 
 from __future__ import annotations
 
@@ -70,7 +74,31 @@ def flat_observation_space(match: bool = False, choice: bool = False) -> spaces.
 
 
 def flatten_observation(obs: dict) -> np.ndarray:
-    return spaces.flatten(_DICT_SPACES["match" in obs, "candidates" in obs], obs).astype(np.float32)
+    """The flat float32 vector of the ``Dict`` observation ``obs``: the same, element for
+    element, as ``gymnasium.spaces.flatten`` over its space (entries in the space's key
+    order, a ``Discrete`` entry one-hot, the others as they are)."""
+    layout, size = _FLAT_LAYOUTS["match" in obs, "candidates" in obs]
+    out = np.zeros(size, dtype=np.float32)
+    for key, offset, width, one_hot in layout:
+        if one_hot:
+            out[offset + obs[key]] = 1.0
+        else:
+            out[offset:offset + width] = obs[key]
+    return out
+
+
+def _flat_layout(space: spaces.Dict) -> tuple[tuple[tuple[str, int, int, bool], ...], int]:
+    """Where each entry of ``space`` goes in the flat vector: (key, offset, width, one-hot)
+    in ``gymnasium.spaces.flatten`` order, and the vector's length."""
+    layout, offset = [], 0
+    for key, sub in space.spaces.items():
+        one_hot = isinstance(sub, spaces.Discrete)
+        if one_hot and int(sub.start) != 0:
+            raise ValueError(f"observation entry {key!r}: a Discrete space must start at 0")
+        width = int(sub.n) if one_hot else int(np.prod(sub.shape))
+        layout.append((key, offset, width, one_hot))
+        offset += width
+    return tuple(layout), offset
 
 
 def observation_spaces(obs_mode: str, match: bool = False, choice: bool = False) -> spaces.Space:
@@ -89,13 +117,19 @@ def actor(state: GameState) -> int:
 
 
 def observe_game(state: GameState, rules, table: Table, player: int,
-                 match: tuple[tuple[int, int], int] | None = None) -> dict:
+                 match: tuple[tuple[int, int], int] | None = None, derived=None) -> dict:
     """``observe`` with the legal targets the rules give (none once the rack is over).
 
     ``match`` is ((racks won by player 0, by player 1), racks needed to win): with it the
-    observation has the ``match`` entry, from ``player``'s side."""
+    observation has the ``match`` entry, from ``player``'s side. ``derived`` (a
+    ``poolgym.envs.derived.PerStateCache``) supplies the legal targets when the action
+    mapping has worked them out for this state already."""
     over = state.winner is not None or state.stalemate
-    obs = observe(state, () if over else rules.legal_targets(state), table, player)
+    if over:
+        targets = ()
+    else:
+        targets = rules.legal_targets(state) if derived is None else derived.legal_targets(state, rules)
+    obs = observe(state, targets, table, player)
     if match is not None:
         (won, race_to) = match
         obs["match"] = np.array([won[player], won[1 - player]], dtype=np.float32) / float(race_to)
@@ -151,3 +185,4 @@ def observe_candidates(slots, table: Table) -> dict:
 
 
 _DICT_SPACES = {(m, c): observation_space(m, c) for m in (False, True) for c in (False, True)}
+_FLAT_LAYOUTS = {key: _flat_layout(space) for key, space in _DICT_SPACES.items()}

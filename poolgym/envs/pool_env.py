@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator
 
 import gymnasium as gym
@@ -23,6 +23,10 @@ from poolgym.physics import ShotResult, Simulator
 from poolgym.racking import RackModel
 from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
+
+
+# The reward terms every step reports (the fields of RewardWeights, whatever their values).
+_TERM_NAMES = tuple(f.name for f in fields(RewardWeights))
 
 
 class OpponentError(RuntimeError):
@@ -82,8 +86,9 @@ class PoolEnv(RenderMixin, gym.Env):
     """## Description
 
     A game of pool under WPA rules, shot by shot: 9-ball, 8-ball, 10-ball or 14.1
-    continuous (``game``), on a simulated table. The agent is player 0 and breaks the first
-    rack; the opponent's shots and decisions happen inside ``step``. An opponent agent
+    continuous (``game``), on a simulated table. The agent is player 0; who breaks the
+    first rack is ``breaker``'s choice; the opponent's shots and decisions happen inside
+    ``step`` (and inside ``reset`` when it breaks). An opponent agent
     (a ladder name such as "legal-random" or "bot:fast", or any object with
     ``choose(state)``) plays through a raw-mode mapping the env holds (``opponent_mapper``,
     exact strokes and calls), so it plays the same whatever the agent's ``action_mode``. ``play_move(action)``
@@ -125,7 +130,8 @@ class PoolEnv(RenderMixin, gym.Env):
     break flag, acting player; the match score with ``observe_match``; in the choice modes
     the candidate slots' features, ``candidates``, and their mask, ``slot_mask``, in slot
     order). ``obs_mode="flat"``: the same flattened into one ``Box``
-    (``gymnasium.spaces.flatten``), for ``MlpPolicy``.
+    (``gymnasium.spaces.flatten``'s order, written directly by
+    ``poolgym.envs.observations.flatten_observation``), for ``MlpPolicy``.
 
     ## Rewards
 
@@ -142,8 +148,14 @@ class PoolEnv(RenderMixin, gym.Env):
 
     ## Starting State
 
-    A new rack from ``numpy`` seeded by ``reset(seed=...)``, the agent to break with the cue
-    ball in hand in the kitchen.
+    A new rack from ``numpy`` seeded by ``reset(seed=...)`` (with ``rack_model``'s random gaps),
+    the breaker with the cue ball in hand in the kitchen. ``breaker``: "agent" (v0),
+    "opponent", "random" (drawn from the seed; v1) or "alternate"; ``reset(options={"breaker":
+    0 | 1})`` names it for one episode. When the opponent breaks, its break (and its run)
+    is played inside ``reset`` and reported in ``info["outcomes"]``; those outcomes count
+    in the first step's reward, and if the opponent wins the match before the agent's first
+    move, the first step ends the episode without playing its action.
+    ``reset(options={"play_opponent": False})`` stops before the opponent's first move.
 
     ## Episode End
 
@@ -165,12 +177,18 @@ class PoolEnv(RenderMixin, gym.Env):
     ``max_cut_deg`` (the aim-assisted cut residual's range),
     ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering),
     ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1),
-    ``breaker``, ``rack_model``, ``observe_match``, ``shaping_gamma`` (the shaping's
-    discount, default 0.99: set it to the learner's).
+    ``breaker`` (above), ``rack_model`` (``poolgym.racking.RackModel``, a preset name
+    "tight" or "benchmark", or a mapping), ``observe_match`` (the ``match`` entry: racks won
+    over ``race_to``), ``shaping_gamma`` (the shaping's discount, default 0.99: set it to
+    the learner's).
 
     ## Version History
 
     - v0: initial release.
+    - v1: the benchmark protocol: tournament execution noise, racks with random gaps
+      (``rack_model="benchmark"``), the breaker drawn per episode, the match score
+      observed, ``legal-random`` as the opponent, strokes up to 12 m/s. The physics also
+      changed for every version (spin through cushions and ball contacts).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -208,6 +226,9 @@ class PoolEnv(RenderMixin, gym.Env):
         self.shaping = PotentialShaping(shaping_gamma)
         # Opponent agents' moves are encoded here: raw mode is exact for strokes and calls.
         self.opponent_mapper = ActionMapper(self.table, "raw", max_speed=max_speed)
+        # One cache of the current state's derived values (legal targets, call options,
+        # candidates) for both mappings and the observation.
+        self.opponent_mapper.derived = self.mapper.derived
         self.opponent = make_opponent(opponent, self.action_space, rules=self.rules,
                                       noise=self.simulator.noise, max_speed=max_speed)
         # The name the opponent was given by (saved games record it), None for an object.
@@ -219,6 +240,8 @@ class PoolEnv(RenderMixin, gym.Env):
         self.agent = 0
         self.breaker_mode = breaker
         self.state: GameState | None = None
+        # The last state the rules' transitions built here (``_enter``).
+        self._built_state: GameState | None = None
         self.initial_state: GameState | None = None
         self.racks_won = [0, 0]
         self._done = True
@@ -243,7 +266,7 @@ class PoolEnv(RenderMixin, gym.Env):
             drawn = int(self.np_random.integers(2))
             breaker = drawn if breaker is None else breaker
         self._episodes += 1
-        self.state = self.rules.new_game(rng=self.np_random, breaker=breaker)
+        self._enter(self.rules.new_game(rng=self.np_random, breaker=breaker))
         self.initial_state = self.state
         self.racks_won = [0, 0]
         self._done = False
@@ -298,7 +321,7 @@ class PoolEnv(RenderMixin, gym.Env):
             else:
                 self._collect(self.play_move(action), outcomes)
                 self._opponent_turns(outcomes)
-        terms = {name: 0.0 for name in self.weights.as_dict()}
+        terms = dict.fromkeys(_TERM_NAMES, 0.0)
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
                 terms[name] += value
@@ -339,15 +362,15 @@ class PoolEnv(RenderMixin, gym.Env):
     def _all_or_nothing(self) -> Iterator[None]:
         """Restore everything a step changes if the block raises; hand the block's move
         records to ``move_listeners`` only once it has finished."""
-        saved = (self.state, list(self.racks_won), self._done, self._last_result,
+        saved = (self.state, self._built_state, list(self.racks_won), self._done, self._last_result,
                  self._before_first_move, self.np_random.bit_generator.state,
                  [(g, g.bit_generator.state) for g in _generators(self.opponent)])
         self._held_records = []
         try:
             yield
         except BaseException:
-            (self.state, self.racks_won, self._done, self._last_result, self._before_first_move,
-             rng_state, opponent_rngs) = saved
+            (self.state, self._built_state, self.racks_won, self._done, self._last_result,
+             self._before_first_move, rng_state, opponent_rngs) = saved
             self.np_random.bit_generator.state = rng_state
             for generator, state in opponent_rngs:
                 generator.bit_generator.state = state
@@ -388,13 +411,15 @@ class PoolEnv(RenderMixin, gym.Env):
         outcome = None
         if isinstance(move, ShotMove):
             events, self._last_result = simulate_move(self.simulator, self.rules, before, move,
-                                                      self.np_random, self.trajectories)
-            self.state, outcome = self.rules.apply_shot(before, move.call, events)
+                                                      self.np_random, self.trajectories,
+                                                      state_checked=before is self._built_state)
+            after, outcome = self.rules.apply_shot(before, move.call, events)
+            self._enter(after)
             if outcome.rack_over:
                 self._end_rack(outcome)
             result = self._last_result
         else:
-            self.state = self.rules.apply_decision(before, move)
+            self._enter(self.rules.apply_decision(before, move))
             result = None
         record = MoveRecord(player, tuple(float(v) for v in action), move, before, result,
                             outcome, self.state, mapper.mode)
@@ -412,12 +437,19 @@ class PoolEnv(RenderMixin, gym.Env):
         if max(self.racks_won) >= self.race_to:
             self._done = True
         else:
-            self.state = self.rules.next_rack(self.state, rng=self.np_random)
+            self._enter(self.rules.next_rack(self.state, rng=self.np_random))
+
+    def _enter(self, state: GameState) -> None:
+        """Move to ``state``, a state the rules' transitions built (``new_game``,
+        ``apply_shot``, ``apply_decision``, ``next_rack``): its layout is checked already, so
+        the next shot from it skips the simulator's layout check. A state set from outside
+        (``env.state = ...``) is not this one and is checked as before."""
+        self.state = self._built_state = state
 
     # ------------------------------------------------------------------ views
     def _observation(self, player: int):
         match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
-        obs = observe_game(self.state, self.rules, self.table, player, match=match)
+        obs = observe_game(self.state, self.rules, self.table, player, match=match, derived=self.mapper.derived)
         if self.choice:
             obs.update(observe_candidates(self.mapper.slots(self.state, self.rules), self.table))
         return obs if self.obs_mode == "dict" else flatten_observation(obs)

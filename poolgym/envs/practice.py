@@ -82,6 +82,7 @@ class PotBallEnv(RenderMixin, gym.Env):
     ## Version History
 
     - v0: initial release.
+    - v1: tournament execution noise on.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}

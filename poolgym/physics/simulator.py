@@ -183,6 +183,25 @@ class Simulator:
         frozen contacts) done once: for a bot's candidate search or noisy replays of one
         position. Every shot is validated before any is played.
         """
+        checked = self._checked_shots(shots)
+        return self._play(self.validate_layout(layout), checked, rng, trajectories)
+
+    def simulate_many_validated(self, balls: dict[int, tuple[float, float]], shots: Sequence[Shot],
+                                rng: np.random.Generator | None = None,
+                                trajectories: bool = False) -> list[ShotResult]:
+        """``simulate_many`` for a layout that is valid already, without checking it again.
+
+        An internal path for the envs: ``balls`` must be what ``validate_layout`` returns
+        (a dict ball -> (x, y) of plain ints and floats, on the surface, no two balls
+        overlapping), such as a layout ``validate_layout`` has just returned or the
+        positions of a ``GameState`` a rules transition produced from a simulated shot
+        (the balls the simulator left at rest, and the rules' spots and racks). The
+        shots and the noise are checked as in ``simulate_many``; the results are the same.
+        """
+        return self._play(balls, self._checked_shots(shots), rng, trajectories)
+
+    def _checked_shots(self, shots: Sequence[Shot]) -> list[Shot]:
+        """Each of ``shots`` validated (plain floats), or ``ValueError`` naming the first bad one."""
         if isinstance(shots, Shot) or not isinstance(shots, Sequence):
             raise ValueError(f"shots must be a sequence of poolgym.physics.Shot, got {type(shots).__name__}")
         checked = []
@@ -190,7 +209,11 @@ class Simulator:
             if not isinstance(shot, Shot):
                 raise ValueError(f"shots[{i}] must be a poolgym.physics.Shot, got {type(shot).__name__}")
             checked.append(shot.validate(self.params.max_speed))  # plain floats from here on
-        start = _Start(self, self.validate_layout(layout))
+        return checked
+
+    def _play(self, balls: dict[int, tuple[float, float]], checked: list[Shot],
+              rng: np.random.Generator | None, trajectories: bool) -> list[ShotResult]:
+        start = _Start(self, balls)
         if not self.noise.is_zero:
             if rng is None:
                 raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")

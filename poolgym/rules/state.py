@@ -73,7 +73,10 @@ class GameState:
                 number, (x, y) = item
             else:
                 number, x, y = item
-            x, y = real(x, f"ball {number} x"), real(y, f"ball {number} y")
+            # Rules transitions pass plain floats already; only other types need converting
+            # (real() would give the same float back, at a cost paid on every new state).
+            if type(x) is not float or type(y) is not float:
+                x, y = real(x, f"ball {number} x"), real(y, f"ball {number} y")
             if not (math.isfinite(x) and math.isfinite(y)):
                 raise ValueError(f"ball {number} has a non-finite position ({x}, {y})")
             normal.append((int(number), x, y))

@@ -403,12 +403,15 @@ def test_two_player_env_offers_the_choice_modes(mode):
             env.step(None)
             continue
         me = env.possible_agents.index(agent)
+        other = env.possible_agents[1 - me]
+        game_obs, other_obs = obs, env.observe(other)
+        if mode == "choice_discrete":  # PettingZoo's classic {"observation", "action_mask"}
+            assert np.array_equal(obs["action_mask"].astype(bool), env.action_masks(agent))
+            game_obs, other_obs = obs["observation"], other_obs["observation"]
         if env.state.pending is None:
-            assert env.state.shooter == me and obs["slot_mask"].any()
-            other = env.possible_agents[1 - me]
-            assert not env.observe(other)["slot_mask"].any()
+            assert env.state.shooter == me and game_obs["slot_mask"].any()
+            assert not other_obs["slot_mask"].any()
         if mode == "choice_discrete":
-            assert np.array_equal(np.concatenate(info["action_mask"]).astype(bool), env.action_masks(agent))
             action = masked_sample(env.mapper, env.action_masks(agent), rng)
         else:
             action = rng.uniform(-1, 1, env.action_space(agent).shape)

@@ -4,7 +4,9 @@ import warnings
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import pytest
+from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
 import poolgym
@@ -43,6 +45,34 @@ def test_six_ball_from_outside_the_package_passes_the_rules_checker_and_check_en
     assert obs["balls"].reshape(16, 3)[1:7, 2].sum() == 6 and obs["balls"].reshape(16, 3)[7:, 2].sum() == 0
 
 
+def test_six_ball_yaml_registers_from_any_working_directory(tmp_path, monkeypatch):
+    """The YAML names its game by a file path relative to itself: it registers from a
+    temporary directory, with the repository off ``sys.path`` (``examples`` not importable)."""
+    import importlib.util
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path
+                                      if not (Path(p or ".").resolve() / "examples").is_dir()])
+    monkeypatch.delitem(sys.modules, "examples", raising=False)
+    monkeypatch.delitem(sys.modules, "examples.six_ball", raising=False)
+    assert importlib.util.find_spec("examples") is None
+    with pytest.raises(ValueError, match="key 'game' is an import path"):  # a file runs code too
+        poolgym.register_from_yaml(VARIANTS / "six_ball.yaml")
+    env_id = poolgym.register_from_yaml(VARIANTS / "six_ball.yaml", trusted=True)
+    env = gym.make(env_id).unwrapped
+    assert env.rules.name == "six_ball"
+    assert any(name.startswith("_poolgym_file_six_ball_") for name in sys.modules)  # loaded from its file
+    obs, _ = env.reset(seed=0)
+    assert obs["balls"].reshape(16, 3)[1:7, 2].sum() == 6
+    # A relative path to a file that is not there names the resolved path.
+    bad = tmp_path / "sub" / "bad.yaml"
+    bad.parent.mkdir()
+    bad.write_text("id: a/Bad-v0\ngame: ../nope.py:Game\n")
+    with pytest.raises(ValueError, match=f"cannot import game .*no file '{tmp_path / 'nope.py'}'"):
+        poolgym.register_from_yaml(bad, trusted=True)
+
+
 def test_a_custom_variant_trains_with_stable_baselines3(tmp_path):
     from stable_baselines3 import PPO
 
@@ -76,15 +106,114 @@ def test_bad_variant_files_name_the_key_and_the_file(tmp_path, text, message):
     assert str(path) in str(err.value)
 
 
-def test_pettingzoo_api_test_passes():
+# The advice PettingZoo's api_test gives every env whose observation is a dict or whose action
+# space is a MultiDiscrete, whatever it holds (it exempts its own classic envs by name).
+DICT_OBSERVATION_ADVICE = ("Observation is not a NumPy array",
+                           "Observation space for each agent probably should be gymnasium.spaces.box")
+MULTI_DISCRETE_ADVICE = ("Action space for each agent probably should be gymnasium.spaces.box",)
+
+
+def strict_api_test(env, num_cycles: int) -> None:
+    """``api_test`` with every warning an error, but the space-type advice above where the
+    env's spaces draw it."""
+    import re
+
+    from gymnasium import spaces
     from pettingzoo.test import api_test
 
-    from poolgym.envs.aec import PoolAECEnv
-
-    api_test(PoolAECEnv(), num_cycles=150)
+    agent = env.possible_agents[0]
+    allowed = ((DICT_OBSERVATION_ADVICE if isinstance(env.observation_space(agent), spaces.Dict) else ())
+               + (MULTI_DISCRETE_ADVICE if isinstance(env.action_space(agent), spaces.MultiDiscrete) else ()))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # api_test recommends Box spaces for the dict obs
-        api_test(PoolAECEnv(game="ten_ball", action_mode="raw", obs_mode="flat"), num_cycles=150)
+        warnings.simplefilter("error")
+        for message in allowed:
+            warnings.filterwarnings("ignore", message=re.escape(message))
+        api_test(env, num_cycles=num_cycles)
+
+
+@pytest.mark.parametrize("factory", ["env", "raw_env"])
+@pytest.mark.parametrize("obs_mode", ["dict", "flat"])
+@pytest.mark.parametrize("action_mode", ["aim", "raw", "choice", "choice_discrete"])
+def test_pettingzoo_api_test_passes_with_warnings_as_errors(action_mode, obs_mode, factory):
+    from poolgym.envs import aec
+
+    env = getattr(aec, factory)(game="ten_ball" if action_mode == "raw" else "nine_ball",
+                                action_mode=action_mode, obs_mode=obs_mode)
+    strict_api_test(env, num_cycles=40 if action_mode == "aim" and obs_mode == "dict" else 15)
+
+
+def test_box_modes_with_flat_observations_draw_no_warning_at_all():
+    from gymnasium import spaces
+    from pettingzoo.test import api_test
+
+    from poolgym.envs import aec
+
+    for mode in ("aim", "raw", "choice"):
+        env = aec.env(action_mode=mode, obs_mode="flat")
+        assert isinstance(env.observation_space("player_0"), spaces.Box)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            api_test(env, num_cycles=10)
+        assert [str(w.message) for w in caught] == []
+
+
+def test_strict_api_test_fails_on_any_other_warning():
+    """The test above can fail: a NaN in the observation is one of api_test's warnings."""
+    from poolgym.envs import aec
+
+    class NaNSeen(aec.PoolAECEnv):
+        def observe(self, agent):
+            obs = super().observe(agent)
+            obs["observation"][0] = np.nan
+            return obs
+
+    with pytest.raises(UserWarning, match="Observation contains NaNs"):
+        strict_api_test(NaNSeen(action_mode="choice_discrete", obs_mode="flat"), num_cycles=2)
+
+
+def test_factories_follow_the_classic_envs():
+    from gymnasium import spaces
+    from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
+
+    from poolgym.envs import aec
+
+    assert aec.raw_env is aec.PoolAECEnv
+    boxed = aec.env(action_mode="aim")
+    assert isinstance(boxed, OrderEnforcingWrapper) and type(boxed.env) is aec.PoolAECEnv
+    discrete = aec.env(game="eight_ball", action_mode="choice_discrete", obs_mode="flat")
+    assert isinstance(discrete, OrderEnforcingWrapper) and isinstance(discrete.env, AssertOutOfBoundsWrapper)
+    assert discrete.unwrapped.rules.name == "eight_ball"
+    space = discrete.observation_space("player_1")
+    assert set(space.spaces) == {"observation", "action_mask"}
+    assert space["action_mask"].shape == (int(discrete.unwrapped.mapper.nvec.sum()),)
+    discrete.reset(seed=1)
+    obs, *_ = discrete.last()
+    assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].ndim == 1
+    assert np.array_equal(obs["action_mask"], discrete.unwrapped.action_masks().astype(np.int8))
+    assert isinstance(obs["observation"], np.ndarray) and space["observation"].contains(obs["observation"])
+    # The flat mask samples only legal values, dimension by dimension.
+    action = discrete.action_space(discrete.agent_selection).sample(obs["action_mask"])
+    offsets = np.concatenate([[0], np.cumsum(discrete.unwrapped.mapper.nvec)[:-1]])
+    assert all(obs["action_mask"][offsets + action] == 1)
+    with pytest.raises(ValueError, match="a flat action mask has"):
+        discrete.action_space("player_0").sample(obs["action_mask"][:-1])
+    with pytest.raises(AssertionError, match="not in action space"):
+        discrete.step(discrete.unwrapped.mapper.nvec)  # one past the end of every dimension
+    assert isinstance(aec.env(action_mode="choice").observation_space("player_0"), spaces.Dict)
+
+
+@pytest.mark.parametrize("factory, error, message", [
+    ("env", AssertionError, "reset\\(\\) needs to be called before step"),
+    ("raw_env", ResetNeeded, "call reset\\(\\) before step\\(\\)"),
+])
+def test_step_before_reset_is_a_clear_error(factory, error, message):
+    from poolgym.envs import aec
+
+    env = getattr(aec, factory)(action_mode="raw")
+    with pytest.raises(error, match=message):
+        env.step(np.zeros(env.action_space("player_0").shape, dtype=np.float32))
+    env.reset(seed=0)
+    env.step(np.zeros(env.action_space("player_0").shape, dtype=np.float32))  # then it plays
 
 
 def test_pettingzoo_shooter_keeps_the_table_after_a_legal_pot():

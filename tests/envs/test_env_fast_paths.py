@@ -1,0 +1,173 @@
+"""The envs' fast paths give what the plain ones give: the flat observation written directly
+equals ``gymnasium.spaces.flatten`` of the dict one, the per-state cache equals the rules'
+fresh answers and holds one state, and the simulator's unchecked layout path is only taken
+on layouts that pass the check and plays them the same."""
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from poolgym.aiming import pot_chance
+from poolgym.envs import PoolEnv
+from poolgym.envs.actions import ActionMapper
+from poolgym.envs.choice import ChoiceMapper
+from poolgym.envs.observations import flatten_observation, observation_space, observe_candidates, observe_game
+from poolgym.envs.play import simulate_move
+from poolgym.physics import Shot
+from poolgym.rules import GameState
+
+GAMES = ("nine_ball", "eight_ball", "ten_ball", "straight_pool")
+
+
+def visited_states(game: str, seed: int, steps: int, action_mode: str = "raw"):
+    """The states one env passes through with seeded random actions (both players' turns,
+    decisions, racks won and lost, balls in hand), and the env."""
+    env = PoolEnv(game=game, action_mode=action_mode, opponent="solo", noise="tournament",
+                  rack_model="benchmark", race_to=3)
+    env.action_space.seed(seed)
+    env.reset(seed=seed)
+    states = [env.state]
+    for _ in range(steps):
+        _, _, terminated, _, _ = env.step(env.action_space.sample())
+        if terminated:
+            env.reset()
+        states.append(env.state)
+    return env, states
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_flat_observation_equals_gymnasium_flatten_in_every_variant(game):
+    env, states = visited_states(game, seed=11, steps=60)
+    mapper = ChoiceMapper(env.table, "choice", sigma_deg=0.5)
+    kinds = set()
+    for i, state in enumerate(states):
+        kinds.add((state.pending is not None, state.cue_ball_in_hand.value, state.winner is not None))
+        for player in (0, 1):
+            for match in (None, ((i % 3, (i // 3) % 3), 3)):
+                for choice in (False, True):
+                    obs = observe_game(state, env.rules, env.table, player, match=match)
+                    if choice:
+                        obs.update(observe_candidates(mapper.slots(state, env.rules), env.table))
+                    space = observation_space(match is not None, choice)
+                    expected = spaces.flatten(space, obs).astype(np.float32)
+                    flat = flatten_observation(obs)
+                    assert flat.dtype == np.float32 and flat.shape == expected.shape
+                    np.testing.assert_array_equal(flat, expected)
+    # The states cover shots from a spot and from hand, and more than one kind of position.
+    assert len(kinds) >= 2
+
+
+@pytest.mark.parametrize("action_mode", ["aim", "raw", "choice", "choice_discrete"])
+def test_flat_env_steps_match_the_dict_env_flattened(action_mode):
+    kwargs = dict(game="nine_ball", action_mode=action_mode, noise="tournament", rack_model="benchmark",
+                  observe_match=True, race_to=2, opponent="legal-random")
+    flat_env, dict_env = PoolEnv(obs_mode="flat", **kwargs), PoolEnv(obs_mode="dict", **kwargs)
+    flat_env.action_space.seed(5)
+    flat_obs, _ = flat_env.reset(seed=5)
+    dict_obs, _ = dict_env.reset(seed=5)
+    for _ in range(40):
+        np.testing.assert_array_equal(flat_obs, spaces.flatten(dict_env.observation_space, dict_obs)
+                                      .astype(np.float32))
+        assert flat_env.observation_space.contains(flat_obs)
+        action = flat_env.action_space.sample()
+        flat_obs, flat_reward, done, _, flat_info = flat_env.step(action)
+        dict_obs, dict_reward, dict_done, _, dict_info = dict_env.step(action)
+        assert (flat_reward, done) == (dict_reward, dict_done)
+        assert flat_info["state"] == dict_info["state"]
+        if done:
+            flat_obs, _ = flat_env.reset()
+            dict_obs, _ = dict_env.reset()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_cached_moves_and_targets_equal_fresh_ones(game):
+    """A mapper whose cache has followed the whole episode decodes every action as a fresh
+    mapper does, and the cached legal targets and calls are the rules' own."""
+    rng = np.random.default_rng(3)
+    env, states = visited_states(game, seed=7, steps=50, action_mode="aim")
+    kept = {"aim": ActionMapper(env.table, "aim"), "raw": ActionMapper(env.table, "raw"),
+            "choice": ChoiceMapper(env.table, "choice", sigma_deg=0.5)}
+    kept["raw"].derived = kept["aim"].derived  # shared, as the env shares it
+    for state in states:
+        if state.winner is not None or state.stalemate:
+            continue
+        derived = kept["aim"].derived
+        assert derived.legal_targets(state, env.rules) == env.rules.legal_targets(state)
+        assert derived.call_options(state, env.rules) == env.rules.call_options(state)
+        for mode, mapper in kept.items():
+            fresh = (ChoiceMapper(env.table, "choice", sigma_deg=0.5) if mode == "choice"
+                     else ActionMapper(env.table, mode))
+            for _ in range(3):
+                action = mapper.validate(rng.uniform(-1, 1, mapper.space.shape))
+                try:
+                    expected = fresh.decode(action, state, env.rules)
+                except ValueError as exc:  # no slot to play: both refuse alike
+                    with pytest.raises(ValueError, match=str(exc)):
+                        mapper.decode(action, state, env.rules)
+                    continue
+                assert mapper.decode(action, state, env.rules) == expected
+            if mode == "choice":
+                assert mapper.slots(state, env.rules) == fresh.slots(state, env.rules)
+
+
+def test_the_env_cache_holds_the_current_state_only():
+    env = PoolEnv(game="eight_ball", action_mode="choice", noise="tournament", opponent="legal-random")
+    env.action_space.seed(2)
+    env.reset(seed=2)
+    derived = env.mapper.derived
+    assert env.opponent_mapper.derived is derived
+    for _ in range(3):  # across episodes too
+        done = False
+        while not done:
+            _, _, done, _, _ = env.step(env.action_space.sample())
+            if not done:
+                assert derived._state is env.state
+            assert len(derived._values) <= 4  # call options, legal targets, slots, aim candidates
+        env.reset()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_states_the_env_trusts_pass_the_layout_check_and_play_the_same(game):
+    env, states = visited_states(game, seed=21, steps=60)
+    sim = env.simulator
+    shot = Shot(3.0, 37.0, 0.1, -0.2)
+    for state in states[::6]:
+        positions = state.positions
+        if 0 not in positions:
+            continue
+        assert sim.validate_layout(positions) == positions  # nothing to convert or refuse
+        expected = sim.simulate_many(positions, [shot, shot], rng=np.random.default_rng(1))
+        got = sim.simulate_many_validated(positions, [shot, shot], rng=np.random.default_rng(1))
+        assert [(r.positions, r.pocketed) for r in got] == [(r.positions, r.pocketed) for r in expected]
+
+
+def test_a_state_set_from_outside_is_still_checked():
+    env = PoolEnv(game="nine_ball", action_mode="raw", opponent="solo")
+    env.reset(seed=0)
+    env.state = GameState(game="nine_ball", balls={0: (1.0, 0.6), 1: (1.01, 0.6), 9: (2.0, 0.6)},
+                          awaiting_break=False, cue_ball_in_hand="none")
+    before = env.state
+    with pytest.raises(ValueError, match="overlap"):
+        env.step(np.zeros(env.action_space.shape, dtype=np.float32))
+    assert env.state is before
+    with pytest.raises(ValueError, match="overlap"):
+        simulate_move(env.simulator, env.rules, before, env.mapper.decode(np.zeros(8), before, env.rules),
+                      np.random.default_rng(0), False)
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "eight_ball"])
+def test_pot_slots_make_probability_is_pot_chance(game):
+    """The slots share one aim tolerance between the ranking and the feature; each equals
+    ``pot_chance`` from the slot's cue ball at that noise."""
+    env, states = visited_states(game, seed=4, steps=30)
+    checked = 0
+    for state in states:
+        for sigma in (0.0, 0.4, 2.0):
+            for slot in ChoiceMapper(env.table, "choice", sigma_deg=sigma).slots(state, env.rules):
+                if slot is None or slot.kind != "pot":
+                    continue
+                others = {n: p for n, p in state.positions.items() if n not in (0, slot.ball)}
+                assert slot.make_probability == pot_chance(env.table, slot.cue, state.position(slot.ball),
+                                                           slot.pocket, others, sigma)
+                checked += 1
+    assert checked > 100
