@@ -87,6 +87,11 @@ class LadderPolicy:
 
     def __call__(self, observation, info: dict):
         state, rules = self.env.state, self.env.rules
+        if state.winner is not None or state.stalemate:
+            # The opponent won on its break before the agent's first move: the env's one
+            # step then only checks the action, and there is no move to encode.
+            space = self.env.action_space
+            return np.zeros(space.shape, dtype=space.dtype)
         self.agent.rules = rules  # the pot-ball drill's rules change with each layout's target
         return self.env.mapper.encode(self.agent.choose(state), state, rules)
 

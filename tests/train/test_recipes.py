@@ -227,3 +227,18 @@ def test_budget_override_keeps_stage_shares():
     assert [s.steps for s in cfg.stages] == [150, 250, 250, 150] and cfg.total_steps == 800
     with pytest.raises(ValueError, match="at least 4"):
         with_budget(cfg, 3)
+
+
+def test_ladder_agent_answers_a_rack_already_lost_on_the_break():
+    """The opponent may win on its break in reset; the env then takes one step that only
+    checks the action, and the ladder agent (fixed as the evaluated side) must give one."""
+    import dataclasses
+
+    from agents.policy_eval import resolve_agent
+
+    env = gym.make("poolgym/NineBall-v1", obs_mode="flat", action_mode="choice_discrete")
+    obs, info = env.reset(seed=0)
+    game = env.unwrapped
+    game.state = dataclasses.replace(game.state, balls=(), winner=1)
+    action = resolve_agent("fixed", env)(obs, info)
+    assert env.action_space.contains(action)
