@@ -4,10 +4,10 @@ states.
 A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
 (``poolgym.envs.baseline_agents``), ``bot:weak``, ``bot:fast``, ``bot:normal`` (also
 ``bot``), ``bot:strong`` (``agents.bot.HeuristicBot`` search budgets) -- a saved
-stable-baselines3 model (a path ending in ``.zip``, loaded as PPO unless written
-``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with the action mapping and
-observation format recorded in it, ``poolgym.envs.sb3_models``), or ``pkg.mod:name``
-naming either an agent (an object with ``choose(state)``) or a policy
+stable-baselines3 model (a path ending in ``.zip``, loaded as the algorithm its record
+names, else PPO, unless written ``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with
+the action mapping and observation format recorded in it, ``poolgym.envs.sb3_models``), or
+``pkg.mod:name`` naming either an agent (an object with ``choose(state)``) or a policy
 ``policy(obs, info) -> action``. The environments' ``opponent`` argument takes the same
 names (``poolgym.envs.opponents``).
 """
@@ -21,7 +21,7 @@ from poolgym.envs.actions import ActionMapper
 from poolgym.envs.choice import ChoiceMapper, make_action_mapper
 from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
 from poolgym.envs.observations import actor, flatten_observation, observe_candidates, observe_game
-from poolgym.envs.sb3_models import SB3_ALGORITHMS, action_mapper, check_spaces, infer_record
+from poolgym.envs.sb3_models import SB3_ALGORITHMS, action_mapper, check_spaces, infer_record, parse_model_spec
 from poolgym.rules import GameState, Ruleset
 
 from agents.bot import HeuristicBot
@@ -36,7 +36,8 @@ class PolicyAgent:
     """An environment policy ``policy(obs, info) -> action`` playing on states: it sees the
     observation the env would give the player to act (``obs_mode`` "dict" or "flat"; the
     match score of a one-rack match when ``observe_match``; the candidate slots in the
-    choice modes) and ``info`` with ``state`` and ``player``; its action is decoded with
+    choice modes) and ``info`` with ``state``, ``player`` and, in ``choice_discrete``, the
+    ``action_masks`` a maskable model predicts with; its action is decoded with
     ``mapper`` (or a mapping of ``action_mode``, ``max_speed`` and ``max_cut_deg``)."""
 
     def __init__(self, policy, rules: Ruleset, action_mode: str = "raw", obs_mode: str = "dict",
@@ -56,7 +57,10 @@ class PolicyAgent:
             obs.update(observe_candidates(self.mapper.slots(state, self.rules), self.rules.table))
         if self.obs_mode == "flat":
             obs = flatten_observation(obs)
-        action = self.policy(obs, {"state": state, "player": player})
+        info = {"state": state, "player": player}
+        if self.mapper.mode == "choice_discrete":
+            info["action_masks"] = self.mapper.action_masks(state, self.rules)
+        action = self.policy(obs, info)
         return self.mapper.decode(self.mapper.validate(action), state, self.rules)
 
 
@@ -102,11 +106,6 @@ def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
     return twin
 
 
-def _model_spec(spec: str) -> tuple[str, str]:
-    head, sep, rest = spec.partition(":")
-    return (head, rest) if sep and head in SB3_ALGORITHMS else ("PPO", spec)
-
-
 def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
                action_mode: str | None = None, obs_mode: str | None = None,
                max_speed: float = 10.0) -> Any:
@@ -125,7 +124,7 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
             raise ValueError(f"unknown agent {spec!r}: bot budgets are {list(BOT_BUDGETS)}")
         return HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed)
     if spec.endswith(".zip"):
-        algorithm, path = _model_spec(spec)
+        algorithm, path = parse_model_spec(spec)
         return load_sb3(path, algorithm, rules, action_mode, obs_mode)
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:

@@ -1,7 +1,10 @@
 """Playing a policy for a number of episodes and scoring it, with 95% intervals.
 
 A policy is any callable ``policy(observation, info) -> action``, like the environments'
-opponents. Names that config files and the command line use:
+opponents; in ``action_mode="choice_discrete"`` its ``info`` also holds the env's
+``action_masks()`` (``info["action_masks"]``), which a maskable model predicts with.
+
+Names that config files and the command line use:
 
 - opponents: the ladder names (``"random"``, ``"legal-random"``, ``"fixed"``,
   ``"bot:weak"``, ``"bot:fast"``, ``"bot:normal"``, ``"bot"``, ``"bot:strong"``), a saved
@@ -84,6 +87,11 @@ class LadderPolicy:
 
     def __call__(self, observation, info: dict):
         state, rules = self.env.state, self.env.rules
+        if state.winner is not None or state.stalemate:
+            # The opponent won on its break before the agent's first move: the env's one
+            # step then only checks the action, and there is no move to encode.
+            space = self.env.action_space
+            return np.zeros(space.shape, dtype=space.dtype)
         self.agent.rules = rules  # the pot-ball drill's rules change with each layout's target
         return self.env.mapper.encode(self.agent.choose(state), state, rules)
 
@@ -100,10 +108,9 @@ def resolve_agent(spec: str | Policy, env: gym.Env, seed: int = 0) -> Policy:
         return LadderPolicy(agent, env)
     if isinstance(spec, str) and spec.endswith(".zip"):
         from poolgym.envs.opponents import SB3Policy
-        from poolgym.envs.sb3_models import check_env_matches, check_spaces, infer_record
+        from poolgym.envs.sb3_models import check_env_matches, check_spaces, infer_record, parse_model_spec
 
-        head, sep, path = spec.partition(":")
-        algorithm, path = (head, path) if sep and head.isupper() else ("PPO", spec)
+        algorithm, path = parse_model_spec(spec)
         policy = SB3Policy(path, algorithm=algorithm)
         record = policy.env_record if policy.env_record is not None else infer_record(policy.model, path)
         check_spaces(policy.model, record, path)
@@ -141,7 +148,10 @@ def _episode(env: gym.Env, policy: Policy, seed: int) -> tuple[float, bool, floa
     won = lost = 0.0
     potted = False
     done = False
+    masked = getattr(env.unwrapped.mapper, "mode", None) == "choice_discrete"
     while not done:
+        if masked:  # what a maskable policy predicts with (``SB3Policy``)
+            info = {**info, "action_masks": env.unwrapped.action_masks()}
         obs, reward, terminated, truncated, info = env.step(policy(obs, info))
         total += float(reward)
         steps += 1

@@ -10,13 +10,29 @@ directory::
       best_model.zip       the model of the best periodic evaluation (when there are any),
                            with the same record
       checkpoints/         every ``checkpoint_every`` steps
-      monitor/             per-episode training rewards (SB3 Monitor CSVs)
+      monitor/             per-episode training rewards (SB3 Monitor CSVs; a curriculum's
+                           stages in monitor/stage<k>/)
       tb/                  tensorboard logs (``tensorboard --logdir runs``)
+      curve.json, .png     with a ``curve`` section: racks won over training
+                           (``agents.train_curves``)
+      league/              with ``self_play``: the snapshots the league draws from
+                           (``agents.self_play``)
       summary.json         config, steps, time, evaluation history, final scores
+
+With ``normalize_reward`` the rewards are scaled by the running spread of the return
+(``agents.return_norm``), whose statistics are saved inside every model zip written here;
+``train(..., resume=model.zip)`` goes on from a saved model with them. A curriculum
+(``stages``) trains one network on each stage's env in turn (``agents.curriculum``).
+
+``MaskablePPO`` (sb3-contrib, ``action_mode: choice_discrete``) reads each env's
+``action_masks()`` through the vec env (sb3-contrib's ``get_action_masks``, which calls the
+method through the Monitor and adapter wrappers, so no ``ActionMasker`` is needed); its
+evaluations pass the same masks (``SB3Policy`` with ``info["action_masks"]``).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import json
@@ -27,21 +43,33 @@ from typing import Any, Callable
 import gymnasium as gym
 
 import poolgym  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
+from agents import return_norm
 from agents.evaluate import REFERENCE_AGENTS
 from agents.policy_eval import evaluate, resolve_opponent
-from agents.train_config import TrainConfig, load_config
-from poolgym.envs.sb3_models import env_record, load_model as load_sb3_model, write_env_record
+from agents.train_config import Stage, TrainConfig, load_config
+from poolgym.envs.sb3_models import algorithm_class, env_record, load_model as load_sb3_model, write_env_record
 
 # Evaluation racks are seeded apart from the training envs' seeds.
 EVAL_SEED_OFFSET = 1_000_000
 
 
-def make_env(env_id: str, **kwargs) -> gym.Env:
-    """``gymnasium.make`` at module level, so SubprocVecEnv workers can unpickle it."""
-    return gym.make(env_id, **kwargs)
+def make_env(env_id: str, observe=None, league: dict | None = None, **kwargs) -> gym.Env:
+    """``gymnasium.make`` at module level, so SubprocVecEnv workers can unpickle it; with
+    ``observe`` (an observation space) adapted to it (``agents.curriculum.adapt``), with
+    ``league`` (``LeagueOpponents`` arguments) playing a self-play league."""
+    env = gym.make(env_id, **kwargs)
+    if observe is not None:
+        from agents.curriculum import adapt
+
+        env = adapt(env, observe, env_id)
+    if league is not None:
+        from agents.self_play import LeagueOpponents
+
+        env = LeagueOpponents(env, **league)
+    return env
 
 
-def _env_kwargs(cfg: TrainConfig, opponent: str | None = None) -> dict:
+def _env_kwargs(cfg: TrainConfig | Stage, opponent: str | None = None) -> dict:
     kwargs = cfg.make_kwargs()
     spec = opponent if opponent is not None else kwargs.get("opponent")
     if spec is not None:
@@ -50,9 +78,14 @@ def _env_kwargs(cfg: TrainConfig, opponent: str | None = None) -> dict:
 
 
 def save_with_env(model, path: Path, record: dict) -> None:
-    """Save ``model`` at ``path`` with the record of the env it was trained on."""
+    """Save ``model`` at ``path`` with the record of the env it was trained on and, when
+    its env normalises returns, their statistics (``agents.return_norm``)."""
     model.save(path)
-    write_env_record(str(path), record)
+    path = str(path) if str(path).endswith(".zip") else f"{path}.zip"
+    write_env_record(path, record)
+    normalized = return_norm.find(model.get_env())
+    if normalized is not None:
+        return_norm.write(path, normalized)
 
 
 def training_env_record(cfg: TrainConfig) -> dict:
@@ -62,7 +95,7 @@ def training_env_record(cfg: TrainConfig) -> dict:
     try:
         kwargs = dict(env.spec.kwargs) if env.spec is not None else cfg.make_kwargs()
         kwargs.update(cfg.make_kwargs())  # the config's names (an opponent spec, not its object)
-        return env_record(env, cfg.env_id, kwargs)
+        return {**env_record(env, cfg.env_id, kwargs), "algorithm": cfg.algorithm}
     finally:
         env.close()
 
@@ -147,6 +180,85 @@ def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | Non
     return rows
 
 
+def with_budget(cfg: TrainConfig, steps: int) -> TrainConfig:
+    """``cfg`` with ``steps`` steps in all; a curriculum's stages keep their shares (each at
+    least one step, the last taking what rounding leaves)."""
+    steps = int(steps)
+    if not cfg.stages:
+        return dataclasses.replace(cfg, total_steps=steps)
+    if steps < len(cfg.stages):
+        raise ValueError(f"a curriculum of {len(cfg.stages)} stages needs at least {len(cfg.stages)} steps, "
+                         f"got {steps}")
+    shares = [max(1, round(steps * s.steps / cfg.total_steps)) for s in cfg.stages[:-1]]
+    last = steps - sum(shares)
+    if last < 1:
+        raise ValueError(f"{steps} steps leave nothing for the last stage of {cfg.source}")
+    stages = tuple(dataclasses.replace(s, steps=n) for s, n in zip(cfg.stages, shares + [last]))
+    return dataclasses.replace(cfg, total_steps=steps, stages=stages)
+
+
+def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed: dict | None):
+    """The vectorized env of one stage: ``stage``'s env (adapted to observe ``observe``), in
+    a self-play league when configured, with return normalisation when configured
+    (starting from ``resumed`` statistics)."""
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    league = None
+    if cfg.self_play is not None:
+        sp = cfg.self_play
+        league = {"ladder": sp.ladder, "league_size": sp.league_size, "ladder_share": sp.ladder_share}
+    monitor = out / "monitor" / (f"stage{k}" if len(cfg.stage_list()) > 1 else "")
+    vec_env = make_vec_env(functools.partial(make_env, stage.env_id, observe, league), n_envs=cfg.n_envs,
+                           seed=cfg.seed + 10_000 * k, env_kwargs=_env_kwargs(stage), monitor_dir=str(monitor),
+                           vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv)
+    if cfg.normalize_reward:
+        vec_env = return_norm.wrap(vec_env, float(cfg.hyperparameters.get("gamma", 0.99)), resumed)
+    return vec_env
+
+
+def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -> tuple[list, Any]:
+    """The callbacks of a run: periodic evaluations, checkpoints, curve points, league
+    snapshots. Returns (callbacks, the periodic evaluator or None)."""
+    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+
+    callbacks: list = []
+    evaluator = None
+    if cfg.eval.every_steps > 0:
+        evaluator = _periodic_eval_callback(cfg, out, start, record)
+        callbacks.append(evaluator)
+    if cfg.checkpoint_every > 0:
+        callbacks.append(CheckpointCallback(max(1, cfg.checkpoint_every // cfg.n_envs),
+                                            str(out / "checkpoints"), name_prefix=cfg.algorithm.lower()))
+
+    class Every(BaseCallback):
+        """Calls ``action(model, timesteps)`` every ``every`` steps."""
+
+        def __init__(self, every: int, action) -> None:
+            super().__init__()
+            self.every, self.action, self.next_at = every, action, every
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next_at:
+                self.next_at += self.every
+                self.action(self.model, self.num_timesteps)
+            return True
+
+    if curve is not None and cfg.curve.every_steps > 0:
+        callbacks.append(Every(cfg.curve.every_steps, curve.point))
+    if cfg.self_play is not None:
+        league = out / "league"
+        league.mkdir(exist_ok=True)
+
+        def snapshot(model, timesteps: int) -> None:
+            path = league / f"snapshot_{timesteps}.zip"
+            save_with_env(model, path, record)
+            model.get_env().env_method("add_snapshot", str(path))
+
+        callbacks.append(Every(cfg.self_play.snapshot_every, snapshot))
+    return callbacks, evaluator
+
+
 def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
     """How many evaluations ``final_evaluation`` plays (with or without ``untrained``)."""
     per_opponent = len(REFERENCE_AGENTS) + 1 + (cfg.eval.baseline not in REFERENCE_AGENTS) + bool(untrained)
@@ -156,24 +268,23 @@ def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
 def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = None,
           steps: int | None = None, seed: int | None = None, device: str = "cpu",
           progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1,
-          final_progress: Callable[[], None] | None = None) -> dict:
+          resume: str | Path | None = None, final_progress: Callable[[], None] | None = None) -> dict:
     """Train the agent a config describes and return the run's summary (also written to
     ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads: small MLP
     updates gain nothing from more, and on a shared machine busy-waiting threads made
-    training ten times slower. ``final_progress`` goes to ``final_evaluation``."""
-    import stable_baselines3
+    training ten times slower. ``resume`` (a model zip written by a run of this config)
+    starts from its weights, step count and return statistics (the "untrained" reference
+    is then the resumed network); only load files you trust (the file is unpickled in
+    full, optimiser state included). ``final_progress`` goes to ``final_evaluation``."""
     import torch
 
     from poolgym.envs.opponents import SB3Policy
-    from stable_baselines3.common.callbacks import CheckpointCallback
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     cfg = load_config(config)
     torch.set_num_threads(torch_threads)
     if steps is not None:
-        cfg = dataclasses.replace(cfg, total_steps=int(steps))
+        cfg = with_budget(cfg, steps)
     if seed is not None:
         cfg = dataclasses.replace(cfg, seed=int(seed))
     name = Path(cfg.source).stem if cfg.source != "<dict>" else "train"
@@ -181,33 +292,41 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     out.mkdir(parents=True, exist_ok=True)
 
     record = training_env_record(cfg)
-    vec_env = make_vec_env(functools.partial(make_env, cfg.env_id), n_envs=cfg.n_envs, seed=cfg.seed,
-                           env_kwargs=_env_kwargs(cfg), monitor_dir=str(out / "monitor"),
-                           vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv)
-    try:
-        algorithm = getattr(stable_baselines3, cfg.algorithm)
-        model = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, verbose=verbose,
-                          tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
-        # A frozen copy of the starting weights, scored at the end beside the trained ones.
-        untrained = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, **cfg.hyperparameters)
-        untrained.policy.load_state_dict(model.policy.state_dict())
-        start = time.perf_counter()
-        callbacks = []
-        evaluator = None
-        if cfg.eval.every_steps > 0:
-            evaluator = _periodic_eval_callback(cfg, out, start, record)
-            callbacks.append(evaluator)
-        if cfg.checkpoint_every > 0:
-            callbacks.append(CheckpointCallback(max(1, cfg.checkpoint_every // cfg.n_envs),
-                                                str(out / "checkpoints"), name_prefix=cfg.algorithm.lower()))
-        model.learn(total_timesteps=cfg.total_steps, callback=callbacks, progress_bar=progress_bar,
-                    tb_log_name=cfg.algorithm)
-        train_time = time.perf_counter() - start
-        save_with_env(model, out / "model.zip", record)
-        final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
-                                 progress=final_progress)
-    finally:
-        vec_env.close()
+    observe = _final_observation_space(cfg)
+    algorithm = algorithm_class(cfg.algorithm)
+    resumed = return_norm.read(str(resume)) if resume is not None else None
+    model = untrained = evaluator = curve = None
+    start = time.perf_counter()
+    for k, stage in enumerate(cfg.stage_list()):
+        vec_env = _vec_env(cfg, stage, k, out, observe, resumed if k == 0 else None)
+        try:
+            if model is None:
+                if resume is not None:
+                    model = algorithm.load(str(resume), env=vec_env, device=device,
+                                           tensorboard_log=str(out / "tb"))
+                else:
+                    model = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, verbose=verbose,
+                                      tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
+                # The starting policy, frozen: scored beside the trained one at the end.
+                untrained = copy.deepcopy(model.policy)
+                if cfg.curve is not None:
+                    from agents.train_curves import Curve
+
+                    curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET)
+                    curve.point(model, model.num_timesteps)
+                callbacks, evaluator = _callbacks(cfg, out, start, record, curve)
+            else:
+                model.set_env(vec_env)
+            model.learn(total_timesteps=stage.steps, callback=callbacks, progress_bar=progress_bar,
+                        tb_log_name=cfg.algorithm, reset_num_timesteps=k == 0 and resume is None)
+            if k == len(cfg.stage_list()) - 1:
+                train_time = time.perf_counter() - start
+                save_with_env(model, out / "model.zip", record)
+        finally:
+            vec_env.close()
+    final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                             progress=final_progress)
+    curve_final = curve.final(model, model.num_timesteps) if curve is not None else None
 
     summary = {
         "config": cfg.to_dict(),
@@ -218,6 +337,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         "steps_per_s": round(model.num_timesteps / max(train_time, 1e-9), 1),
         "eval_history": evaluator.history if evaluator is not None else [],
         "final": final,
+        "curve_final": curve_final,
         "model": str(out / "model.zip"),
         "monitor_dir": str(out / "monitor"),
     }
@@ -225,8 +345,20 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     return summary
 
 
+def _final_observation_space(cfg: TrainConfig):
+    """The observation space of the config's env, which every curriculum stage is adapted
+    to observe; None without stages."""
+    if not cfg.stages:
+        return None
+    env = gym.make(cfg.env_id, **_env_kwargs(cfg))
+    try:
+        return env.observation_space
+    finally:
+        env.close()
+
+
 def load_model(path: str | Path, algorithm: str, device: str = "cpu"):
-    """A saved model of ``algorithm`` ("PPO", "SAC" or "TD3"), loaded the one way models
+    """A saved model of ``algorithm`` ("PPO", "SAC", "TD3", "MaskablePPO"), loaded the one way models
     are (``poolgym.envs.sb3_models.load_model``)."""
     return load_sb3_model(str(path), algorithm, device=device)
 

@@ -8,7 +8,7 @@ evaluation schedule::
       kwargs: {obs_mode: flat}          # keyword arguments for gymnasium.make
       opponent: random                  # game envs: "random", "solo" or "pkg.mod:callable"
       reward_weights: {legal_pot: 1.0}  # game envs: RewardWeights terms
-    algorithm: PPO                      # PPO, SAC or TD3
+    algorithm: PPO                      # PPO, SAC, TD3 or MaskablePPO (choice_discrete)
     policy: MlpPolicy
     hyperparameters: {learning_rate: 0.0003, n_steps: 256}   # constructor arguments
     total_steps: 40000
@@ -21,6 +21,26 @@ evaluation schedule::
       final_episodes: 500
       opponents: [random]               # game envs: opponents to evaluate against
       baseline: random                  # the agent the trained one is compared with
+    normalize_reward: true              # return normalisation (agents.return_norm)
+    curve:                              # racks won over training (agents.train_curves)
+      every_steps: 100000
+      racks: 100                        # per opponent and evaluation point
+      opponents: [legal-random, bot:weak]
+      final_racks: 200
+      final_opponents: [legal-random, bot:weak, bot:fast]
+      protocol: poolgym/NineBall-v1     # the game env whose rules, racks and noise are played
+    stages:                             # a curriculum (agents.curriculum); `env` is the last
+      - {id: poolgym/PotBall-v1, kwargs: {...}, steps: 100000}
+      - {id: poolgym/NineBall-v1, kwargs: {...}, opponent: legal-random, steps: 300000}
+    self_play:                          # a league of snapshots (agents.self_play)
+      snapshot_every: 50000
+      league_size: 8
+      ladder: [legal-random, bot:weak]
+      ladder_share: 0.25
+
+With ``stages`` the stage budgets must add up to ``total_steps``; ``stages`` and
+``self_play`` do not go together. ``MaskablePPO`` needs ``action_mode: choice_discrete`` in
+every env it trains on.
 
 Every mistake (unknown key, wrong type, missing field, unknown hyperparameter) is a
 ``ValueError`` that names the key and the file.
@@ -41,7 +61,8 @@ from typing import Any
 from poolgym.numbers import quote
 from poolgym.yaml_files import load_yaml_file
 
-ALGORITHMS = ("PPO", "SAC", "TD3")
+ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO")
+MASKED_ALGORITHMS = ("MaskablePPO",)
 REQUIRED = object()  # marks a key with no default
 
 # key -> (accepted types, default or REQUIRED); nested sections have their own tables.
@@ -56,6 +77,10 @@ _TOP: dict[str, tuple[tuple[type, ...], Any]] = {
     "n_envs": ((int,), 1),
     "checkpoint_every": ((int,), 0),
     "eval": ((dict,), {}),
+    "normalize_reward": ((bool,), False),
+    "curve": ((dict,), None),
+    "stages": ((list,), []),
+    "self_play": ((dict,), None),
 }
 _ENV: dict[str, tuple[tuple[type, ...], Any]] = {
     "id": ((str,), REQUIRED),
@@ -71,6 +96,77 @@ _EVAL: dict[str, tuple[tuple[type, ...], Any]] = {
     "baseline": ((str,), "random"),
     "deterministic": ((bool,), True),
 }
+
+
+_STAGE: dict[str, tuple[tuple[type, ...], Any]] = {
+    "id": ((str,), REQUIRED),
+    "kwargs": ((dict,), {}),
+    "opponent": ((str,), None),
+    "reward_weights": ((dict,), None),
+    "steps": ((int,), REQUIRED),
+}
+_CURVE: dict[str, tuple[tuple[type, ...], Any]] = {
+    "every_steps": ((int,), REQUIRED),
+    "racks": ((int,), 100),
+    "opponents": ((list,), ["legal-random", "bot:weak"]),
+    "final_racks": ((int,), 200),
+    "final_opponents": ((list,), ["legal-random", "bot:weak", "bot:fast"]),
+    "protocol": ((str,), "poolgym/NineBall-v1"),
+    "deterministic": ((bool,), True),
+}
+_SELF_PLAY: dict[str, tuple[tuple[type, ...], Any]] = {
+    "snapshot_every": ((int,), REQUIRED),
+    "league_size": ((int,), 8),
+    "ladder": ((list,), ["legal-random"]),
+    "ladder_share": ((float, int), 0.25),
+}
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a curriculum: an env (as the config's ``env`` section) and its budget."""
+
+    env_id: str
+    steps: int
+    env_kwargs: dict = field(default_factory=dict)
+    opponent: str | None = None
+    reward_weights: dict | None = None
+
+    def make_kwargs(self) -> dict:
+        """Keyword arguments for ``gymnasium.make(self.env_id, ...)`` (opponent unresolved)."""
+        kwargs = dict(self.env_kwargs)
+        if self.opponent is not None:
+            kwargs["opponent"] = self.opponent
+        if self.reward_weights is not None:
+            kwargs["reward_weights"] = dict(self.reward_weights)
+        return kwargs
+
+    def to_dict(self) -> dict:
+        return {"id": self.env_id, "kwargs": self.env_kwargs, "opponent": self.opponent,
+                "reward_weights": self.reward_weights, "steps": self.steps}
+
+
+@dataclass(frozen=True)
+class CurveConfig:
+    """Racks won over training under a game env's protocol (``agents.train_curves``)."""
+
+    every_steps: int
+    racks: int = 100
+    opponents: tuple[str, ...] = ("legal-random", "bot:weak")
+    final_racks: int = 200
+    final_opponents: tuple[str, ...] = ("legal-random", "bot:weak", "bot:fast")
+    protocol: str = "poolgym/NineBall-v1"
+    deterministic: bool = True
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """A league of past snapshots as opponents (``agents.self_play``)."""
+
+    snapshot_every: int
+    league_size: int = 8
+    ladder: tuple[str, ...] = ("legal-random",)
+    ladder_share: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -103,6 +199,16 @@ class TrainConfig:
     eval: EvalConfig = EvalConfig()
     description: str = ""
     source: str = "<dict>"
+    normalize_reward: bool = False
+    curve: CurveConfig | None = None
+    stages: tuple[Stage, ...] = ()
+    self_play: SelfPlayConfig | None = None
+
+    def stage_list(self) -> tuple[Stage, ...]:
+        """The stages trained in turn: the curriculum's, or the one env for the whole budget."""
+        if self.stages:
+            return self.stages
+        return (Stage(self.env_id, self.total_steps, dict(self.env_kwargs), self.opponent, self.reward_weights),)
 
     def make_kwargs(self) -> dict:
         """Keyword arguments for ``gymnasium.make(self.env_id, ...)`` (opponent unresolved)."""
@@ -126,6 +232,16 @@ class TrainConfig:
                      "final_episodes": self.eval.final_episodes,
                      "opponents": list(self.eval.opponents), "baseline": self.eval.baseline,
                      "deterministic": self.eval.deterministic},
+            "normalize_reward": self.normalize_reward,
+            "curve": None if self.curve is None else {
+                "every_steps": self.curve.every_steps, "racks": self.curve.racks,
+                "opponents": list(self.curve.opponents), "final_racks": self.curve.final_racks,
+                "final_opponents": list(self.curve.final_opponents), "protocol": self.curve.protocol,
+                "deterministic": self.curve.deterministic},
+            "stages": [stage.to_dict() for stage in self.stages],
+            "self_play": None if self.self_play is None else {
+                "snapshot_every": self.self_play.snapshot_every, "league_size": self.self_play.league_size,
+                "ladder": list(self.self_play.ladder), "ladder_share": self.self_play.ladder_share},
         }
 
 
@@ -160,9 +276,9 @@ def _at_least(value: int, low: int, name: str, source: str) -> None:
 
 def _check_hyperparameters(algorithm: str, hyperparameters: dict, source: str) -> None:
     """Names the first hyperparameter the algorithm's constructor does not take."""
-    import stable_baselines3
+    from poolgym.envs.sb3_models import algorithm_class
 
-    accepted = set(inspect.signature(getattr(stable_baselines3, algorithm)).parameters)
+    accepted = set(inspect.signature(algorithm_class(algorithm)).parameters)
     # These are set by the trainer from other keys or its own arguments.
     reserved = {"policy", "env", "seed", "device", "tensorboard_log", "verbose", "_init_setup_model"}
     for key in hyperparameters:
@@ -228,10 +344,28 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
         if key in ("opponent", "reward_weights"):
             raise ValueError(f"{source}: key 'env.kwargs.{key}' belongs at 'env.{key}'")
     _check_hyperparameters(top["algorithm"], top["hyperparameters"], source)
+    stages = _parse_stages(top["stages"], top["total_steps"], source)
+    curve = _parse_curve(top["curve"], source)
+    self_play = _parse_self_play(top["self_play"], source)
+    if stages and stages[-1].env_id != env["id"]:
+        raise ValueError(f"{source}: the last stage's env ({stages[-1].env_id!r}) must be key 'env.id' "
+                         f"({env['id']!r}): the model is recorded and evaluated on it")
+    if stages and self_play is not None:
+        raise ValueError(f"{source}: keys 'stages' and 'self_play' do not go together; train a "
+                         "curriculum, then self-play from its model")
+    if top["algorithm"] in MASKED_ALGORITHMS:
+        for name, kwargs in [("env.kwargs", env["kwargs"])] + [
+                (f"stages[{i}].kwargs", s.env_kwargs) for i, s in enumerate(stages)]:
+            if kwargs.get("action_mode") != "choice_discrete":
+                raise ValueError(f"{source}: {top['algorithm']} needs key '{name}.action_mode' to be "
+                                 f"'choice_discrete' (the masked action mode), got {kwargs.get('action_mode')!r}")
     if not trusted:
         names = {"env.opponent": env["opponent"], "eval.baseline": ev["baseline"]}
         names.update({f"eval.opponents[{i}]": name for i, name in enumerate(ev["opponents"])})
+        names.update({f"stages[{i}].opponent": s.opponent for i, s in enumerate(stages)})
         check_untrusted(env["id"], names, source)
+        for i, stage in enumerate(stages):
+            check_untrusted(stage.env_id, {}, f"{source}: stages[{i}]")
     return TrainConfig(
         env_id=env["id"], env_kwargs=dict(env["kwargs"]), opponent=env["opponent"],
         reward_weights=env["reward_weights"], algorithm=top["algorithm"], policy=top["policy"],
@@ -240,7 +374,65 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
         eval=EvalConfig(every_steps=ev["every_steps"], episodes=ev["episodes"],
                         final_episodes=ev["final_episodes"], opponents=tuple(ev["opponents"]),
                         baseline=ev["baseline"], deterministic=ev["deterministic"]),
-        description=top["description"], source=source)
+        description=top["description"], source=source, normalize_reward=top["normalize_reward"],
+        curve=curve, stages=stages, self_play=self_play)
+
+
+def _names(values: list, key: str, allowed: tuple[str, ...], source: str) -> tuple[str, ...]:
+    """``values`` as a tuple, each one of ``allowed``, or a ValueError naming the entry."""
+    for i, value in enumerate(values):
+        if value not in allowed:
+            raise ValueError(f"{source}: key '{key}[{i}]' must be one of {list(allowed)}, got {quote(value)}")
+    return tuple(values)
+
+
+def _parse_stages(data: list, total_steps: int, source: str) -> tuple[Stage, ...]:
+    stages = []
+    for i, item in enumerate(data):
+        stage = check_section(item, _STAGE, f"stages[{i}]", source)
+        _at_least(stage["steps"], 1, f"stages[{i}].steps", source)
+        for key in stage["kwargs"]:
+            if key in ("opponent", "reward_weights"):
+                raise ValueError(f"{source}: key 'stages[{i}].kwargs.{key}' belongs at 'stages[{i}].{key}'")
+        stages.append(Stage(stage["id"], stage["steps"], dict(stage["kwargs"]), stage["opponent"],
+                            stage["reward_weights"]))
+    if stages and sum(s.steps for s in stages) != total_steps:
+        raise ValueError(f"{source}: the stages' steps add up to {sum(s.steps for s in stages)}, "
+                         f"not key 'total_steps' ({total_steps})")
+    return tuple(stages)
+
+
+def _parse_curve(data: dict | None, source: str) -> CurveConfig | None:
+    from poolgym.envs.opponents import LADDER
+
+    if data is None:
+        return None
+    curve = check_section(data, _CURVE, "curve", source)
+    _at_least(curve["every_steps"], 0, "curve.every_steps", source)
+    _at_least(curve["racks"], 1, "curve.racks", source)
+    _at_least(curve["final_racks"], 1, "curve.final_racks", source)
+    check_untrusted(curve["protocol"], {}, f"{source}: curve.protocol")
+    return CurveConfig(curve["every_steps"], curve["racks"], _names(curve["opponents"], "curve.opponents", LADDER, source),
+                       curve["final_racks"],
+                       _names(curve["final_opponents"], "curve.final_opponents", LADDER, source),
+                       curve["protocol"], curve["deterministic"])
+
+
+def _parse_self_play(data: dict | None, source: str) -> SelfPlayConfig | None:
+    from poolgym.envs.opponents import LADDER
+
+    if data is None:
+        return None
+    league = check_section(data, _SELF_PLAY, "self_play", source)
+    _at_least(league["snapshot_every"], 1, "self_play.snapshot_every", source)
+    _at_least(league["league_size"], 1, "self_play.league_size", source)
+    share = league["ladder_share"]
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"{source}: key 'self_play.ladder_share' must be within [0, 1], got {share!r}")
+    ladder = _names(league["ladder"], "self_play.ladder", LADDER, source)
+    if not ladder and share > 0:
+        raise ValueError(f"{source}: key 'self_play.ladder' is empty but 'self_play.ladder_share' is {share}")
+    return SelfPlayConfig(league["snapshot_every"], league["league_size"], ladder, float(share))
 
 
 def load_config(config: str | Path | dict | TrainConfig, trusted: bool = False) -> TrainConfig:

@@ -58,7 +58,8 @@ class RandomPolicy:
 
 class SB3Policy:
     """A frozen stable-baselines3 model as a policy ``policy(obs, info) -> action``
-    (deterministic actions by default).
+    (deterministic actions by default). A maskable model (sb3-contrib's ``MaskablePPO``)
+    predicts with the masks in ``info["action_masks"]`` (the env's ``action_masks()``).
 
     ``model`` is a loaded model or a path to a saved one, loaded with
     ``poolgym.envs.sb3_models.load_model`` (``algorithm`` names its class, e.g. ``"PPO"``);
@@ -73,10 +74,22 @@ class SB3Policy:
 
             self.env_record = read_env_record(model)
             model = load_model(model, algorithm)
+        from poolgym.envs.sb3_models import is_maskable
+
         self.model = model
         self.deterministic = deterministic
+        self.maskable = is_maskable(model)
 
     def __call__(self, observation, info: dict):
+        if self.maskable:
+            # A maskable model (MaskablePPO) only chooses among what the masks allow.
+            masks = info.get("action_masks")
+            if masks is None:
+                raise ValueError("a maskable model needs the action masks in info['action_masks'] "
+                                 "(the env's action_masks())")
+            action, _ = self.model.predict(observation, deterministic=self.deterministic,
+                                           action_masks=np.asarray(masks, dtype=bool))
+            return action
         action, _ = self.model.predict(observation, deterministic=self.deterministic)
         return action
 

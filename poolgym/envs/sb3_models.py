@@ -13,7 +13,8 @@ with, and the action mapping and observation format as the env resolved them::
 
 ``observe_match`` (the ``match`` entry of the v1 game envs) and ``sigma_deg`` (the aim noise
 the choice modes' candidate features assume) are absent from records written before them,
-and read as False and 0.
+and read as False and 0. ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
+``poolgym train``; a spec without an ``ALGO:`` prefix loads with it (``parse_model_spec``).
 
 ``action_mapper(record, table)`` rebuilds the mapping; ``check_spaces`` refuses a model
 whose spaces disagree with its record or with this poolgym's observation format, and
@@ -42,7 +43,9 @@ import numpy as np
 ENV_RECORD = "poolgym_env.json"
 RECORD_FORMAT = "poolgym.model_env"
 RECORD_VERSION = 1
-SB3_ALGORITHMS = ("PPO", "SAC", "TD3", "A2C", "DDPG")
+SB3_ALGORITHMS = ("PPO", "SAC", "TD3", "A2C", "DDPG", "MaskablePPO")
+# Algorithms of sb3-contrib (the ``train`` extra) rather than stable-baselines3 itself.
+CONTRIB_ALGORITHMS = ("MaskablePPO",)
 # Entries of a saved model only needed to go on training: replaced rather than unpickled.
 _NOT_UNPICKLED = {"lr_schedule": 0.0, "learning_rate": 0.0, "clip_range": 0.0,
                   "clip_range_vf": None, "exploration_schedule": 0.0}
@@ -70,22 +73,57 @@ def load_model(path: str, algorithm: str = "PPO", device: str = "cpu"):
     value and the choices) for an unknown algorithm, a missing file or one that is not a
     model of that class."""
     global _warned
-    if algorithm not in SB3_ALGORITHMS:
-        raise ValueError(f"unknown stable-baselines3 algorithm {algorithm!r}; choose one of "
-                         f"{list(SB3_ALGORITHMS)}")
+    cls = algorithm_class(algorithm)
     path = check_model_path(path)
     if not _warned:
         _warned = True
         warnings.warn("a stable-baselines3 model file is code (parts of it are unpickled): "
                       "load only model files you trust", stacklevel=2)
-    import stable_baselines3
-
-    cls = getattr(stable_baselines3, algorithm)
     try:
         return cls.load(path, device=device, custom_objects=dict(_NOT_UNPICKLED))
     except (KeyError, ValueError, RuntimeError, zipfile.BadZipFile) as exc:
         raise ValueError(f"model file {path!r} is not a loadable {algorithm} model: "
                          f"{type(exc).__name__}: {exc}".replace("\n", " ")) from None
+
+
+def algorithm_class(algorithm: str):
+    """The model class named ``algorithm`` (one of ``SB3_ALGORITHMS``): stable-baselines3's,
+    or sb3-contrib's for ``CONTRIB_ALGORITHMS``."""
+    if algorithm not in SB3_ALGORITHMS:
+        raise ValueError(f"unknown stable-baselines3 algorithm {algorithm!r}; choose one of "
+                         f"{list(SB3_ALGORITHMS)}")
+    if algorithm in CONTRIB_ALGORITHMS:
+        try:
+            import sb3_contrib
+        except ImportError:
+            raise ValueError(f"{algorithm} needs sb3-contrib (pip install 'poolgym[train]')") from None
+        return getattr(sb3_contrib, algorithm)
+    import stable_baselines3
+
+    return getattr(stable_baselines3, algorithm)
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    """(algorithm, path) of a saved-model spec ``"[ALGO:]path.zip"``: the prefix when it
+    names one of ``SB3_ALGORITHMS``, else the algorithm the model's record names (``poolgym
+    train`` writes it), else PPO."""
+    head, sep, rest = spec.partition(":")
+    if sep and head in SB3_ALGORITHMS:
+        return head, rest
+    try:
+        record = read_env_record(spec)
+    except ValueError:  # no such file: loading it names the problem
+        record = None
+    return (record or {}).get("algorithm", "PPO"), spec
+
+
+def is_maskable(model) -> bool:
+    """Whether ``model`` (a model or its policy) predicts with action masks (sb3-contrib's
+    maskable algorithms take ``action_masks`` in ``predict``)."""
+    import inspect
+
+    predict = getattr(model, "predict", None)
+    return predict is not None and "action_masks" in inspect.signature(predict).parameters
 
 
 # ============================================================================ the record
