@@ -206,18 +206,15 @@ class TrainConfig:
 
     def stage_list(self) -> tuple[Stage, ...]:
         """The stages trained in turn: the curriculum's, or the one env for the whole budget."""
-        if self.stages:
-            return self.stages
-        return (Stage(self.env_id, self.total_steps, dict(self.env_kwargs), self.opponent, self.reward_weights),)
+        return self.stages or (self._final_env(),)
+
+    def _final_env(self) -> Stage:
+        """The config's own env (the last stage of a curriculum) as a stage of the whole budget."""
+        return Stage(self.env_id, self.total_steps, dict(self.env_kwargs), self.opponent, self.reward_weights)
 
     def make_kwargs(self) -> dict:
         """Keyword arguments for ``gymnasium.make(self.env_id, ...)`` (opponent unresolved)."""
-        kwargs = dict(self.env_kwargs)
-        if self.opponent is not None:
-            kwargs["opponent"] = self.opponent
-        if self.reward_weights is not None:
-            kwargs["reward_weights"] = dict(self.reward_weights)
-        return kwargs
+        return self._final_env().make_kwargs()
 
     def to_dict(self) -> dict:
         """The config as plain data (what a run's summary records)."""
