@@ -99,19 +99,7 @@ class ActionMapper:
 
     def validate(self, action) -> np.ndarray:
         """The action as a float array, or ``ValueError`` naming what is wrong with it."""
-        expected = f"an array of {len(self.components)} numbers ({', '.join(self.components)})"
-        try:
-            given = np.asarray(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be {expected}, got {action!r}") from None
-        # Booleans, strings and complex numbers would convert silently; none is a real action.
-        if given.dtype.kind not in "fiu":
-            raise ValueError(f"action must be {expected} of a real dtype (float or int), "
-                             f"got dtype {given.dtype}: {action!r}")
-        a = given.astype(np.float64)
-        if a.shape != self.space.shape:
-            raise ValueError(f"action must have shape {self.space.shape} "
-                             f"({', '.join(self.components)}), got shape {a.shape}")
+        a = real_array(action, self.components, "numbers").astype(np.float64)
         if not np.all(np.isfinite(a)):
             bad = [self.components[i] for i in np.flatnonzero(~np.isfinite(a))]
             raise ValueError(f"action components {bad} are not finite: {a.tolist()}")
@@ -270,6 +258,25 @@ class ActionMapper:
         elif a["safety"] > 0.0 and ShotCall.safety_shot() in calls:
             call = ShotCall.safety_shot()
         return ball, pocket, call
+
+
+def real_array(action, components: tuple[str, ...], what: str) -> np.ndarray:
+    """``action`` as an array of one real value per component (``what`` they are, for the
+    message), or ``ValueError`` naming what is wrong with it: not an array, not of a real
+    dtype, or not of the components' shape."""
+    expected = f"an array of {len(components)} {what} ({', '.join(components)})"
+    try:
+        given = np.asarray(action)
+    except (TypeError, ValueError):
+        raise ValueError(f"action must be {expected}, got {action!r}") from None
+    # Booleans, strings and complex numbers would convert silently; none is a real action.
+    if given.dtype.kind not in "fiu":
+        raise ValueError(f"action must be {expected} of a real dtype (float or int), "
+                         f"got dtype {given.dtype}: {action!r}")
+    if given.shape != (len(components),):
+        raise ValueError(f"action must have shape ({len(components)},) "
+                         f"({', '.join(components)}), got shape {given.shape}")
+    return given
 
 
 def bin_centre(index: int, n: int) -> float:

@@ -39,7 +39,8 @@ from gymnasium import spaces
 
 from poolgym.envs import candidates as cand
 from poolgym.envs.derived import PerStateCache
-from poolgym.envs.actions import ACTION_MODES, ActionMapper, ShotMove, bin_centre, bin_index, wrap_deg
+from poolgym.envs.actions import (ACTION_MODES, ActionMapper, ShotMove, bin_centre, bin_index, real_array,
+                                  wrap_deg)
 from poolgym.physics import Shot
 from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset
 from poolgym.table import Table
@@ -130,18 +131,10 @@ class ChoiceMapper:
         ``choice_discrete``), or ``ValueError`` naming what is wrong with it."""
         if self.mode == "choice":
             return ActionMapper.validate(self, action)
-        expected = f"{len(self.components)} whole numbers ({', '.join(self.components)})"
-        try:
-            given = np.asarray(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be {expected}, got {action!r}") from None
-        if given.dtype.kind not in "fiu":
-            raise ValueError(f"action must be {expected}, got dtype {given.dtype}: {action!r}")
-        if given.shape != (len(self.components),):
-            raise ValueError(f"action must have shape ({len(self.components)},) "
-                             f"({', '.join(self.components)}), got shape {given.shape}")
+        given = real_array(action, self.components, "whole numbers")
         if given.dtype.kind == "f" and not np.all(np.isfinite(given) & (given == np.round(given))):
-            raise ValueError(f"action must be {expected}, got {given.tolist()}")
+            raise ValueError(f"action must be {len(self.components)} whole numbers "
+                             f"({', '.join(self.components)}), got {given.tolist()}")
         a = given.astype(np.int64)
         outside = np.flatnonzero((a < 0) | (a >= self.nvec))
         if outside.size:
