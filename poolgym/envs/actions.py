@@ -146,12 +146,8 @@ class ActionMapper:
         """
         a = dict.fromkeys(self.components, 0.0)
         if isinstance(move, Decision):
-            if state.pending is None:
-                raise ValueError("a decision was given but none is pending")
-            choices = state.pending.choices
-            if move.choice not in choices:
-                raise ValueError(f"{move.choice.value!r} is not a choice now: {[c.value for c in choices]}")
-            a["decision"] = bin_centre(choices.index(move.choice), len(choices))
+            index, n = offered_choice(move, state)
+            a["decision"] = bin_centre(index, n)
             return np.array([a[c] for c in self.components], dtype=np.float64)
         shot = move.shot
         a["speed"] = 2.0 * (shot.speed - self.min_speed) / (self.max_speed - self.min_speed) - 1.0
@@ -258,6 +254,17 @@ class ActionMapper:
         elif a["safety"] > 0.0 and ShotCall.safety_shot() in calls:
             call = ShotCall.safety_shot()
         return ball, pocket, call
+
+
+def offered_choice(move: Decision, state: GameState) -> tuple[int, int]:
+    """The index of ``move``'s choice among the pending decision's choices, and how many
+    there are; ``ValueError`` when no decision is pending or the choice is not offered."""
+    if state.pending is None:
+        raise ValueError("a decision was given but none is pending")
+    choices = state.pending.choices
+    if move.choice not in choices:
+        raise ValueError(f"{move.choice.value!r} is not a choice now: {[c.value for c in choices]}")
+    return choices.index(move.choice), len(choices)
 
 
 def real_array(action, components: tuple[str, ...], what: str) -> np.ndarray:

@@ -39,8 +39,8 @@ from gymnasium import spaces
 
 from poolgym.envs import candidates as cand
 from poolgym.envs.derived import PerStateCache
-from poolgym.envs.actions import (ACTION_MODES, ActionMapper, ShotMove, bin_centre, bin_index, real_array,
-                                  wrap_deg)
+from poolgym.envs.actions import (ACTION_MODES, ActionMapper, ShotMove, bin_centre, bin_index, offered_choice,
+                                  real_array, wrap_deg)
 from poolgym.physics import Shot
 from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset
 from poolgym.table import Table
@@ -201,13 +201,8 @@ class ChoiceMapper:
         params = dict.fromkeys(PARAMS, 0.0)
         chosen = 0
         if isinstance(move, Decision):
-            if state.pending is None:
-                raise ValueError("a decision was given but none is pending")
-            choices = state.pending.choices
-            if move.choice not in choices:
-                raise ValueError(f"{move.choice.value!r} is not a choice now: {[c.value for c in choices]}")
-            params["decision"] = (bin_centre(choices.index(move.choice), len(choices)) if self.mode == "choice"
-                                  else CHOICES.index(move.choice))
+            index, n = offered_choice(move, state)
+            params["decision"] = bin_centre(index, n) if self.mode == "choice" else CHOICES.index(move.choice)
         else:
             slots = self.slots(state, rules)
             chosen = self._slot_of(move, slots, state)
