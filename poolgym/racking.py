@@ -9,7 +9,7 @@ but the apex moves by an independent Gaussian offset of ``jitter_mm`` per axis, 
 while it would overlap a ball already placed.
 
 ``BENCHMARK_RACK`` (mean gap between neighbouring balls 0.7 mm, about 3% of them frozen)
-is calibrated with the benchmark break (``agents.sweeps``: a 12 m/s (27 mph) power break
+is calibrated with the benchmark break (``poolgym.agents.evaluation.sweeps``: a 12 m/s (27 mph) power break
 from the break box at the apex ball, tournament execution noise) to make a ball on about
 55% of 9-ball breaks, inside the 50-75% band of tracked professional events: 71% (75 of
 105 breaks made a ball without fouling) at the 2016 WPA World 9-Ball Championship on 9-ft

@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from agents import bench
-from agents.cli import build_parser, main
+from poolgym.agents.tools import bench
+from poolgym.agents.tools.cli import build_parser, main
 from poolgym.table import Table
 
 CASES = ("break", "straight_in", "random")
@@ -116,7 +116,7 @@ def test_unknown_game_is_one_line_listing_the_rulesets(capsys):
 
 @pytest.mark.parametrize("env_id", ["poolgym/PotBall-v0", "poolgym/NoSuch-v0"])
 def test_soak_env_that_is_not_a_game_is_one_line_listing_the_games(env_id, capsys):
-    from agents.soak import game_env_ids
+    from poolgym.agents.tools.soak import game_env_ids
 
     assert main(["soak", "--shots", "5", "--games", "1", "--env", env_id]) == 2
     out, err = capsys.readouterr()
@@ -126,12 +126,12 @@ def test_soak_env_that_is_not_a_game_is_one_line_listing_the_games(env_id, capsy
 
 
 def test_a_value_error_from_a_command_is_one_line_with_status_2(monkeypatch, capsys):
-    import agents.loading
+    import poolgym.agents.evaluation.loading
 
     def refuse(spec, *args, **kwargs):
         raise ValueError(f"agent {spec!r}: no such module\nsecond line")
 
-    monkeypatch.setattr(agents.loading, "make_agent", refuse)
+    monkeypatch.setattr(poolgym.agents.evaluation.loading, "make_agent", refuse)
     assert main(["eval", "-a", "no_such_module:x", "--games", "1"]) == 2
     assert _one_error_line(capsys) == "poolgym eval: error: agent 'no_such_module:x': no such module second line"
 
@@ -199,7 +199,7 @@ def test_version_is_the_package_version(capsys):
 
 
 def test_help_lists_the_games_and_the_ladder(monkeypatch, capsys):
-    from agents.loading import AGENT_NAMES
+    from poolgym.agents.evaluation.loading import AGENT_NAMES
     from poolgym.rules import available_rulesets
 
     monkeypatch.setenv("COLUMNS", "1000")  # no wrapping (it breaks names at hyphens)
@@ -244,7 +244,7 @@ def test_long_commands_show_progress_on_stderr_and_keep_stdout(argv, total, with
 
 
 def test_plain_progress_prints_a_line_every_tenth(monkeypatch, capsys):
-    from agents.progress import Progress
+    from poolgym.agents.tools.progress import Progress
 
     monkeypatch.setitem(sys.modules, "tqdm", None)
     with Progress("work", 25, "racks") as progress:
@@ -258,8 +258,8 @@ def test_plain_progress_prints_a_line_every_tenth(monkeypatch, capsys):
 
 
 def test_final_evaluation_of_training_reports_each_evaluation():
-    from agents.train import final_evaluation, final_evaluation_count
-    from agents.train_config import load_config
+    from poolgym.agents.training.train import final_evaluation, final_evaluation_count
+    from poolgym.agents.training.train_config import load_config
 
     import gymnasium as gym
 
@@ -289,7 +289,7 @@ def test_headless_play_without_gif_says_to_use_gif(environ, reason, monkeypatch,
 
 
 def test_play_with_a_display_or_a_gif_is_not_refused(monkeypatch):
-    from agents.cli import no_display_reason
+    from poolgym.agents.tools.cli import no_display_reason
 
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)

@@ -32,3 +32,34 @@ def test_all_leaves_out_the_test_tools_and_ci_installs_them():
     included = re.fullmatch(r"poolgym\[(.*)\]", all_).group(1).split(",")
     assert "test" not in included and {"train", "render", "multiagent"} <= set(included)
     assert re.search(r'-e "\.\[all,test,distributed\]"', (ROOT / ".ci" / "run").read_text())
+
+
+def test_the_package_list_names_every_package_folder():
+    """agents/ installs as poolgym.agents through the package-dir mapping: every folder with
+    an ``__init__.py`` under poolgym/ and agents/ must be in the explicit list."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {"poolgym.agents": "agents"}
+    found = set()
+    for top, name in (("poolgym", "poolgym"), ("agents", "poolgym.agents")):
+        for init in (ROOT / top).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / top).parts
+            found.add(".".join((name, *parts)))
+    assert sorted(setuptools["packages"]) == sorted(found)
+
+
+def test_poolgym_installs_beside_openai_agents_without_an_import_clash(tmp_path):
+    """openai-agents imports as ``agents``: with it installed, both work from any directory."""
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    assert version("openai-agents")  # the test extra installs it
+    script = ("from agents import Agent; import poolgym.agents.tools.cli as cli; "
+              "import agents; print(agents.__file__); print(cli.__file__)")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    theirs, ours = proc.stdout.split()
+    assert "site-packages" in theirs and Path(ours).parent.parent.name == "agents"
+    help_ = subprocess.run([sys.executable, "-m", "poolgym.agents.tools.cli", "--help"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert help_.returncode == 0 and "usage: poolgym" in help_.stdout, help_.stderr

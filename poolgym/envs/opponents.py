@@ -4,7 +4,7 @@ The env's ``opponent`` argument (``make_opponent``) is one of:
 
 - a name of the opponent ladder, the same names as ``poolgym eval -a/-b``: ``"random"``,
   ``"legal-random"``, ``"fixed"`` (``poolgym.envs.baseline_agents``), ``"bot:weak"``,
-  ``"bot:fast"``, ``"bot:normal"`` (``"bot"``), ``"bot:strong"`` (``agents.bot.HeuristicBot``),
+  ``"bot:fast"``, ``"bot:normal"`` (``"bot"``), ``"bot:strong"`` (``poolgym.agents.bot.player.HeuristicBot``),
   or a saved stable-baselines3 model ``"path.zip"`` / ``"ALGO:path.zip"`` (it plays with its
   own recorded observation format and action mapping);
 - ``"solo"``: no opponent, the agent plays both sides;
@@ -19,7 +19,7 @@ purpose (raw mode encodes strokes and calls exactly), never through the agent's 
 mapping, so an opponent plays the same whatever the agent's action mode.
 
 The bots and saved models live in ``agents/``: ``make_opponent`` imports
-``agents.loading`` lazily for those names. It is the one place the env layer reaches up.
+``poolgym.agents.evaluation.loading`` lazily for those names. It is the one place the env layer reaches up.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def make_opponent(spec, action_space, rules: Ruleset | None = None, noise: Any =
             raise ValueError(f"opponent {spec!r} needs the env's rules")
         if spec in BASELINE_AGENTS:
             return make_baseline_agent(spec, rules, seed=0, max_speed=max_speed)
-        from agents.loading import make_agent  # the env layer's one reach into agents/
+        from poolgym.agents.evaluation.loading import make_agent  # the env layer's one reach into agents/
 
         try:
             return make_agent(spec, rules, seed=0, noise=noise, max_speed=max_speed)

@@ -11,7 +11,7 @@ from poolgym.physics import Shot
 from poolgym.rules import (Choice, CueBallZone, Decision, DecisionKind, PendingDecision,
                            ShotCall, get_ruleset)
 
-from agents.bot import HeuristicBot
+from poolgym.agents.bot.player import HeuristicBot
 
 
 def _in_hand(rules, seed=0):

@@ -9,10 +9,10 @@ from poolgym.physics import Simulator
 from poolgym.rules import (Choice, DecisionKind, PendingDecision, available_rulesets,
                            get_ruleset)
 
-from agents.bot import HeuristicBot
+from poolgym.agents.bot.player import HeuristicBot
 from poolgym.envs.baseline_agents import RandomAgent
-from agents.evaluate import run_match, summarize
-from agents.match import play_rack
+from poolgym.agents.evaluation.evaluate import run_match, summarize
+from poolgym.agents.evaluation.match import play_rack
 
 
 def _games():

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from agents.cli import main
-from agents.evaluate import wilson_interval
+from poolgym.agents.tools.cli import main
+from poolgym.agents.evaluation.evaluate import wilson_interval
 
 
 def test_wilson_interval():

@@ -9,8 +9,8 @@ from poolgym.envs.baseline_agents import make_baseline_agent
 from poolgym.envs.play import simulate_move
 from poolgym.physics import Simulator
 
-from agents.match import play_rack
-from agents.protocol import protocol
+from poolgym.agents.evaluation.match import play_rack
+from poolgym.agents.evaluation.protocol import protocol
 
 
 def test_executed_strokes_replay_the_noisy_rack_exactly():

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from agents.bot import HeuristicBot
-from agents.position import state_value
+from poolgym.agents.bot.player import HeuristicBot
+from poolgym.agents.bot.position import state_value
 from poolgym.envs.play import simulate_move, simulate_replays
 from poolgym.physics import Simulator
 from poolgym.rules import get_ruleset

@@ -1,11 +1,11 @@
-"""``agents.speed_compare``: the same probe in fresh processes of this tree and of a commit."""
+"""``poolgym.agents.tools.speed_compare``: the same probe in fresh processes of this tree and of a commit."""
 
 from __future__ import annotations
 
 import pytest
 
-from agents import speed_compare
-from agents.cli import main
+from poolgym.agents.tools import speed_compare
+from poolgym.agents.tools.cli import main
 
 ENV_CASE = dict(env_id="poolgym/NineBall-v0", action_mode="aim", noise="tournament", opponent="random", steps=5)
 

@@ -3,8 +3,8 @@ full sweeps (500 actions each) are in the README; these run a few actions on few
 
 import numpy as np
 
-from agents import sweeps
-from agents.cli import main
+from poolgym.agents.evaluation import sweeps
+from poolgym.agents.tools.cli import main
 
 
 def test_the_break_that_won_every_v0_rack_does_not_pocket_the_nine_on_v1():

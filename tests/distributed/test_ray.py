@@ -16,7 +16,7 @@ def local_ray():
 
 
 def test_one_rllib_training_iteration_on_a_poolgym_env(local_ray, tmp_path):
-    from agents.rllib_train import train_rllib
+    from poolgym.agents.training.rllib_train import train_rllib
 
     summary = train_rllib({"env": {"id": "poolgym/PotBall-v0", "kwargs": {"action_mode": "aim"}},
                            "iterations": 1, "num_env_runners": 2, "train_batch_size": 128,
@@ -28,7 +28,7 @@ def test_one_rllib_training_iteration_on_a_poolgym_env(local_ray, tmp_path):
 
 
 def test_env_steps_in_ray_actors(local_ray):
-    from agents.scale_bench import ray_rate
+    from poolgym.agents.tools.scale_bench import ray_rate
 
     row = ray_rate("poolgym/NineBall-v0", workers=2, steps_per_worker=20)
     assert row["steps"] == 40 and row["steps_per_s"] > 0
@@ -41,7 +41,7 @@ def test_env_steps_in_ray_actors(local_ray):
     ("env: {id: poolgym/PotBall-v0}\nbackend: sb3\n", "key 'backend' must be 'rllib'"),
 ])
 def test_rllib_config_errors_name_the_key_and_the_file(tmp_path, text, message):
-    from agents.rllib_train import load_rllib_config
+    from poolgym.agents.training.rllib_train import load_rllib_config
 
     path = tmp_path / "bad.yaml"
     path.write_text(text)
@@ -53,7 +53,7 @@ def test_rllib_config_errors_name_the_key_and_the_file(tmp_path, text, message):
 def test_shipped_rllib_config_is_valid():
     from pathlib import Path
 
-    from agents.rllib_train import load_rllib_config
+    from poolgym.agents.training.rllib_train import load_rllib_config
 
     config = load_rllib_config(Path(__file__).resolve().parents[2] / "configs" / "train" / "rllib_ppo.yaml")
     assert config["env"]["id"] == "poolgym/NineBall-v1" and config["num_env_runners"] == 2
@@ -67,10 +67,10 @@ def _without_timing(summary):
 
 @pytest.mark.parametrize("specs, noise", [(("bot:fast", "random"), "none"), (("random", "random"), "tournament")])
 def test_distributed_evaluation_matches_the_local_run(local_ray, specs, noise):
-    from agents.distributed import run_match_ray
-    from agents.evaluate import run_match, summarize
-    from agents.loading import make_agent
-    from agents.protocol import protocol
+    from poolgym.agents.evaluation.distributed import run_match_ray
+    from poolgym.agents.evaluation.evaluate import run_match, summarize
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
 
     played_under = protocol("poolgym/NineBall-v1", noise=noise)
     rules = played_under.rules

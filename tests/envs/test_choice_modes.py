@@ -438,7 +438,7 @@ def test_bots_play_their_moves_as_env_opponents(game, mode):
     slots can express (a pot or safety on a slot's ball and pocket) keeps its call and
     ball, and its speed (to the speed bins in choice_discrete). Moves no slot expresses
     (combinations, banks beyond the 16 best pots) are the documented approximations."""
-    from agents.bot import HeuristicBot
+    from poolgym.agents.bot.player import HeuristicBot
 
     policy = HeuristicBot(game, budget="fast", seed=3).policy(mode)
     policy.agent = intended = Intended(policy.agent)

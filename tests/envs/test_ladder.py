@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import poolgym  # noqa: F401
-from agents.evaluate import run_match, summarize
-from agents.loading import make_agent
+from poolgym.agents.evaluation.evaluate import run_match, summarize
+from poolgym.agents.evaluation.loading import make_agent
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.baseline_agents import FixedAgent, LegalRandomAgent, RandomAgent, first_ball_hit
 from poolgym.envs.observations import actor

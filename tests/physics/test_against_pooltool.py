@@ -1,8 +1,8 @@
-"""poolgym beside pooltool 0.6 on the cases of ``agents.peers.compare_physics``.
+"""poolgym beside pooltool 0.6 on the cases of ``poolgym.agents.tools.peers.compare_physics``.
 
 ``data/pooltool_0.6_physics.json`` holds pooltool's figures for those cases (the range
 over its three cushion models), written by
-``python -m agents.peers.compare_physics --json tests/physics/data/pooltool_0.6_physics.json``;
+``python -m poolgym.agents.tools.peers.compare_physics --json tests/physics/data/pooltool_0.6_physics.json``;
 the tests replay the cases in poolgym and hold it to the acceptance tolerances. With a
 pooltool venv on the machine, the comparison also runs live.
 """
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.peers import default_pooltool_python
-from agents.peers.compare_physics import check_quantity, cases, compare, measure_poolgym
+from poolgym.agents.tools.peers import default_pooltool_python
+from poolgym.agents.tools.peers.compare_physics import check_quantity, cases, compare, measure_poolgym
 from poolgym.physics import PhysicsParams
 
 REFERENCE = json.loads(Path(__file__).with_name("data").joinpath("pooltool_0.6_physics.json").read_text())

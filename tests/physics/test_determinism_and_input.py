@@ -131,7 +131,7 @@ def test_miscue_is_reported_beyond_the_limit(sim9):
 @pytest.mark.parametrize("side, pooltool_deg", [(0.2, -0.845), (0.35, -1.422), (0.5, -1.896)])
 def test_squirt_deflects_away_from_the_side_struck(side, pooltool_deg):
     # pooltool 0.6's squirt for the same strokes (same ball and end mass), measured by
-    # ``python -m agents.peers.compare_physics``.
+    # ``python -m poolgym.agents.tools.peers.compare_physics``.
     table = Table(name="open", length=30.0, width=10.0)
     plain = Simulator(table).simulate({0: (1.0, 5.0)}, Shot(speed=1.0, side=side))
     squirt = Simulator(table, PhysicsParams(squirt=True)).simulate({0: (1.0, 5.0)}, Shot(speed=1.0, side=side))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agents.soak import run_physics_soak
+from poolgym.agents.tools.soak import run_physics_soak
 from poolgym.physics import Shot
 from poolgym.physics.invariants import random_layout, random_shot, shot_violations
 

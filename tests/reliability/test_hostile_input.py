@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import poolgym
-from agents.soak import RANDOM_TABLE_RANGES, random_table, run_physics_soak
-from agents.train_config import load_config
+from poolgym.agents.tools.soak import RANDOM_TABLE_RANGES, random_table, run_physics_soak
+from poolgym.agents.training.train_config import load_config
 from poolgym.envs.aec import PoolAECEnv
 from poolgym.physics import Noise, PhysicsParams, Shot, Simulator
 from poolgym.rules import CueBallZone, GameState, ShotCall, ShotEvents, check_state, get_ruleset
@@ -282,7 +282,7 @@ def test_the_poolgym_prefix_names_a_registered_env_and_is_data():
 
 
 def test_train_refuses_an_untrusted_import_path_unless_allowed(tmp_path, capsys):
-    from agents.cli import main
+    from poolgym.agents.tools.cli import main
 
     path = _write(tmp_path, "env: {id: 'evil_module:poolgym/NineBall-v0'}\nalgorithm: PPO\ntotal_steps: 10\n")
     assert main(["train", "--config", str(path), "--out", str(tmp_path / "run")]) == 2

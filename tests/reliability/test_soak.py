@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from agents.cli import build_parser, main
-from agents.soak import GAME_FAILURES, game_env_ids, game_failures, run_game_soak
+from poolgym.agents.tools.cli import build_parser, main
+from poolgym.agents.tools.soak import GAME_FAILURES, game_env_ids, game_failures, run_game_soak
 
 
 def test_random_games_through_every_game_env_keep_every_invariant():

@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 import poolgym  # noqa: F401
-from agents.cli import main
-from agents.loading import make_agent
-from agents.policy_eval import evaluate
-from agents.train import train
+from poolgym.agents.tools.cli import main
+from poolgym.agents.evaluation.loading import make_agent
+from poolgym.agents.evaluation.policy_eval import evaluate
+from poolgym.agents.training.train import train
 from poolgym.envs import sb3_models
 from poolgym.rules import get_ruleset
 from tests.train.test_train import tiny_config
@@ -113,7 +113,7 @@ def test_agent_spec_errors_are_one_line_and_name_the_value(tmp_path):
     cases = {"nonsense": ["unknown agent 'nonsense'", "legal-random", "bot:weak"],
              "bot:quick": ["unknown agent 'bot:quick'", "weak"],
              "no_such_module_xyz:agent": ["no_such_module_xyz", "does not import"],
-             "agents.bot:NoSuchThing": ["has no 'NoSuchThing'"],
+             "poolgym.agents.bot.player:NoSuchThing": ["has no 'NoSuchThing'"],
              "XYZ:model.zip": ["model file 'XYZ:model.zip' does not exist"]}
     for spec, parts in cases.items():
         with pytest.raises(ValueError) as err:

@@ -11,15 +11,15 @@ import pytest
 import yaml
 
 import poolgym  # noqa: F401
-from agents import return_norm
-from agents.curriculum import WithMatchScore
-from agents.evaluate import run_match, summarize
-from agents.loading import PolicyAgent, make_agent
-from agents.policy_eval import evaluate
-from agents.protocol import protocol
-from agents.self_play import LeagueOpponents
-from agents.train import train, with_budget
-from agents.train_config import load_config
+from poolgym.agents.training import return_norm
+from poolgym.agents.training.curriculum import WithMatchScore
+from poolgym.agents.evaluation.evaluate import run_match, summarize
+from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
+from poolgym.agents.evaluation.policy_eval import evaluate
+from poolgym.agents.evaluation.protocol import protocol
+from poolgym.agents.training.self_play import LeagueOpponents
+from poolgym.agents.training.train import train, with_budget
+from poolgym.agents.training.train_config import load_config
 from poolgym.envs.opponents import SB3Policy
 from poolgym.envs.sb3_models import action_mapper, load_model, read_env_record
 
@@ -234,7 +234,7 @@ def test_ladder_agent_answers_a_rack_already_lost_on_the_break():
     checks the action, and the ladder agent (fixed as the evaluated side) must give one."""
     import dataclasses
 
-    from agents.policy_eval import resolve_agent
+    from poolgym.agents.evaluation.policy_eval import resolve_agent
 
     env = gym.make("poolgym/NineBall-v1", obs_mode="flat", action_mode="choice_discrete")
     obs, info = env.reset(seed=0)

@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 import poolgym  # noqa: F401
-from agents.cli import main
-from agents.policy_eval import evaluate, resolve_opponent, wilson_interval
-from agents.train import load_model, train
-from agents.train_config import load_config
+from poolgym.agents.tools.cli import main
+from poolgym.agents.evaluation.policy_eval import evaluate, resolve_opponent, wilson_interval
+from poolgym.agents.training.train import load_model, train
+from poolgym.agents.training.train_config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "configs" / "train" / "default.yaml"
@@ -118,7 +118,7 @@ def test_missing_key_and_unreadable_file(tmp_path):
 
 
 def test_shipped_configs_are_valid():
-    from agents.rllib_train import load_rllib_config
+    from poolgym.agents.training.rllib_train import load_rllib_config
 
     for path in sorted((ROOT / "configs" / "train").glob("*.yaml")):
         if yaml.safe_load(path.read_text()).get("backend") == "rllib":
@@ -156,7 +156,7 @@ class SoftStroke:
 
 
 def test_quickstart_tiny_budget_writes_pictures(tmp_path, capsys):
-    from agents.quickstart import run_quickstart
+    from poolgym.agents.tools.quickstart import run_quickstart
 
     run_quickstart(out=tmp_path, steps=128, episodes=5, config=tiny_config(), progress_bar=False)
     printed = capsys.readouterr().out

@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.train_config import REQUIRED, check_section, check_untrusted
+from poolgym.agents.training.train_config import REQUIRED, check_section, check_untrusted
 from poolgym.yaml_files import load_yaml_file
 
 RLLIB_ENV_NAME = "poolgym"
-# key -> (accepted types, default or REQUIRED), as in agents.train_config.
+# key -> (accepted types, default or REQUIRED), as in poolgym.agents.training.train_config.
 _SCHEMA = {
     "description": ((str,), ""),
     "backend": ((str,), "rllib"),
@@ -37,7 +37,7 @@ def load_rllib_config(config: str | Path | dict, trusted: bool = False) -> dict:
     """An RLlib training config from a YAML file or a mapping, checked; errors name the key
     and the file. Keys: ``env`` (``id``, ``kwargs``), ``iterations``, ``num_env_runners``,
     ``train_batch_size``, ``minibatch_size``, ``num_epochs``, ``lr``, ``seed``. Unless
-    ``trusted``, ``env.id`` must be a registered id (see ``agents.train_config``)."""
+    ``trusted``, ``env.id`` must be a registered id (see ``poolgym.agents.training.train_config``)."""
     source = "<dict>"
     if not isinstance(config, dict):
         source = str(config)

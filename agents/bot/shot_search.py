@@ -1,7 +1,7 @@
 """Candidate shots and their evaluation with the real simulator and rules.
 
 Every candidate is a ``ShotMove`` (call, cue-ball placement, stroke). It is simulated,
-judged by the ruleset, and scored by ``agents.position.state_value`` of the position it
+judged by the ruleset, and scored by ``poolgym.agents.bot.position.state_value`` of the position it
 leaves, from the shooter's side: a pot that keeps the turn scores the next shot's chance, a
 miss scores minus the opponent's. With execution noise the best few candidates are played
 again a few times with noise and ranked by their mean.
@@ -22,7 +22,7 @@ from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
 from poolgym.aiming import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
                              mirror, on_rail, path_is_clear, pot_chance, rail_lines)
-from agents.position import plain_call, pot_pairs, state_value
+from poolgym.agents.bot.position import plain_call, pot_pairs, state_value
 
 Point = tuple[float, float]
 # Taken off a break that fouls or hands the opponent a choice: a dry break re-racked

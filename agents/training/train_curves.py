@@ -1,10 +1,10 @@
 """Learning curves in racks won (``curve`` in a training config): ``curve.json`` and
 ``curve.png`` in the run directory, rewritten at every evaluation point.
 
-How racks are played (one way): ``agents.evaluate.run_match`` under
-``agents.protocol.protocol(curve.protocol)`` (NineBall-v1 by default: its rules, rack gaps,
+How racks are played (one way): ``poolgym.agents.evaluation.evaluate.run_match`` under
+``poolgym.agents.evaluation.protocol.protocol(curve.protocol)`` (NineBall-v1 by default: its rules, rack gaps,
 tournament noise and stroke cap), alternating breaks, seeded so that every point plays the
-same racks. The network plays as ``agents.loading.PolicyAgent`` with the mapping and
+same racks. The network plays as ``poolgym.agents.evaluation.loading.PolicyAgent`` with the mapping and
 observation format recorded for the model (deterministic actions; a MaskablePPO model
 predicts with the masks), the same agent ``poolgym eval`` builds from the saved file.
 
@@ -23,10 +23,10 @@ import json
 import time
 from pathlib import Path
 
-from agents.evaluate import run_match, wilson_interval
-from agents.loading import PolicyAgent, make_agent
-from agents.protocol import protocol
-from agents.train_config import CurveConfig
+from poolgym.agents.evaluation.evaluate import run_match, wilson_interval
+from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
+from poolgym.agents.evaluation.protocol import protocol
+from poolgym.agents.training.train_config import CurveConfig
 from poolgym.envs.opponents import SB3Policy
 from poolgym.envs.sb3_models import action_mapper
 

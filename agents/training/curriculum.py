@@ -1,7 +1,7 @@
 """Curricula: one network trained on a sequence of envs (``stages`` in a training config).
 
 A curriculum such as PotBall-v1 -> NineBallSolo-v1 -> NineBall-v1 carries one network from
-stage to stage (``agents.train.train`` swaps the model's vec env between stages, the step
+stage to stage (``poolgym.agents.training.train.train`` swaps the model's vec env between stages, the step
 count running on), so every stage must offer the same action space and observation space.
 The choice action modes make the action spaces agree (20 candidate slots and the same
 stroke parameters in the drill and in the games, given the same ``max_speed``,

@@ -6,7 +6,7 @@ with this working tree on ``PYTHONPATH`` and once with a ``git archive`` export 
 alternating, ``reps`` times each; the best of the repetitions is reported (the machine is
 shared, and the best is the least disturbed run). Both sides run the same probe, this file
 executed as a script, which only uses the public API every commit has: ``gymnasium.make``
-for environments, ``agents.bench_bot.run`` for the bot.
+for environments, ``poolgym.agents.tools.bench_bot.run`` for the bot.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CURRENT = "working tree"
 
 
@@ -51,7 +51,10 @@ def env_rate(env_id: str, action_mode: str, noise: str, opponent: str, steps: in
 
 def bot_rate(budget: str, noise: str, racks: int, seed: int = 0) -> dict[str, Any]:
     """The bot's thinking speed (moves decided per second) in ``racks`` self-play 9-ball racks."""
-    from agents.bench_bot import run
+    try:
+        from poolgym.agents.tools.bench_bot import run
+    except ModuleNotFoundError:  # a commit from before agents/ moved under poolgym.agents
+        from agents.bench_bot import run
 
     report = run(racks=racks, budget=budget, seed=seed, noises=(noise,))
     return {"moves_per_s": report["settings"][noise]["moves_per_s_thinking"]}
@@ -125,9 +128,33 @@ def format_rows(rows: list[dict], columns: list[str], unit: str) -> str:
     return "\n".join("  ".join(align(i, text) for i, text in enumerate(line)) for line in [titles, *cells])
 
 
+def _use_tree_agents() -> None:
+    """Import ``poolgym.agents`` from the measured tree's ``agents/`` folder.
+
+    An installed poolgym maps ``poolgym.agents`` to the installed checkout's folder; a tree
+    measured from PYTHONPATH must use its own. (Commits from before the folder moved under
+    ``poolgym.agents`` import it as ``agents`` from PYTHONPATH; there the installed mapping
+    is blocked so nothing from this checkout is mixed in.)"""
+    import importlib.util
+
+    import poolgym
+
+    folder = Path(poolgym.__file__).resolve().parents[1] / "agents"
+    if not (folder / "tools").is_dir():
+        sys.modules["poolgym.agents"] = None  # type: ignore[assignment]
+        return
+    spec = importlib.util.spec_from_file_location("poolgym.agents", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["poolgym.agents"] = module
+    spec.loader.exec_module(module)
+    poolgym.agents = module
+
+
 if __name__ == "__main__":
-    # Run as a script, this file's folder heads sys.path: drop it, so that ``agents`` and
-    # ``poolgym`` come from the tree on PYTHONPATH alone.
+    # Run as a script, this file's folder heads sys.path: drop it, so that ``poolgym`` comes
+    # from the tree on PYTHONPATH alone.
     sys.path.pop(0)
+    _use_tree_agents()
     name, raw = sys.argv[1], sys.argv[2]
     print(json.dumps(PROBES[name](**json.loads(raw))))

@@ -21,18 +21,18 @@ evaluation schedule::
       final_episodes: 500
       opponents: [random]               # game envs: opponents to evaluate against
       baseline: random                  # the agent the trained one is compared with
-    normalize_reward: true              # return normalisation (agents.return_norm)
-    curve:                              # racks won over training (agents.train_curves)
+    normalize_reward: true              # return normalisation (poolgym.agents.training.return_norm)
+    curve:                              # racks won over training (poolgym.agents.training.train_curves)
       every_steps: 100000
       racks: 100                        # per opponent and evaluation point
       opponents: [legal-random, bot:weak]
       final_racks: 200
       final_opponents: [legal-random, bot:weak, bot:fast]
       protocol: poolgym/NineBall-v1     # the game env whose rules, racks and noise are played
-    stages:                             # a curriculum (agents.curriculum); `env` is the last
+    stages:                             # a curriculum (poolgym.agents.training.curriculum); `env` is the last
       - {id: poolgym/PotBall-v1, kwargs: {...}, steps: 100000}
       - {id: poolgym/NineBall-v1, kwargs: {...}, opponent: legal-random, steps: 300000}
-    self_play:                          # a league of snapshots (agents.self_play)
+    self_play:                          # a league of snapshots (poolgym.agents.training.self_play)
       snapshot_every: 50000
       league_size: 8
       ladder: [legal-random, bot:weak]
@@ -148,7 +148,7 @@ class Stage:
 
 @dataclass(frozen=True)
 class CurveConfig:
-    """Racks won over training under a game env's protocol (``agents.train_curves``)."""
+    """Racks won over training under a game env's protocol (``poolgym.agents.training.train_curves``)."""
 
     every_steps: int
     racks: int = 100
@@ -161,7 +161,7 @@ class CurveConfig:
 
 @dataclass(frozen=True)
 class SelfPlayConfig:
-    """A league of past snapshots as opponents (``agents.self_play``)."""
+    """A league of past snapshots as opponents (``poolgym.agents.training.self_play``)."""
 
     snapshot_every: int
     league_size: int = 8
@@ -304,7 +304,7 @@ def check_untrusted(env_id: str, names: dict[str, str | None], source: str) -> N
     maps each opponent key to the name it gives."""
     import gymnasium
 
-    from agents.policy_eval import BUILTIN_OPPONENTS
+    from poolgym.agents.evaluation.policy_eval import BUILTIN_OPPONENTS
 
     plain_id = env_id.removeprefix("poolgym:")
     if ":" in plain_id:

@@ -5,7 +5,7 @@ The bot searches the way the strongest computational-pool programs did: it lists
 shots (each legal ball into each pocket aimed at the ghost ball, at a few speeds and spins;
 one-cushion banks when nothing direct drops; safeties and kicks when nothing is makeable),
 plays each with the real simulator, judges it with the real rules, and scores the position
-it leaves by the next shot's chance (``agents.position``). With execution noise the best
+it leaves by the next shot's chance (``poolgym.agents.bot.position``). With execution noise the best
 few are replayed with noise and ranked by their mean. Breaks, ball-in-hand placement,
 push outs, every pending decision and every call go through the same scoring.
 
@@ -27,8 +27,8 @@ from poolgym.table import Table
 
 from poolgym.envs.baseline_agents import decision_options
 
-from agents.position import state_value
-from agents.shot_search import Scored, SearchBudget, ShotSearch
+from poolgym.agents.bot.position import state_value
+from poolgym.agents.bot.shot_search import Scored, SearchBudget, ShotSearch
 
 # The aim error (degrees) the position estimate assumes when the table has no noise: it
 # grades the next shot's difficulty even though an exact stroke always goes where aimed.

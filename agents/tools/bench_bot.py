@@ -12,8 +12,8 @@ from typing import Any
 
 from poolgym.rules import get_ruleset
 
-from agents.bot import HeuristicBot
-from agents.evaluate import run_match, summarize, wilson_interval
+from poolgym.agents.bot.player import HeuristicBot
+from poolgym.agents.evaluation.evaluate import run_match, summarize, wilson_interval
 
 NOISE_SETTINGS = ("none", "tournament")
 

@@ -4,7 +4,7 @@ protocol of a v1 game env (its rules, rack model and execution noise; alternatin
 ``baseline_table`` returns, per pairing, both players' racks won with 95% Wilson intervals,
 pot success with its interval and fouls per rack; ``format_markdown`` writes the README's
 table. Pairings are independent, so ``workers`` processes share them; rack k of every
-pairing is seeded the same way (``agents.evaluate.run_match``), so the results do not
+pairing is seeded the same way (``poolgym.agents.evaluation.evaluate.run_match``), so the results do not
 depend on ``workers``.
 """
 
@@ -17,9 +17,9 @@ from typing import Sequence
 
 from poolgym.envs.opponents import LADDER
 
-from agents.evaluate import run_match, summarize
-from agents.loading import make_agent
-from agents.protocol import protocol
+from poolgym.agents.evaluation.evaluate import run_match, summarize
+from poolgym.agents.evaluation.loading import make_agent
+from poolgym.agents.evaluation.protocol import protocol
 
 # The README's table: the ladder up to the fastest bot (the slower budgets cost minutes a rack).
 TABLE_PLAYERS = LADDER[:LADDER.index("bot:fast") + 1]

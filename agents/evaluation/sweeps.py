@@ -33,7 +33,7 @@ from poolgym.envs.actions import ShotMove
 from poolgym.physics import Shot
 from poolgym.rules import ShotCall
 
-from agents.evaluate import wilson_interval
+from poolgym.agents.evaluation.evaluate import wilson_interval
 
 # The benchmark break: a power break (12 m/s, about 27 mph, the speed professionals break
 # at) from the break box, the area about 8 inches either side of the long string behind the

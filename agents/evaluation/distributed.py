@@ -9,14 +9,14 @@ extra.
 
 from __future__ import annotations
 
-from agents.evaluate import Match, run_match
+from poolgym.agents.evaluation.evaluate import Match, run_match
 
 
 def _play_chunk(terms: tuple[str, str | None, str | None], specs: tuple[str, str], numbers: range,
                 seed: int, agent_kwargs: dict) -> list:
     """Play racks ``numbers`` in this worker (a Ray task body) under the protocol ``terms``."""
-    from agents.loading import make_agent
-    from agents.protocol import protocol
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
 
     rules_of = protocol(*terms)
     agents = [make_agent(spec, rules_of.rules, seed=seed + i, noise=rules_of.noise,
@@ -29,10 +29,10 @@ def run_match_ray(env_id: str, specs: tuple[str, str], racks: int, seed: int = 0
                   noise: str | None = None, address: str | None = None, chunks: int | None = None,
                   num_cpus: int | None = None, **agent_kwargs) -> Match:
     """Play ``racks`` racks between the agents ``specs`` on Ray under the protocol of the
-    game env ``env_id`` (``agents.protocol``; ``game`` and ``noise`` override it) and return
+    game env ``env_id`` (``poolgym.agents.evaluation.protocol``; ``game`` and ``noise`` override it) and return
     the match, rack for rack the same as ``run_match`` here. ``address`` joins a running
     cluster; otherwise a local Ray instance starts (``num_cpus`` CPUs)."""
-    from agents.protocol import protocol
+    from poolgym.agents.evaluation.protocol import protocol
 
     terms = (env_id, game, noise)
     played_under = protocol(*terms)

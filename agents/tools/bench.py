@@ -13,7 +13,7 @@ Cases, all on the 7-ft table, balls at rest to start:
 Per case: shots/s (median over repetitions of the whole case), ms per shot (its inverse),
 per-shot p50 and p99 ms, mean simulated seconds to rest and mean balls pocketed (cue ball
 included). pooltool runs in its own virtual environment through
-``agents/peers/pooltool_cases.py``, after poolgym, so the two never share the CPU.
+``agents/tools/peers/pooltool_cases.py``, after poolgym, so the two never share the CPU.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from agents.peers import PeerError, run_pooltool
+from poolgym.agents.tools.peers import PeerError, run_pooltool
 from poolgym import __version__
 from poolgym.physics import Shot, Simulator
 from poolgym.table import Point, Table

@@ -37,7 +37,7 @@ from poolgym.envs.actions import ShotMove
 from poolgym.physics import Simulator
 from poolgym.rules import Ruleset
 
-from agents.match import RackRecord, play_rack
+from poolgym.agents.evaluation.match import RackRecord, play_rack
 
 # The agents every evaluation report measures beside agent A (``reference_report``).
 REFERENCE_AGENTS = ("random", "fixed")
@@ -75,7 +75,7 @@ def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int | range
     Rack k is racked and noised from ``default_rng([seed, k])``, and agents that can
     (``reseed``) restart their own randomness from ``[seed, k, player]``: every rack plays
     the same whichever process plays it and in whatever order, so a match split over
-    workers (``agents.distributed``) gives the same racks as one played here.
+    workers (``poolgym.agents.evaluation.distributed``) gives the same racks as one played here.
     """
     simulator = Simulator(rules.table, noise=noise)
     numbers = range(racks) if isinstance(racks, int) else racks
@@ -95,7 +95,7 @@ def reference_agents(spec_a: str, agent_a, rules: Ruleset, seed: int = 0,
                      noise: str = "none", max_speed: float = 10.0) -> dict[str, Any]:
     """The reference agents for agent A (``spec_a``, ``agent_a``): ``REFERENCE_AGENTS``
     (seeded like A) and, when A is a saved model, ``"untrained"`` (``untrained_twin``)."""
-    from agents.loading import PolicyAgent, make_agent, untrained_twin
+    from poolgym.agents.evaluation.loading import PolicyAgent, make_agent, untrained_twin
 
     refs = {name: make_agent(name, rules, seed=seed, noise=noise, max_speed=max_speed)
             for name in REFERENCE_AGENTS}

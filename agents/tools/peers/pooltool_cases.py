@@ -1,7 +1,7 @@
 """Times poolgym's benchmark cases in pooltool; run by pooltool's own Python, not poolgym's.
 
 Usage: ``python pooltool_cases.py SPEC.json OUT.json``. The spec, written by
-``agents.bench``, describes the cases in poolgym's table frame (x along the table from the
+``poolgym.agents.tools.bench``, describes the cases in poolgym's table frame (x along the table from the
 head, y across from the left rail) and lists every shot; this script places the same
 balls on pooltool's own 7-ft table, plays the shots and writes raw timings as JSON. It
 needs only pooltool, so it imports nothing from poolgym.

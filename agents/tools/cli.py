@@ -25,15 +25,15 @@ class UsageError(ValueError):
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from agents.demo import run_demo
+    from poolgym.agents.tools.demo import run_demo
 
     run_demo(shots=args.shots, table_name=args.table)
     return 0
 
 
 def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from agents import bench
-    from agents.peers import default_pooltool_python
+    from poolgym.agents.tools import bench
+    from poolgym.agents.tools.peers import default_pooltool_python
 
     python = None
     if not args.no_peer:
@@ -50,8 +50,8 @@ def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _soak(args: argparse.Namespace) -> int:
-    from agents import soak
-    from agents.progress import Progress
+    from poolgym.agents.tools import soak
+    from poolgym.agents.tools.progress import Progress
 
     report: dict = {}
     failures = 0
@@ -80,7 +80,7 @@ def _soak(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     if args.backend == "rllib":
-        from agents.rllib_train import train_rllib
+        from poolgym.agents.training.rllib_train import train_rllib
 
         out = args.out or os.path.join("runs", "rllib")
         summary = train_rllib(args.config, out, address=args.address, trusted=args.allow_code)
@@ -89,10 +89,10 @@ def _train(args: argparse.Namespace) -> int:
               f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
               f"mean episode return {last.get('episode_return_mean')}; summary in {out}")
         return 0
-    from agents.train import final_evaluation_count, format_final, train
-    from agents.train_config import load_config
+    from poolgym.agents.training.train import final_evaluation_count, format_final, train
+    from poolgym.agents.training.train_config import load_config
 
-    from agents.progress import Progress
+    from poolgym.agents.tools.progress import Progress
 
     config = load_config(args.config, trusted=args.allow_code)
     final = Progress("final evaluation", final_evaluation_count(config), "evaluations",
@@ -107,16 +107,16 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _quickstart(args: argparse.Namespace) -> int:
-    from agents.quickstart import run_quickstart
+    from poolgym.agents.tools.quickstart import run_quickstart
 
     run_quickstart(out=args.out, steps=args.steps, episodes=args.episodes, progress_bar=not args.no_progress)
     return 0
 
 
 def _bench_envs(args: argparse.Namespace) -> int:
-    from agents import scale_bench
+    from poolgym.agents.tools import scale_bench
 
-    from agents import speed_compare
+    from poolgym.agents.tools import speed_compare
 
     cases = [dict(env_id=env_id, action_mode=mode, noise=args.noise, opponent=args.opponent, steps=args.steps)
              for env_id in _names(args.ids) for mode in _names(args.modes)]
@@ -150,7 +150,7 @@ def _env_id(env_id: str, option: str) -> str:
 def _game_env_id(env_id: str, option: str) -> str:
     """``env_id`` when it is a registered game environment (``PoolEnv``), else a
     ``UsageError`` listing them."""
-    from agents.soak import game_env_ids
+    from poolgym.agents.tools.soak import game_env_ids
 
     games = game_env_ids()
     if env_id not in games:
@@ -182,8 +182,8 @@ def _ruleset(name: str):
 
 
 def _protocol(args: argparse.Namespace):
-    """The evaluation protocol of ``--env`` with ``--game`` / ``--noise`` (``agents.protocol``)."""
-    from agents.protocol import protocol
+    """The evaluation protocol of ``--env`` with ``--game`` / ``--noise`` (``poolgym.agents.evaluation.protocol``)."""
+    from poolgym.agents.evaluation.protocol import protocol
 
     _game_env_id(args.env, "--env")
     if args.game is not None:
@@ -192,9 +192,9 @@ def _protocol(args: argparse.Namespace):
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from agents import evaluate
-    from agents.loading import make_agent
-    from agents.progress import Progress
+    from poolgym.agents.evaluation import evaluate
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.tools.progress import Progress
 
     played_under = _protocol(args)
     rules, noise = played_under.rules, played_under.noise
@@ -211,7 +211,7 @@ def _eval(args: argparse.Namespace) -> int:
                         enabled=not (args.no_progress or on_ray))
     with progress:
         if on_ray:
-            from agents.distributed import run_match_ray
+            from poolgym.agents.evaluation.distributed import run_match_ray
 
             def ray_match(specs):
                 return run_match_ray(args.env, specs, args.games, seed=args.seed, game=args.game,
@@ -239,17 +239,17 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _bench_bot(args: argparse.Namespace) -> int:
-    from agents import bench_bot
-    from agents.progress import Progress
+    from poolgym.agents.tools import bench_bot
+    from poolgym.agents.tools.progress import Progress
 
-    from agents.shot_search import SearchBudget
+    from poolgym.agents.bot.shot_search import SearchBudget
 
     _ruleset(args.game)
     for budget in _names(args.budget):
         SearchBudget.preset(budget)  # an unknown budget is one line naming the choices
     noises = ("none", "tournament") if args.noise == "both" else (args.noise,)
     if args.compare is not None:
-        from agents import speed_compare
+        from poolgym.agents.tools import speed_compare
 
         cases = [dict(budget=budget, noise=noise, racks=args.racks, seed=args.seed)
                  for budget in _names(args.budget) for noise in noises]
@@ -266,7 +266,7 @@ def _bench_bot(args: argparse.Namespace) -> int:
 
 
 def _check_benchmark(args: argparse.Namespace) -> int:
-    from agents import sweeps
+    from poolgym.agents.evaluation import sweeps
 
     _game_env_id(args.env, "--env")
 
@@ -306,7 +306,7 @@ def _check_benchmark(args: argparse.Namespace) -> int:
 
 
 def _baselines(args: argparse.Namespace) -> int:
-    from agents import baselines
+    from poolgym.agents.evaluation import baselines
 
     _game_env_id(args.env, "--env")
     table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
@@ -333,8 +333,8 @@ def no_display_reason() -> str | None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agents.loading import make_agent
-    from agents.watch import watch
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.tools.watch import watch
     from poolgym.physics import Simulator
 
     played_under = _protocol(args)
@@ -440,7 +440,7 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    from agents.loading import AGENT_NAMES
+    from poolgym.agents.evaluation.loading import AGENT_NAMES
     from poolgym.rules import available_rulesets
 
     parser = argparse.ArgumentParser(prog="poolgym", description="Pool billiards for RL.")

@@ -3,7 +3,7 @@ states.
 
 A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
 (``poolgym.envs.baseline_agents``), ``bot:weak``, ``bot:fast``, ``bot:normal`` (also
-``bot``), ``bot:strong`` (``agents.bot.HeuristicBot`` search budgets) -- a saved
+``bot``), ``bot:strong`` (``poolgym.agents.bot.player.HeuristicBot`` search budgets) -- a saved
 stable-baselines3 model (a path ending in ``.zip``, loaded as the algorithm its record
 names, else PPO, unless written ``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with
 the action mapping and observation format recorded in it, ``poolgym.envs.sb3_models``), or
@@ -24,7 +24,7 @@ from poolgym.envs.observations import actor, flatten_observation, observe_candid
 from poolgym.envs.sb3_models import SB3_ALGORITHMS, action_mapper, check_spaces, infer_record, parse_model_spec
 from poolgym.rules import GameState, Ruleset
 
-from agents.bot import HeuristicBot
+from poolgym.agents.bot.player import HeuristicBot
 
 BOT_BUDGETS = ("weak", "fast", "normal", "strong")
 AGENT_NAMES = tuple(BASELINE_AGENTS) + tuple(f"bot:{b}" for b in BOT_BUDGETS)

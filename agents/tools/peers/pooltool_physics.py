@@ -1,4 +1,4 @@
-"""Plays ``agents.peers.compare_physics``' cases in pooltool; run by pooltool's own Python.
+"""Plays ``poolgym.agents.tools.peers.compare_physics``' cases in pooltool; run by pooltool's own Python.
 
 Usage: ``python pooltool_physics.py SPEC.json OUT.json``. The spec lists cases in poolgym's
 table frame and poolgym's constants; this script sets pooltool's ball, cue and table

@@ -2,8 +2,8 @@
 
 A peer's runner script is executed by that environment's Python with a JSON spec of the
 cases and writes what it measured as JSON: ``<peer>_cases.py`` raw timings, which
-``agents.bench`` summarises for both engines with the same code, and
-``pooltool_physics.py`` the physical outcomes ``agents.peers.compare_physics`` sets beside
+``poolgym.agents.tools.bench`` summarises for both engines with the same code, and
+``pooltool_physics.py`` the physical outcomes ``poolgym.agents.tools.peers.compare_physics`` sets beside
 poolgym's.
 """
 

@@ -15,7 +15,7 @@ what the policy sees.
 
 The statistics (``RunningMeanStd`` of the return, the discount and clip) are written as a
 JSON entry ``RETURN_NORM`` of the model's zip (no pickle), so a run can resume with them
-(``agents.train.train(..., resume=...)``).
+(``poolgym.agents.training.train.train(..., resume=...)``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from poolgym.events import (BallBall, BallCushion, Event, HeadStringCrossing, Po
 from poolgym.physics import Shot, Simulator
 from poolgym.table import Point, Table
 
-from agents.bench import aim_deg, rack_start
+from poolgym.agents.tools.bench import aim_deg, rack_start
 
 BREAK_SPEED = 8.0
 SHOT_SPEED = 2.5

@@ -1,6 +1,6 @@
 """poolgym's physics side by side with pooltool 0.6, on cases that isolate one effect each.
 
-``python -m agents.peers.compare_physics [--pooltool-python PATH] [--json FILE]``
+``python -m poolgym.agents.tools.peers.compare_physics [--pooltool-python PATH] [--json FILE]``
 
 Both engines play the same strokes with the same constants (poolgym's ``PhysicsParams``
 and ball, cue and cushion-height values; pooltool's set to them) on a 30 m x 10 m table,
@@ -28,7 +28,7 @@ import math
 import sys
 from dataclasses import dataclass, replace
 
-from agents.peers import POOLTOOL_PHYSICS_RUNNER, PeerError, default_pooltool_python, run_pooltool
+from poolgym.agents.tools.peers import POOLTOOL_PHYSICS_RUNNER, PeerError, default_pooltool_python, run_pooltool
 from poolgym import events as ev
 from poolgym.physics import PhysicsParams, Shot, Simulator
 from poolgym.table import Table
@@ -169,7 +169,7 @@ def format_report(checks: list[Check]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.peers.compare_physics", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m poolgym.agents.tools.peers.compare_physics", description=__doc__.split("\n")[0])
     parser.add_argument("--pooltool-python", metavar="PATH", default=default_pooltool_python(),
                         help="pooltool venv's python (default: $POOLTOOL_PYTHON or the shared venv)")
     parser.add_argument("--json", metavar="FILE", help="also write every check to FILE")

@@ -8,11 +8,11 @@ observation format); the other side is drawn afresh at every episode by ``League
   fixed play and cannot drift into a style only its own snapshots lose to;
 - otherwise one of the last ``league_size`` snapshots, uniformly.
 
-``agents.train.train`` saves a snapshot every ``snapshot_every`` steps
+``poolgym.agents.training.train.train`` saves a snapshot every ``snapshot_every`` steps
 (``<run>/league/snapshot_<steps>.zip``, with its env record, so it plays as any saved model:
 ``poolgym eval``, an env opponent) and hands its path to every env (``add_snapshot``
 through ``VecEnv.env_method``). A snapshot opponent plays with its recorded mapping and
-observation format (``agents.loading.PolicyAgent``; a MaskablePPO snapshot predicts with
+observation format (``poolgym.agents.evaluation.loading.PolicyAgent``; a MaskablePPO snapshot predicts with
 the masks of its own side), deterministically. The draws come from a generator seeded by
 the env's first ``reset(seed=...)`` (the vec env seeds each worker apart), so a run
 replays the same league schedule.
@@ -63,7 +63,7 @@ class LeagueOpponents(gym.Wrapper):
         self.current = self.draw()
         game = self.env.unwrapped
         if self.current not in self._agents:
-            from agents.loading import make_agent
+            from poolgym.agents.evaluation.loading import make_agent
 
             self._agents[self.current] = make_agent(self.current, game.rules, seed=int(self.rng.integers(2**31)),
                                                     noise=game.simulator.noise, max_speed=game.mapper.max_speed)

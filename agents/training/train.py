@@ -1,4 +1,4 @@
-"""Training a stable-baselines3 agent from a config (``agents.train_config``).
+"""Training a stable-baselines3 agent from a config (``poolgym.agents.training.train_config``).
 
 ``train(config)`` builds the vectorized environment, trains with tensorboard logs, periodic
 evaluations and checkpoints, saves the final model and writes ``summary.json`` in the run
@@ -14,15 +14,15 @@ directory::
                            stages in monitor/stage<k>/)
       tb/                  tensorboard logs (``tensorboard --logdir runs``)
       curve.json, .png     with a ``curve`` section: racks won over training
-                           (``agents.train_curves``)
+                           (``poolgym.agents.training.train_curves``)
       league/              with ``self_play``: the snapshots the league draws from
-                           (``agents.self_play``)
+                           (``poolgym.agents.training.self_play``)
       summary.json         config, steps, time, evaluation history, final scores
 
 With ``normalize_reward`` the rewards are scaled by the running spread of the return
-(``agents.return_norm``), whose statistics are saved inside every model zip written here;
+(``poolgym.agents.training.return_norm``), whose statistics are saved inside every model zip written here;
 ``train(..., resume=model.zip)`` goes on from a saved model with them. A curriculum
-(``stages``) trains one network on each stage's env in turn (``agents.curriculum``).
+(``stages``) trains one network on each stage's env in turn (``poolgym.agents.training.curriculum``).
 
 ``MaskablePPO`` (sb3-contrib, ``action_mode: choice_discrete``) reads each env's
 ``action_masks()`` through the vec env (sb3-contrib's ``get_action_masks``, which calls the
@@ -43,10 +43,10 @@ from typing import Any, Callable
 import gymnasium as gym
 
 import poolgym  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
-from agents import return_norm
-from agents.evaluate import REFERENCE_AGENTS
-from agents.policy_eval import evaluate, resolve_opponent
-from agents.train_config import Stage, TrainConfig, load_config
+from poolgym.agents.training import return_norm
+from poolgym.agents.evaluation.evaluate import REFERENCE_AGENTS
+from poolgym.agents.evaluation.policy_eval import evaluate, resolve_opponent
+from poolgym.agents.training.train_config import Stage, TrainConfig, load_config
 from poolgym.envs.sb3_models import algorithm_class, env_record, load_model as load_sb3_model, write_env_record
 
 # Evaluation racks are seeded apart from the training envs' seeds.
@@ -55,15 +55,15 @@ EVAL_SEED_OFFSET = 1_000_000
 
 def make_env(env_id: str, observe=None, league: dict | None = None, **kwargs) -> gym.Env:
     """``gymnasium.make`` at module level, so SubprocVecEnv workers can unpickle it; with
-    ``observe`` (an observation space) adapted to it (``agents.curriculum.adapt``), with
+    ``observe`` (an observation space) adapted to it (``poolgym.agents.training.curriculum.adapt``), with
     ``league`` (``LeagueOpponents`` arguments) playing a self-play league."""
     env = gym.make(env_id, **kwargs)
     if observe is not None:
-        from agents.curriculum import adapt
+        from poolgym.agents.training.curriculum import adapt
 
         env = adapt(env, observe, env_id)
     if league is not None:
-        from agents.self_play import LeagueOpponents
+        from poolgym.agents.training.self_play import LeagueOpponents
 
         env = LeagueOpponents(env, **league)
     return env
@@ -79,7 +79,7 @@ def _env_kwargs(cfg: TrainConfig | Stage, opponent: str | None = None) -> dict:
 
 def save_with_env(model, path: Path, record: dict) -> None:
     """Save ``model`` at ``path`` with the record of the env it was trained on and, when
-    its env normalises returns, their statistics (``agents.return_norm``)."""
+    its env normalises returns, their statistics (``poolgym.agents.training.return_norm``)."""
     model.save(path)
     path = str(path) if str(path).endswith(".zip") else f"{path}.zip"
     write_env_record(path, record)
@@ -310,7 +310,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
                 # The starting policy, frozen: scored beside the trained one at the end.
                 untrained = copy.deepcopy(model.policy)
                 if cfg.curve is not None:
-                    from agents.train_curves import Curve
+                    from poolgym.agents.training.train_curves import Curve
 
                     curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET)
                     curve.point(model, model.num_timesteps)

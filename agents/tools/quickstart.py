@@ -16,12 +16,12 @@ from pathlib import Path
 
 import gymnasium as gym
 
-from agents.progress import Progress
-from agents.train import final_evaluation_count, format_final, load_model, train
-from agents.train_config import load_config
-from agents.train_plots import plot_learning_curve, save_image_grid
+from poolgym.agents.tools.progress import Progress
+from poolgym.agents.training.train import final_evaluation_count, format_final, load_model, train
+from poolgym.agents.training.train_config import load_config
+from poolgym.agents.training.train_plots import plot_learning_curve, save_image_grid
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train" / "default.yaml"
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "train" / "default.yaml"
 
 
 def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
@@ -58,9 +58,9 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 30, see
     observations and aim-assisted actions are 9-ball's too, so the drill-trained policy
     plays the whole game (with the mapping recorded in the model) and pots the easiest
     legal ball it can."""
-    from agents.evaluate import format_references, reference_agents, reference_report, run_match, summarize
-    from agents.loading import make_agent
-    from agents.watch import watch
+    from poolgym.agents.evaluation.evaluate import format_references, reference_agents, reference_report, run_match, summarize
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.tools.watch import watch
     from poolgym.physics import Simulator
     from poolgym.rules import get_ruleset
 

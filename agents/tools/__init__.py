@@ -1,0 +1,1 @@
+"""The ``poolgym`` command and its tools: benchmarks, soak, demo, quickstart and play."""
