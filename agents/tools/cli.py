@@ -80,6 +80,8 @@ def _soak(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     if args.backend == "rllib":
+        if args.resume is not None:
+            raise ValueError("--resume takes a stable-baselines3 model: it needs --backend sb3")
         from poolgym.agents.training.rllib_train import train_rllib
 
         out = args.out or os.path.join("runs", "rllib")
@@ -99,7 +101,8 @@ def _train(args: argparse.Namespace) -> int:
                      enabled=not args.no_progress)
     with final:
         summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
-                        progress_bar=not args.no_progress, final_progress=final.advance)
+                        progress_bar=not args.no_progress, final_progress=final.advance,
+                        resume=args.resume)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")
     print(format_final(summary))
@@ -405,6 +408,16 @@ def _output_file(text: str) -> str:
     return text
 
 
+def _model_file(text: str) -> str:
+    """A saved model given on the command line: an existing zip (checked before any work)."""
+    from poolgym.envs.sb3_models import check_model_path
+
+    try:
+        return check_model_path(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _output_dir(text: str) -> str:
     """An output DIR (``--out``), checked before any work is done: an existing directory,
     or one that can be created (its nearest existing parent is a writable directory)."""
@@ -491,6 +504,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--steps", type=_positive_int, help="total steps (overrides the config)")
     train.add_argument("--out", metavar="DIR", type=_output_dir, help="run directory (default runs/<config name>)")
     train.add_argument("--seed", type=_seed, help="seed (overrides the config)")
+    train.add_argument("--resume", metavar="MODEL.zip", type=_model_file,
+                       help="go on from a model (or checkpoint) of a run of this config: its weights, "
+                            "step count and return statistics; --steps more steps (a model file is code: "
+                            "only files you trust)")
     train.add_argument("--no-progress", action="store_true",
                        help="no progress bar (training) or line (final evaluation) on stderr")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
