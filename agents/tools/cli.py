@@ -312,14 +312,33 @@ def _baselines(args: argparse.Namespace) -> int:
     from poolgym.agents.evaluation import baselines
 
     _game_env_id(args.env, "--env")
-    table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
-    text = baselines.format_markdown(table)
+    if args.agents:
+        table = baselines.agent_table(_agent_specs(args.agents, "--agents"), _agent_specs(args.opponents, "--opponents"),
+                                      args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+        text = baselines.format_agent_markdown(table)
+    else:
+        table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+        text = baselines.format_markdown(table)
     print(text)
     _write_json(args.json, table)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text + "\n")
     return 0
+
+
+def _agent_specs(text: str, option: str) -> list[str]:
+    """A comma-separated list of agent specs, each checked by loading it once."""
+    from poolgym.agents.evaluation.baselines import UNTRAINED
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.rules import get_ruleset
+
+    names = _names(text)
+    if not names:
+        raise ValueError(f"{option}: name at least one agent")
+    for name in names:
+        make_agent(name[len(UNTRAINED):] if name.startswith(UNTRAINED) else name, get_ruleset("nine_ball"))
+    return names
 
 
 def no_display_reason() -> str | None:
@@ -547,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
     quick.set_defaults(handler=_quickstart)
 
-    agent_help = (f"a ladder name ({', '.join(AGENT_NAMES)}), a stable-baselines3 model ([ALGO:]path.zip, "
+    agent_help = (f"a ladder name or pretrained agent ({', '.join(AGENT_NAMES)}), a stable-baselines3 model ([ALGO:]path.zip, "
                   "played with the mapping recorded in it) or pkg.module:name (an agent or a policy(obs, info))")
     ev = sub.add_parser("eval", help="play N racks between two agents and report statistics, "
                                      "beside the random and fixed agents (and an untrained "
@@ -612,6 +631,11 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--racks", type=_positive_int, default=200, help="racks per pairing (default 200)")
     bl.add_argument("--seed", type=_seed, default=0)
     bl.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1)")
+    bl.add_argument("--agents", metavar="A,B,...", help="instead of the ladder's pairings: these agents "
+                    "(ladder names, pretrained:NAME, model zips, untrained:MODEL for a model's untrained "
+                    "network) each against every --opponents, with balls per inning and training runs")
+    bl.add_argument("--opponents", metavar="A,B,...", default="legal-random,bot:fast",
+                    help="opponents for --agents (default legal-random,bot:fast)")
     bl.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
     bl.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
     bl.set_defaults(handler=_baselines)
