@@ -255,12 +255,13 @@ def _pot(s: dict[str, Any]) -> str:
 def format_references(references: dict[str, Any]) -> str:
     """The reference points as a small table: racks won with 95% intervals, pot success
     and fouls per rack against the same opponent on the same racks."""
+    width = max(12, *(len(name) + 2 for name in references["agents"]))
     lines = [f"reference points: the same racks against {references['opponent']} (95% intervals)",
-             f"  {'agent':<12}{'racks won':<28}{'pot success':<24}fouls/rack"]
+             f"  {'agent':<{width}}{'racks won':<28}{'pot success':<24}fouls/rack"]
     for name, s in references["agents"].items():
         low, high = s["win_rate_ci95"]
         won = f"{s['wins']} ({100 * s['win_rate']:.1f}%, {100 * low:.1f}-{100 * high:.1f}%)"
-        lines.append(f"  {name:<12}{won:<28}{_pot(s):<24}{s['fouls_per_rack']:.2f}")
+        lines.append(f"  {name:<{width}}{won:<28}{_pot(s):<24}{s['fouls_per_rack']:.2f}")
     return "\n".join(lines)
 
 
