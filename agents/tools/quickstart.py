@@ -3,8 +3,9 @@
 Trains the default agent (``configs/train/default.yaml``: PPO on the aim-assisted pot-ball
 drill) for a few minutes, evaluates it and the random agent on the same seeded layouts,
 prints both with 95% intervals, and saves a learning curve and a grid of the trained agent's
-shots drawn with ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball against
-the ladder's ``legal-random`` agent, beside the reference points on the same racks (the
+shots drawn with ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball under the
+``NineBall-v1`` protocol against the ladder's ``legal-random`` agent, beside the pretrained
+9-ball agent (``pretrained:nine_ball``) and the reference points on the same racks (the
 ``random`` and ``fixed`` agents and the untrained network, 95% intervals), and one rack
 becomes a GIF.
 """
@@ -51,32 +52,42 @@ def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
 NINE_BALL_OPPONENT = "legal-random"
 
 
+# The pretrained 9-ball agent shipped with poolgym, played beside what was just trained.
+PRETRAINED = "pretrained:nine_ball"
+
+
 def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 30, seed: int = 0) -> dict:
-    """The trained agent at 9-ball: ``racks`` racks against ``NINE_BALL_OPPONENT``
-    (alternating breaks), beside the reference points on the same racks (``random``,
-    ``fixed``, the untrained network), and one rack drawn into a GIF. The drill's
-    observations and aim-assisted actions are 9-ball's too, so the drill-trained policy
-    plays the whole game (with the mapping recorded in the model) and pots the easiest
-    legal ball it can."""
+    """The trained agent at 9-ball under the ``NineBall-v1`` protocol (its rules, rack
+    gaps, tournament noise and stroke cap): ``racks`` racks against ``NINE_BALL_OPPONENT``
+    (alternating breaks), beside the pretrained 9-ball agent and the reference points on
+    the same racks (``random``, ``fixed``, the untrained network), and one rack drawn into
+    a GIF. The drill's observations and aim-assisted actions are 9-ball's too, so the
+    drill-trained policy plays the whole game (with the mapping recorded in the model) and
+    pots the easiest legal ball it can."""
     from poolgym.agents.evaluation.evaluate import format_references, reference_agents, reference_report, run_match, summarize
     from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
     from poolgym.agents.tools.watch import watch
     from poolgym.physics import Simulator
-    from poolgym.rules import get_ruleset
 
-    rules = get_ruleset("nine_ball")
+    p = protocol("poolgym/NineBall-v1")
+    rules, settings = p.rules, dict(noise=p.noise, max_speed=p.max_speed)
     spec = f"{cfg.algorithm}:{model_path}"
-    trained = make_agent(spec, rules, seed=seed)
-    opponent = make_agent(NINE_BALL_OPPONENT, rules, seed=seed + 1)
-    stats = summarize(run_match(rules, [trained, opponent], ("trained", NINE_BALL_OPPONENT), racks, seed=seed))
-    references = reference_report(rules, reference_agents(spec, trained, rules, seed=seed), opponent,
-                                  NINE_BALL_OPPONENT, racks, seed=seed)
-    rows = {"trained": stats["agents"]["trained"], **references["agents"]}
+    trained = make_agent(spec, rules, seed=seed, **settings)
+    opponent = make_agent(NINE_BALL_OPPONENT, rules, seed=seed + 1, **settings)
+    stats = summarize(run_match(rules, [trained, opponent], ("trained", NINE_BALL_OPPONENT), racks, seed=seed,
+                                noise=p.noise))
+    references = {PRETRAINED: make_agent(PRETRAINED, rules, seed=seed, **settings),
+                  **reference_agents(spec, trained, rules, seed=seed, **settings)}
+    report = reference_report(rules, references, opponent, NINE_BALL_OPPONENT, racks, seed=seed, noise=p.noise)
+    rows = {"trained": stats["agents"]["trained"], **report["agents"]}
     gif = out / "nine_ball_rack.gif"
-    watch(rules, Simulator(rules.table), [trained, opponent], seed=seed, gif=str(gif), log=lambda _: None)
-    print(f"\nnine_ball, {racks} racks against {NINE_BALL_OPPONENT} (alternating breaks, same seeds):")
+    watch(rules, Simulator(rules.table, noise=p.noise), [trained, opponent], seed=seed, gif=str(gif),
+          log=lambda _: None)
+    print(f"\nnine_ball under the {p.env_id} protocol, {racks} racks against {NINE_BALL_OPPONENT} "
+          f"(alternating breaks, same seeds):")
     print(format_references({"opponent": NINE_BALL_OPPONENT, "agents": rows}))
-    return {"racks": racks, "opponent": NINE_BALL_OPPONENT, "agents": rows, "gif": str(gif)}
+    return {"racks": racks, "opponent": NINE_BALL_OPPONENT, "protocol": p.env_id, "agents": rows, "gif": str(gif)}
 
 
 def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None,
