@@ -2,15 +2,19 @@
 
 Both act on a ball's full state: velocity (vx, vy) and spin (wx, wy, wz). Components are
 taken with right-handed cross products of (x, y, z), the same convention as the rest of
-the simulator (rolling is w = z x v / R). Everything is plain float arithmetic: one contact
-costs a few microseconds, and the result depends on nothing but its inputs.
+the simulator (rolling is w = z x v / R). Both are compiled kernels (``poolgym.physics.jit``)
+on float64 scalars, called by the event loop and callable from Python; the result depends
+on nothing but the inputs.
 """
 
 from __future__ import annotations
 
 import math
 
+from poolgym.physics.jit import kernel
 
+
+@kernel()
 def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
                     nx: float, ny: float, R: float, sin_nose: float, cos_nose: float,
                     restitution: float, friction: float) -> tuple[float, float, float, float, float]:
@@ -63,6 +67,7 @@ def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
             a1 * e1x + a2 * e2x, a1 * e1y + a2 * e2y, wz)
 
 
+@kernel()
 def ball_ball_impulse(vk: tuple[float, float], wk: tuple[float, float, float],
                       vj: tuple[float, float], wj: tuple[float, float, float],
                       nx: float, ny: float, R: float, restitution: float,
