@@ -119,7 +119,8 @@ def _close_phase(B, mode, k, t, phases, count):
     count[C_PHASES] += 1
 
 
-@kernel()
+@kernel("(float64[:, ::1], int64[::1], int64[::1], int64, float64, float64, float64, float64, float64, "
+        "float64, float64, float64, boolean, float64[::1], boolean, float64[:, ::1], int64[::1])")
 def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, record, phases, count):
     """Start a new motion phase of ball k at time t from the given state."""
     if record:
@@ -155,7 +156,7 @@ def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, reco
 
 
 # ---------------------------------------------------------------------- event heap
-@kernel()
+@kernel("(float64[::1], int64[:, ::1], int64, int64)")
 def _before(times, events, i, j):
     """Whether heap entry i comes before entry j: by time, then kind, then sequence."""
     if times[i] != times[j]:
@@ -165,14 +166,14 @@ def _before(times, events, i, j):
     return events[i, E_SEQ] < events[j, E_SEQ]
 
 
-@kernel()
+@kernel("(float64[::1], int64[:, ::1], int64, int64)")
 def _swap(times, events, i, j):
     times[i], times[j] = times[j], times[i]
     for c in range(6):
         events[i, c], events[j, c] = events[j, c], events[i, c]
 
 
-@kernel()
+@kernel("(float64[::1], int64[:, ::1], int64)")
 def _sift_up(times, events, i):
     while i > 0:
         parent = (i - 1) >> 1
@@ -182,7 +183,7 @@ def _sift_up(times, events, i):
         i = parent
 
 
-@kernel()
+@kernel("(float64[::1], int64[:, ::1], int64, int64)")
 def _sift_down(times, events, i, size):
     while True:
         first = i
@@ -224,7 +225,8 @@ def _compact(times, events, count, on, ver):
         _sift_down(times, events, i, size)
 
 
-@kernel()
+@kernel("(float64[::1], int64[:, ::1], int64[::1], boolean[::1], int64[::1], float64, int64, int64, int64, "
+        "int64)")
 def _push(times, events, count, on, ver, time, kind, k, other, ver_other):
     """Queue an event of ball k (in its current phase) with ``other``."""
     if count[C_HEAP] == times.shape[0]:
@@ -251,7 +253,8 @@ def _pop(times, events, count):
 
 
 # ---------------------------------------------------------------------- scheduling
-@kernel()
+@kernel("(float64[:, ::1], int64[::1], int64[::1], boolean[::1], int64, float64, int64, float64[::1], "
+        "float64[::1], int64[:, ::1], int64[::1])")
 def _schedule_pairs(B, mode, ver, on, k, t, only, P, times, events, count):
     """Queue ball k's contacts with every other ball (or only with ball ``only`` >= 0).
 
@@ -381,7 +384,8 @@ def _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, t
 
 
 # ---------------------------------------------------------------------- the shot
-@kernel()
+@kernel("(float64[:, ::1], int64[::1], int64, float64, int64, int64, float64, float64, float64, float64, "
+        "float64)")
 def _log(log, count, kind, t, a, b, x1, y1, x2, y2, flag):
     row = log[count[C_LOG]]
     row[L_KIND], row[L_TIME], row[L_A], row[L_B] = kind, t, a, b
@@ -389,7 +393,7 @@ def _log(log, count, kind, t, a, b, x1, y1, x2, y2, flag):
     count[C_LOG] += 1
 
 
-@kernel()
+@kernel("(float64[:, ::1], int64, int64)")
 def _grown(rows, used, needed):
     """``rows`` with room for ``needed`` more rows past the first ``used``."""
     if used + needed <= rows.shape[0]:

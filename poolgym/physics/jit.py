@@ -68,6 +68,9 @@ if not any(issubclass(c, _KernelSourceStamp) for c in caching.CacheImpl._locator
 def kernel(*signature):
     """Compile a function with numba (no Python objects inside, IEEE arithmetic as in
     Python: no fast-math, so results match the interpreted formulas) and cache the machine
-    code on disk. With a ``signature`` it is compiled (or loaded from the cache) at import;
-    without one on its first call, for the float64 arguments every caller passes."""
+    code on disk. With a ``signature`` it is compiled (or loaded from the cache) at import
+    and every call converts its arguments to it; without one it is compiled on its first
+    call for the argument types met. numba specializes a kernel for each constant integer
+    argument it is called with (``Literal[int]``), so the kernels called with constants take
+    a signature: one compilation each."""
     return numba.njit(*signature, cache=True, nogil=True)
