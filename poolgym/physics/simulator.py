@@ -97,14 +97,18 @@ class Simulator:
     def _clear_interior(self) -> tuple[float, float, float, float]:
         """(x0, x1, y0, y1): an open rectangle that no feature's box (segment, tip or hole,
         grown by the contact distance) reaches, so a ball phase inside it needs no cushion
-        search. Bounded by the innermost box edge near each rail; empty if any box intrudes."""
-        L, W = self.table.length, self.table.width
+        search. Bounded by the innermost box edge near each rail; empty if any box intrudes.
+
+        It also lies a ball radius inside the rail noses, so a centre inside it is on the
+        playing surface (``Table.contains``: clear of every cushion and hole), which
+        ``validate_layout`` uses to skip that check."""
+        L, W, R = self.table.length, self.table.width, self.table.ball_radius
         boxes = ([s[-1] for s in self._segments] + [q[-1] for q in self._tips]
                  + [h[-1] for h in self._holes])
-        x0 = max([b[1] for b in boxes if b[1] < 0.25 * L], default=0.0)
-        x1 = min([b[0] for b in boxes if b[0] > 0.75 * L], default=L)
-        y0 = max([b[3] for b in boxes if b[3] < 0.25 * W], default=0.0)
-        y1 = min([b[2] for b in boxes if b[2] > 0.75 * W], default=W)
+        x0 = max([b[1] for b in boxes if b[1] < 0.25 * L] + [R])
+        x1 = min([b[0] for b in boxes if b[0] > 0.75 * L] + [L - R])
+        y0 = max([b[3] for b in boxes if b[3] < 0.25 * W] + [R])
+        y1 = min([b[2] for b in boxes if b[2] > 0.75 * W] + [W - R])
         for b in boxes:
             if b[0] < x1 and b[1] > x0 and b[2] < y1 and b[3] > y0:
                 return (0.0, 0.0, 0.0, 0.0)
@@ -141,17 +145,25 @@ class Simulator:
         if not isinstance(layout, Mapping):
             raise ValueError(f"layout must be a mapping ball -> (x, y), got {type(layout).__name__}")
         out: dict[int, tuple[float, float]] = {}
+        i0, i1, i2, i3 = self._open_box
         for ball, pos in layout.items():
-            if isinstance(ball, bool) or not isinstance(ball, (int, np.integer)) or not 0 <= ball <= MAX_BALL:
+            if type(ball) is not int and (  # plain ints are the common case: no ABC checks
+                    isinstance(ball, bool) or not isinstance(ball, (int, np.integer))):
+                raise ValueError(f"layout has unknown ball {ball!r}; balls are integers 0..{MAX_BALL} (0 = cue ball)")
+            if not 0 <= ball <= MAX_BALL:
                 raise ValueError(f"layout has unknown ball {ball!r}; balls are integers 0..{MAX_BALL} (0 = cue ball)")
             try:
                 x, y = pos
             except (TypeError, ValueError):
                 raise ValueError(f"layout[{ball}] must be a pair of numbers (x, y), got {quote(pos)}") from None
-            x, y = real(x, f"layout[{ball}] x"), real(y, f"layout[{ball}] y")
+            # Plain floats need no conversion (real() would return them unchanged).
+            if type(x) is not float or type(y) is not float:
+                x, y = real(x, f"layout[{ball}] x"), real(y, f"layout[{ball}] y")
             if not (math.isfinite(x) and math.isfinite(y)):
                 raise ValueError(f"layout[{ball}] must be finite, got ({x}, {y})")
-            if not self.table.contains(x, y):
+            # Inside the open box a ball is on the surface (see _clear_interior); elsewhere
+            # the table decides.
+            if not (i0 < x < i1 and i2 < y < i3) and not self.table.contains(x, y):
                 raise ValueError(
                     f"ball {ball} at ({x:.4f}, {y:.4f}) is off the playing surface: its centre must be "
                     f"at least one ball radius ({self.table.ball_radius} m) inside the cushions, "
@@ -163,11 +175,12 @@ class Simulator:
             raise ValueError("layout must contain the cue ball (ball 0)")
         balls = sorted(out)
         limit = 2.0 * self.table.ball_radius - 1e-6
+        limit2 = limit * limit
         for i, a in enumerate(balls):
             ax, ay = out[a]
             for b in balls[i + 1:]:
                 bx, by = out[b]
-                if (ax - bx) ** 2 + (ay - by) ** 2 < limit * limit:
+                if (ax - bx) ** 2 + (ay - by) ** 2 < limit2:
                     raise ValueError(f"balls {a} and {b} overlap: centres {math.hypot(ax - bx, ay - by):.5f} m "
                                      f"apart, at least {2 * self.table.ball_radius:.5f} m needed")
         return out
