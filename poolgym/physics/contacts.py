@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from poolgym.physics.hypot import hypot
 from poolgym.physics.jit import kernel
 
 
@@ -47,7 +48,7 @@ def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
     sx = u * sin_nose + R * a2
     sy = -w - R * wz * cos_nose + R * a1 * sin_nose
     pn = (1.0 + restitution) * u * cos_nose
-    slip = math.hypot(sx, sy)
+    slip = hypot(sx, sy)
     # Per unit mass a tangential impulse p changes the slip by 7/2 p (eq. 16).
     if slip <= 3.5 * friction * pn:
         px, py = sx / 3.5, sy / 3.5
@@ -97,7 +98,7 @@ def ball_ball_impulse(vk: tuple[float, float], wk: tuple[float, float, float],
     # Contact points at +R n (on k) and -R n (on j): slip of k's surface past j's.
     slip_t = vkt - vjt + R * (wk[2] + wj[2])
     slip_z = -R * (wkt + wjt)
-    slip = math.hypot(slip_t, slip_z)
+    slip = hypot(slip_t, slip_z)
     pt = pz = 0.0
     if slip > 0.0:
         mu = friction_min + friction_extra * math.exp(-friction_decay * slip)

@@ -21,6 +21,7 @@ import numpy as np
 
 from poolgym.physics.contact_time import INF, point_entry, quadratic_entry, quartic_entry
 from poolgym.physics.contacts import ball_ball_impulse, cushion_impulse
+from poolgym.physics.hypot import hypot
 from poolgym.physics.jit import kernel
 
 # Motion modes of a phase.
@@ -126,9 +127,9 @@ def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, reco
     if record:
         _close_phase(B, mode, k, t, phases, count)
     R, g_slide, g_roll = P[P_R], P[P_G_SLIDE], P[P_G_ROLL]
-    speed = math.hypot(vx, vy)
+    speed = hypot(vx, vy)
     ux, uy = vx - R * wy, vy + R * wx
-    slip = math.hypot(ux, uy)
+    slip = hypot(ux, uy)
     if slip > _SLIP_EPS and not force_roll:
         m = SLIDING
         ax, ay = -g_slide * ux / slip, -g_slide * uy / slip
@@ -412,7 +413,7 @@ def _ball_ball(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_bo
     sk = state_at(B, mode, k, t, R, spin_dec)
     sj = state_at(B, mode, j, t, R, spin_dec)
     nx, ny = sj[0] - sk[0], sj[1] - sk[1]
-    dist = math.hypot(nx, ny)
+    dist = hypot(nx, ny)
     nx, ny = nx / dist, ny / dist
     closing = (sk[2] - sj[2]) * nx + (sk[3] - sj[3]) * ny
     if closing <= 0.0:
@@ -449,7 +450,7 @@ def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, h
         cushion = which
     else:
         nx, ny = x - tips[which, Q_X], y - tips[which, Q_Y]
-        norm = math.hypot(nx, ny)
+        norm = hypot(nx, ny)
         nx, ny = nx / norm, ny / norm
         cushion = n_segments + which
     closing = -(vx * nx + vy * ny)  # (nx, ny) points from the cushion to the ball
@@ -462,7 +463,7 @@ def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, h
     leaving = vx * nx + vy * ny
     if leaving < _MIN_SEPARATION:
         vx, vy = vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny
-    was_frozen = frozen[k, cushion] and math.hypot(x - x0[k], y - y0[k]) <= P[P_FROZEN_TOL]
+    was_frozen = frozen[k, cushion] and hypot(x - x0[k], y - y0[k]) <= P[P_FROZEN_TOL]
     _log(log, count, SEGMENT, t, k, cushion, x, y, 0.0, 0.0, 1.0 if was_frozen else 0.0)
     _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, False, P, record, phases, count)
     _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from poolgym.physics import event_core as core
 from poolgym.physics import jit
 from poolgym.physics.contact_time import INF, _cubic_roots, point_entry, quadratic_entry, quartic_entry
+from poolgym.physics.hypot import hypot
 
 
 def _dense_first(f, horizon, samples=200_001):
@@ -95,6 +97,18 @@ def test_quartic_entry_finds_a_head_on_contact_in_closed_form():
     R2 = (2 * 0.028575) ** 2
     c = (1.0 - R2, -4.0, 4.0, 0.0, 0.0)
     assert quartic_entry(*c, 5.0) == pytest.approx((1.0 - 2 * 0.028575) / 2.0, abs=1e-12)
+
+
+def test_hypot_is_cpythons_to_the_last_bit():
+    rng = np.random.default_rng(8)
+    values = rng.normal(size=(200_000, 2)) * 10.0 ** rng.integers(-8, 4, size=(200_000, 2))
+    for x, y in values.tolist():
+        assert hypot(x, y) == math.hypot(x, y), (x, y)
+    tiny = 5e-324  # subnormals, zeros, infinities and NaN take their own branches
+    for x, y in [(0.0, 0.0), (-3.0, 0.0), (3.0, 4.0), (tiny, tiny), (3 * tiny, 1e-310), (1e308, 1e308),
+                 (math.inf, math.nan), (-math.inf, 1.0), (1.0, math.nan)]:
+        expected = math.hypot(x, y)
+        assert hypot(x, y) == expected or (math.isnan(expected) and math.isnan(hypot(x, y)))
 
 
 def test_event_heap_pops_in_heapq_order_and_compaction_drops_only_stale_events():
