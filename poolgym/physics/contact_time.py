@@ -6,12 +6,15 @@ then a quadratic in t and contact with a point or another ball a quartic. These 
 return the first time in [0, horizon] at which a gap closes, so the simulation can land
 exactly on every contact: nothing tunnels and no contact is blurred.
 
-Plain floats on purpose: for one pair a few float operations beat numpy's call overhead.
+All are compiled kernels (``poolgym.physics.jit``) on float64 scalars: the event loop
+(``event_core``) calls them for every candidate pair, and they can be called from Python.
 """
 
 from __future__ import annotations
 
 import math
+
+from poolgym.physics.jit import kernel
 
 INF = math.inf
 # A gap that is already closed counts as a contact only when closing faster than this
@@ -21,8 +24,11 @@ _TIME_TOL = 1e-13
 # The critical points of a squared distance only split the search into monotone pieces: a
 # microsecond's fraction is plenty (the distance is flat there, to second order).
 _CUT_TOL = 1e-9
+# What ``_convex_entry`` returns when it cannot decide (times are never negative).
+_UNDECIDED = -1.0
 
 
+@kernel()
 def quadratic_entry(c0: float, c1: float, c2: float, horizon: float) -> float:
     """First t in [0, horizon] where g(t) = c0 + c1 t + c2 t^2 falls to 0 from above.
 
@@ -61,43 +67,59 @@ def quadratic_entry(c0: float, c1: float, c2: float, horizon: float) -> float:
     return t if t <= horizon else INF
 
 
-def _cubic_roots(d0: float, d1: float, d2: float, d3: float, lo: float, hi: float) -> list[float]:
-    """Real roots in (lo, hi) of d0 + d1 t + d2 t^2 + d3 t^3, in increasing order."""
+@kernel()
+def _cubic_roots(d0: float, d1: float, d2: float, d3: float, lo: float, hi: float):
+    """Real roots in (lo, hi) of d0 + d1 t + d2 t^2 + d3 t^3, in increasing order, as
+    (count, r0, r1, r2): a cubic has at most three, the unused slots hold ``hi``."""
     # Split (lo, hi) at the cubic's own critical points so it is monotone on each piece.
-    cuts = [lo]
+    cut1 = cut2 = hi
     a, b, c = 3.0 * d3, 2.0 * d2, d1
     if a != 0.0:
         disc = b * b - 4.0 * a * c
         if disc > 0.0:
             sq = math.sqrt(disc)
-            r1, r2 = (-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a)
-            if r2 < r1:
-                r1, r2 = r2, r1
-            if lo < r1 < hi:
-                cuts.append(r1)
-            if lo < r2 < hi:
-                cuts.append(r2)
+            k1, k2 = (-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a)
+            if k2 < k1:
+                k1, k2 = k2, k1
+            if lo < k1 < hi:
+                cut1 = k1
+                if lo < k2 < hi:
+                    cut2 = k2
+            elif lo < k2 < hi:
+                cut1 = k2
     elif b != 0.0:
-        r = -c / b
-        if lo < r < hi:
-            cuts.append(r)
-    cuts.append(hi)
-    roots = []
+        k = -c / b
+        if lo < k < hi:
+            cut1 = k
+    count = 0
+    r0 = r1 = r2 = hi
+    a_ = lo
     fa = d0 + lo * (d1 + lo * (d2 + lo * d3))
-    for i in range(len(cuts) - 1):
-        a_, b_ = cuts[i], cuts[i + 1]
+    for i in range(3):
+        b_ = cut1 if i == 0 else (cut2 if i == 1 else hi)
         fb = d0 + b_ * (d1 + b_ * (d2 + b_ * d3))
         if (fa < 0.0) != (fb < 0.0):
-            roots.append(_refine(d0, d1, d2, d3, 0.0, a_, b_, fa, fb, _CUT_TOL))
-        fa = fb
-    return roots
+            root = _refine(d0, d1, d2, d3, 0.0, a_, b_, fa, fb, _CUT_TOL)
+            if count == 0:
+                r0 = root
+            elif count == 1:
+                r1 = root
+            else:
+                r2 = root
+            count += 1
+        if b_ == hi:
+            break
+        a_, fa = b_, fb
+    return count, r0, r1, r2
 
 
+@kernel()
 def _refine(c0: float, c1: float, c2: float, c3: float, c4: float,
-            a: float, b: float, fa: float, fb: float, tol: float = _TIME_TOL) -> float:
+            a: float, b: float, fa: float, fb: float, tol: float) -> float:
     """A root of the polynomial f = c0 + c1 t + ... + c4 t^4, which changes sign on [a, b]
     and is monotone there (f(a) = fa, f(b) = fb), to ``tol`` seconds. The returned time is
-    on a's side of the root (where f has fa's sign), at most ``tol`` before it.
+    on a's side of the root (where f has fa's sign), at most ``tol`` before it (``tol`` is
+    ``_TIME_TOL`` for contact times, ``_CUT_TOL`` for the critical points that split them).
 
     Newton's method kept inside the shrinking bracket (a secant step, or bisection, when a
     step leaves it); once the steps are below ``tol`` the next point is put just past the
@@ -130,6 +152,7 @@ def _refine(c0: float, c1: float, c2: float, c3: float, c4: float,
     return a
 
 
+@kernel()
 def quartic_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon: float) -> float:
     """First t in [0, horizon] where f(t) = c0 + c1 t + ... + c4 t^4 falls to 0 from above.
 
@@ -158,27 +181,39 @@ def quartic_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon
         turn = min(max(turn, 0.0), h)
         if 2.0 * c2 + turn * (6.0 * c3 + turn * 12.0 * c4) >= 0.0:
             t = _convex_entry(c0, c1, c2, c3, c4, h)
-            if t is not None:
+            if t != _UNDECIDED:
                 return t
-    cuts = [0.0]
-    cuts.extend(_cubic_roots(c1, 2.0 * c2, 3.0 * c3, 4.0 * c4, 0.0, horizon))
-    cuts.append(horizon)
-    fa = c0
-    for i in range(len(cuts) - 1):
-        a, b = cuts[i], cuts[i + 1]
+    count, r0, r1, r2 = _cubic_roots(c1, 2.0 * c2, 3.0 * c3, 4.0 * c4, 0.0, horizon)
+    a, fa = 0.0, c0
+    for i in range(count + 1):
+        b = horizon if i == count else (r0 if i == 0 else (r1 if i == 1 else r2))
         fb = c0 + b * (c1 + b * (c2 + b * (c3 + b * c4)))
         if fa > 0.0 and fb <= 0.0:
-            return _refine(c0, c1, c2, c3, c4, a, b, fa, fb)
-        fa = fb
+            return _refine(c0, c1, c2, c3, c4, a, b, fa, fb, _TIME_TOL)
+        a, fa = b, fb
     return INF
 
 
-def _convex_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon: float) -> float | None:
+@kernel()
+def point_entry(dx: float, dy: float, vx: float, vy: float, ax: float, ay: float,
+                r2: float, horizon: float) -> float:
+    """First time in [0, horizon] the centre, offset (dx, dy) from a fixed point and moving
+    with (vx, vy) under (ax, ay), comes within sqrt(r2) of it (a jaw tip, a pocket hole)."""
+    c0 = dx * dx + dy * dy - r2
+    c1 = 2.0 * (dx * vx + dy * vy)
+    c2 = vx * vx + vy * vy + dx * ax + dy * ay
+    c3 = vx * ax + vy * ay
+    c4 = 0.25 * (ax * ax + ay * ay)
+    return quartic_entry(c0, c1, c2, c3, c4, horizon)
+
+
+@kernel()
+def _convex_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon: float) -> float:
     """``quartic_entry`` where f is convex on [0, horizon] and f(0) > 0: Newton's method from
     t = 0. On a convex function its steps rise towards the first root without passing it,
     and leave once the slope turns upwards (the gap's minimum stayed open), so no critical
     point has to be found first. Returns a time at most ``_TIME_TOL`` before the root, or
-    None when the steps creep (a near tangency), for the general search to decide."""
+    ``_UNDECIDED`` when the steps creep (a near tangency), for the general search to decide."""
     d1, d2, d3 = 2.0 * c2, 3.0 * c3, 4.0 * c4
     t, f = 0.0, c0
     for _ in range(100):
@@ -191,8 +226,8 @@ def _convex_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon
         f_next = c0 + t_next * (c1 + t_next * (c2 + t_next * (c3 + t_next * c4)))
         if f_next <= 0.0:
             # Past the root by round-off: refine inside the bracket just found.
-            return _refine(c0, c1, c2, c3, c4, t, t_next, f, f_next)
+            return _refine(c0, c1, c2, c3, c4, t, t_next, f, f_next, _TIME_TOL)
         if t_next - t <= _TIME_TOL:
             return t_next
         t, f = t_next, f_next
-    return None
+    return _UNDECIDED

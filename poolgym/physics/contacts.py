@@ -2,15 +2,20 @@
 
 Both act on a ball's full state: velocity (vx, vy) and spin (wx, wy, wz). Components are
 taken with right-handed cross products of (x, y, z), the same convention as the rest of
-the simulator (rolling is w = z x v / R). Everything is plain float arithmetic: one contact
-costs a few microseconds, and the result depends on nothing but its inputs.
+the simulator (rolling is w = z x v / R). Both are compiled kernels (``poolgym.physics.jit``)
+on float64 scalars, called by the event loop and callable from Python; the result depends
+on nothing but the inputs.
 """
 
 from __future__ import annotations
 
 import math
 
+from poolgym.physics.hypot import hypot
+from poolgym.physics.jit import kernel
 
+
+@kernel()
 def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
                     nx: float, ny: float, R: float, sin_nose: float, cos_nose: float,
                     restitution: float, friction: float) -> tuple[float, float, float, float, float]:
@@ -43,7 +48,7 @@ def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
     sx = u * sin_nose + R * a2
     sy = -w - R * wz * cos_nose + R * a1 * sin_nose
     pn = (1.0 + restitution) * u * cos_nose
-    slip = math.hypot(sx, sy)
+    slip = hypot(sx, sy)
     # Per unit mass a tangential impulse p changes the slip by 7/2 p (eq. 16).
     if slip <= 3.5 * friction * pn:
         px, py = sx / 3.5, sy / 3.5
@@ -63,6 +68,7 @@ def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
             a1 * e1x + a2 * e2x, a1 * e1y + a2 * e2y, wz)
 
 
+@kernel()
 def ball_ball_impulse(vk: tuple[float, float], wk: tuple[float, float, float],
                       vj: tuple[float, float], wj: tuple[float, float, float],
                       nx: float, ny: float, R: float, restitution: float,
@@ -92,7 +98,7 @@ def ball_ball_impulse(vk: tuple[float, float], wk: tuple[float, float, float],
     # Contact points at +R n (on k) and -R n (on j): slip of k's surface past j's.
     slip_t = vkt - vjt + R * (wk[2] + wj[2])
     slip_z = -R * (wkt + wjt)
-    slip = math.hypot(slip_t, slip_z)
+    slip = hypot(slip_t, slip_z)
     pt = pz = 0.0
     if slip > 0.0:
         mu = friction_min + friction_extra * math.exp(-friction_decay * slip)

@@ -10,7 +10,6 @@ others, and the search stops once ``limit`` overlaps are found.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Iterable
 
 
@@ -20,16 +19,26 @@ def overlapping_pairs(balls: Iterable[tuple[int, float, float]], radius: float, 
     ``2 * radius - tolerance``; at most ``limit`` of them, in the order found."""
     diameter = 2.0 * radius
     reach = diameter - tolerance
-    cells: dict[tuple[int, int], list[tuple[int, float, float]]] = defaultdict(list)
+    cells: dict[tuple[int, int], list[tuple[int, float, float]]] = {}
     found: list[tuple[int, int]] = []
     for n, x, y in balls:
         cx, cy = math.floor(x / diameter), math.floor(y / diameter)
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                for m, u, v in cells.get((cx + dx, cy + dy), ()):
-                    if math.hypot(x - u, y - v) < reach:
-                        found.append((m, n))
-                        if len(found) >= limit:
-                            return found
-        cells[(cx, cy)].append((n, x, y))
+        for dx, dy in _NEIGHBOURHOOD:
+            near = cells.get((cx + dx, cy + dy))
+            if near is None:
+                continue
+            for m, u, v in near:
+                if math.hypot(x - u, y - v) < reach:
+                    found.append((m, n))
+                    if len(found) >= limit:
+                        return found
+        cell = cells.get((cx, cy))
+        if cell is None:
+            cells[(cx, cy)] = [(n, x, y)]
+        else:
+            cell.append((n, x, y))
     return found
+
+
+# A cell and its eight neighbours, in the order they are searched.
+_NEIGHBOURHOOD = tuple((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1))

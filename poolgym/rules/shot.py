@@ -286,6 +286,8 @@ class ShotEvents:
 
 
 def _ball(value) -> int:
+    if type(value) is int and value >= 0:
+        return value  # the common case, without the checks below
     if isinstance(value, bool) or not isinstance(value, (int,)) and not (
             hasattr(value, "__index__")):
         raise ValueError(f"a ball is named by its number, not {value!r}")
@@ -296,6 +298,10 @@ def _ball(value) -> int:
 
 
 def _point(value, what: str) -> Point:
+    if type(value) is tuple and len(value) == 2:
+        x, y = value
+        if type(x) is float and type(y) is float and math.isfinite(x) and math.isfinite(y):
+            return value  # already a pair of finite plain floats
     try:
         x, y = (float(v) for v in value)
     except (TypeError, ValueError, OverflowError):

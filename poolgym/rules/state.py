@@ -66,25 +66,27 @@ class GameState:
     extra: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
-        balls = self.balls.items() if isinstance(self.balls, Mapping) else self.balls
+        # Rules transitions (``replace`` on a state) pass values in their stored form already:
+        # plain ints and floats, tuples, the zone enum. Those skip the conversions, which
+        # would give the same values back at a cost paid on every new state.
+        mapping = isinstance(self.balls, Mapping)
         normal = []
-        for item in balls:
-            if isinstance(self.balls, Mapping):
+        for item in (self.balls.items() if mapping else self.balls):
+            if mapping:
                 number, (x, y) = item
             else:
                 number, x, y = item
-            # Rules transitions pass plain floats already; only other types need converting
-            # (real() would give the same float back, at a cost paid on every new state).
             if type(x) is not float or type(y) is not float:
                 x, y = real(x, f"ball {number} x"), real(y, f"ball {number} y")
             if not (math.isfinite(x) and math.isfinite(y)):
                 raise ValueError(f"ball {number} has a non-finite position ({x}, {y})")
-            normal.append((int(number), x, y))
+            normal.append((number if type(number) is int else int(number), x, y))
         normal.sort()
         set_ = object.__setattr__
         set_(self, "balls", tuple(normal))
         set_(self, "out_of_play", tuple(sorted(int(b) for b in self.out_of_play)))
-        set_(self, "cue_ball_in_hand", CueBallZone(self.cue_ball_in_hand))
+        if type(self.cue_ball_in_hand) is not CueBallZone:
+            set_(self, "cue_ball_in_hand", CueBallZone(self.cue_ball_in_hand))
         set_(self, "consecutive_fouls", tuple(int(n) for n in self.consecutive_fouls))
         set_(self, "warned_on_two_fouls", tuple(bool(w) for w in self.warned_on_two_fouls))
         set_(self, "scores", tuple(int(s) for s in self.scores))
@@ -92,9 +94,12 @@ class GameState:
             set_(self, "groups", tuple(self.groups))
         if self.no_progress_innings is not None:
             set_(self, "no_progress_innings", tuple(int(n) for n in self.no_progress_innings))
-        set_(self, "extra", tuple(sorted((str(k), _freeze(v)) for k, v in
-                                         (self.extra.items() if isinstance(self.extra, Mapping)
-                                          else self.extra))))
+        if self.extra:
+            set_(self, "extra", tuple(sorted((str(k), _freeze(v)) for k, v in
+                                             (self.extra.items() if isinstance(self.extra, Mapping)
+                                              else self.extra))))
+        else:
+            set_(self, "extra", ())
         self._check()
 
     def _check(self) -> None:

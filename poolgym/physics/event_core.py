@@ -1,0 +1,557 @@
+"""The compiled event loop: one shot from the strike until every ball is at rest.
+
+``run_shot`` holds the balls' motion phases in arrays, keeps the pending events in a binary
+heap ordered by (time, kind, sequence number), and jumps from event to event: transitions
+(sliding to rolling, rolling to rest), ball-ball contacts, cushion and jaw-tip contacts,
+pocket drops and the cue ball's head-string crossings. After each event only the balls
+whose motion changed are scheduled again, and their candidate partners are pruned by the
+boxes their phases sweep. ``poolgym.physics.simulator`` sets the shot up and turns what
+this returns (a log of rows, the final phases, optionally every phase) into the public
+``ShotResult``; the formulas are documented there and in ``contact_time``/``contacts``.
+
+Everything here is a compiled kernel (``poolgym.physics.jit``) on float64 and int64
+arrays of fixed layout, so one compilation serves every shot and table.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from poolgym.physics.contact_time import INF, point_entry, quadratic_entry, quartic_entry
+from poolgym.physics.contacts import ball_ball_impulse, cushion_impulse
+from poolgym.physics.hypot import hypot
+from poolgym.physics.jit import kernel
+
+# Motion modes of a phase.
+SLIDING, ROLLING, STILL = 0, 1, 2
+# Event kinds, in the order they are processed when they fall at the same time. A log row's
+# kind is the kind of the event that wrote it (a tip contact is logged as a cushion contact).
+TRANSITION, BALL, SEGMENT, TIP, HOLE, HEAD = range(6)
+
+# Columns of the ball table: the current phase's start time, position, velocity, spin and
+# acceleration, its end time and the box its centre sweeps (x0, x1, y0, y1).
+T0, X, Y, VX, VY, WX, WY, WZ, AX, AY, TEND, BX0, BX1, BY0, BY1 = range(15)
+BALL_COLUMNS = 15
+# Entries of the constants vector ``run_shot`` takes (see ``Simulator._constants``).
+(P_R, P_G_SLIDE, P_G_ROLL, P_SPIN_DEC, P_REST_SPEED, P_REST_SPIN, P_HEAD_X, P_FROZEN_TOL,
+ P_SIN_NOSE, P_COS_NOSE, P_BALL_E, P_BALL_MU_MIN, P_BALL_MU_EXTRA, P_BALL_MU_DECAY,
+ P_CUSHION_E, P_CUSHION_MU) = range(16)
+CONSTANTS = 16
+# Columns of the feature tables: segments (start, unit direction, unit normal into the
+# table, length, box grown by R), jaw tips (point, box) and holes (centre, radius, box).
+S_AX, S_AY, S_UX, S_UY, S_NX, S_NY, S_LEN, S_B0, S_B1, S_B2, S_B3 = range(11)
+Q_X, Q_Y, Q_B0, Q_B1, Q_B2, Q_B3 = range(6)
+H_X, H_Y, H_R, H_B0, H_B1, H_B2, H_B3 = range(7)
+# Columns of a log row: kind, time, two integers (balls, or a ball and a feature index),
+# two positions and a flag. A cushion row's feature index counts segments first, then tips.
+L_KIND, L_TIME, L_A, L_B, L_X1, L_Y1, L_X2, L_Y2, L_FLAG = range(9)
+LOG_COLUMNS = 9
+# Columns of a recorded phase: ball, start and end time, mode, position, velocity, acceleration.
+F_BALL, F_T0, F_T1, F_MODE, F_X, F_Y, F_VX, F_VY, F_AX, F_AY = range(10)
+PHASE_COLUMNS = 10
+# Columns of a queued event beside its time: kind, sequence number, ball, other (ball or
+# feature), the ball's phase version and the other ball's when queued.
+E_KIND, E_SEQ, E_K, E_OTHER, E_VER_K, E_VER_OTHER = range(6)
+# Counters shared by the kernels: events queued so far (the sequence), heap size, log rows
+# and recorded phases.
+C_SEQ, C_HEAP, C_LOG, C_PHASES = range(4)
+# Return codes of ``run_shot``.
+DONE, TOO_MANY_EVENTS = 0, 1
+
+_SLIP_EPS = 1e-7
+# After a grazing root (gap closed but not closing), contacts are searched again this much
+# later, so the search moves past the touch instead of finding it again.
+_RETRY_DT = 1e-9
+# The slowest parting speed (m/s) after a contact. A ball driven by its own spin into
+# another ball or a cushion (a follow shot pushing its object ball) would otherwise meet it
+# again and again in ever shorter intervals (inelastic collapse); parting at 1 mm/s makes
+# that a bounded sequence of soft pushes, at an energy cost of micro-joules.
+_MIN_SEPARATION = 1e-3
+# Heap slots per shot. Valid queued events are at most n (n + 2) for n balls (each ball's
+# transition, cushion and head-string event, and one contact per partner), 288 for 16 balls;
+# a full heap is compacted by dropping the stale ones, which the loop would skip anyway.
+_HEAP_SLOTS = 1024
+
+
+@kernel()
+def state_at(B, mode, k, t, R, spin_dec):
+    """(x, y, vx, vy, wx, wy, wz) of ball k at time t, in closed form."""
+    tau = t - B[k, T0]
+    wz0 = B[k, WZ]
+    spun = abs(wz0) - spin_dec * tau
+    wz = math.copysign(spun, wz0) if spun > 0.0 else 0.0
+    if mode[k] == STILL:
+        return B[k, X], B[k, Y], 0.0, 0.0, 0.0, 0.0, wz
+    ax, ay = B[k, AX], B[k, AY]
+    vx, vy = B[k, VX] + ax * tau, B[k, VY] + ay * tau
+    x = B[k, X] + (B[k, VX] + 0.5 * ax * tau) * tau
+    y = B[k, Y] + (B[k, VY] + 0.5 * ay * tau) * tau
+    if mode[k] == ROLLING:
+        return x, y, vx, vy, -vy / R, vx / R, wz
+    # Sliding friction torque turns the spin about z x u_hat, u_hat = -a / (mu_s g).
+    c = 2.5 * tau / R
+    return x, y, vx, vy, B[k, WX] + c * ay, B[k, WY] - c * ax, wz
+
+
+@kernel()
+def _parabola_range(p, v, a, duration):
+    """Min and max of p + v t + a t^2 / 2 over t in [0, duration]."""
+    end = p + (v + 0.5 * a * duration) * duration
+    lo, hi = (p, end) if p <= end else (end, p)
+    if a != 0.0:
+        t_turn = -v / a
+        if 0.0 < t_turn < duration:
+            turn = p + 0.5 * v * t_turn
+            lo, hi = min(lo, turn), max(hi, turn)
+    return lo, hi
+
+
+@kernel()
+def _close_phase(B, mode, k, t, phases, count):
+    """Record ball k's current phase as ending at t (if it lasted at all)."""
+    if t <= B[k, T0]:
+        return  # a phase replaced at the instant it began leaves nothing to draw
+    row = phases[count[C_PHASES]]
+    row[F_BALL], row[F_T0], row[F_T1], row[F_MODE] = k, B[k, T0], t, mode[k]
+    row[F_X], row[F_Y], row[F_VX], row[F_VY] = B[k, X], B[k, Y], B[k, VX], B[k, VY]
+    row[F_AX], row[F_AY] = B[k, AX], B[k, AY]
+    count[C_PHASES] += 1
+
+
+@kernel("(float64[:, ::1], int64[::1], int64[::1], int64, float64, float64, float64, float64, float64, "
+        "float64, float64, float64, boolean, float64[::1], boolean, float64[:, ::1], int64[::1])")
+def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, record, phases, count):
+    """Start a new motion phase of ball k at time t from the given state."""
+    if record:
+        _close_phase(B, mode, k, t, phases, count)
+    R, g_slide, g_roll = P[P_R], P[P_G_SLIDE], P[P_G_ROLL]
+    speed = hypot(vx, vy)
+    ux, uy = vx - R * wy, vy + R * wx
+    slip = hypot(ux, uy)
+    if slip > _SLIP_EPS and not force_roll:
+        m = SLIDING
+        ax, ay = -g_slide * ux / slip, -g_slide * uy / slip
+        duration = 2.0 * slip / (7.0 * g_slide)
+    elif speed > P[P_REST_SPEED]:
+        m = ROLLING
+        ax, ay = -g_roll * vx / speed, -g_roll * vy / speed
+        duration = speed / g_roll
+        wx, wy = -vy / R, vx / R
+    else:
+        m = STILL
+        vx = vy = wx = wy = ax = ay = 0.0
+        duration = INF
+    B[k, T0], B[k, X], B[k, Y] = t, x, y
+    B[k, VX], B[k, VY], B[k, WX], B[k, WY], B[k, WZ] = vx, vy, wx, wy, wz
+    B[k, AX], B[k, AY] = ax, ay
+    mode[k] = m
+    B[k, TEND] = t + duration
+    ver[k] += 1
+    if m == STILL:
+        B[k, BX0], B[k, BX1], B[k, BY0], B[k, BY1] = x, x, y, y
+    else:
+        B[k, BX0], B[k, BX1] = _parabola_range(x, vx, ax, duration)
+        B[k, BY0], B[k, BY1] = _parabola_range(y, vy, ay, duration)
+
+
+# ---------------------------------------------------------------------- event heap
+@kernel("(float64[::1], int64[:, ::1], int64, int64)")
+def _before(times, events, i, j):
+    """Whether heap entry i comes before entry j: by time, then kind, then sequence."""
+    if times[i] != times[j]:
+        return times[i] < times[j]
+    if events[i, E_KIND] != events[j, E_KIND]:
+        return events[i, E_KIND] < events[j, E_KIND]
+    return events[i, E_SEQ] < events[j, E_SEQ]
+
+
+@kernel("(float64[::1], int64[:, ::1], int64, int64)")
+def _swap(times, events, i, j):
+    times[i], times[j] = times[j], times[i]
+    for c in range(6):
+        events[i, c], events[j, c] = events[j, c], events[i, c]
+
+
+@kernel("(float64[::1], int64[:, ::1], int64)")
+def _sift_up(times, events, i):
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _before(times, events, i, parent):
+            break
+        _swap(times, events, i, parent)
+        i = parent
+
+
+@kernel("(float64[::1], int64[:, ::1], int64, int64)")
+def _sift_down(times, events, i, size):
+    while True:
+        first = i
+        left = 2 * i + 1
+        if left < size and _before(times, events, left, first):
+            first = left
+        if left + 1 < size and _before(times, events, left + 1, first):
+            first = left + 1
+        if first == i:
+            return
+        _swap(times, events, i, first)
+        i = first
+
+
+@kernel()
+def _is_current(events, i, on, ver):
+    """Whether queued event i still applies: its balls are on the table, in the phases it
+    was computed for."""
+    k = events[i, E_K]
+    if not on[k] or ver[k] != events[i, E_VER_K]:
+        return False
+    if events[i, E_KIND] == BALL:
+        j = events[i, E_OTHER]
+        return on[j] and ver[j] == events[i, E_VER_OTHER]
+    return True
+
+
+@kernel()
+def _compact(times, events, count, on, ver):
+    """Drop every stale event from a full heap and restore the heap order."""
+    size = 0
+    for i in range(count[C_HEAP]):
+        if _is_current(events, i, on, ver):
+            times[size] = times[i]
+            events[size] = events[i]
+            size += 1
+    count[C_HEAP] = size
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(times, events, i, size)
+
+
+@kernel("(float64[::1], int64[:, ::1], int64[::1], boolean[::1], int64[::1], float64, int64, int64, int64, "
+        "int64)")
+def _push(times, events, count, on, ver, time, kind, k, other, ver_other):
+    """Queue an event of ball k (in its current phase) with ``other``."""
+    if count[C_HEAP] == times.shape[0]:
+        _compact(times, events, count, on, ver)
+        if count[C_HEAP] == times.shape[0]:
+            raise RuntimeError("the event heap is full of current events")
+    count[C_SEQ] += 1
+    i = count[C_HEAP]
+    times[i] = time
+    events[i, E_KIND], events[i, E_SEQ], events[i, E_K] = kind, count[C_SEQ], k
+    events[i, E_OTHER], events[i, E_VER_K], events[i, E_VER_OTHER] = other, ver[k], ver_other
+    count[C_HEAP] = i + 1
+    _sift_up(times, events, i)
+
+
+@kernel()
+def _pop(times, events, count):
+    """Move the first queued event to the slot just past the heap and return that slot."""
+    last = count[C_HEAP] - 1
+    _swap(times, events, 0, last)
+    count[C_HEAP] = last
+    _sift_down(times, events, 0, last)
+    return last
+
+
+# ---------------------------------------------------------------------- scheduling
+@kernel("(float64[:, ::1], int64[::1], int64[::1], boolean[::1], int64, float64, int64, float64[::1], "
+        "float64[::1], int64[:, ::1], int64[::1])")
+def _schedule_pairs(B, mode, ver, on, k, t, only, P, times, events, count):
+    """Queue ball k's contacts with every other ball (or only with ball ``only`` >= 0).
+
+    Partners are pruned by the swept boxes of both phases."""
+    R, spin_dec = P[P_R], P[P_SPIN_DEC]
+    if t == B[k, T0]:  # scheduled as its phase starts: the state is the phase's own
+        xk, yk, vxk, vyk = B[k, X], B[k, Y], B[k, VX], B[k, VY]
+    else:
+        xk, yk, vxk, vyk, _, _, _ = state_at(B, mode, k, t, R, spin_dec)
+    axk, ayk = B[k, AX], B[k, AY]
+    tk_end = B[k, TEND]
+    reach = 2.0 * R
+    d2 = reach * reach
+    bk0, bk1 = B[k, BX0] - reach, B[k, BX1] + reach
+    bk2, bk3 = B[k, BY0] - reach, B[k, BY1] + reach
+    k_still = mode[k] == STILL
+    first, stop = (0, B.shape[0]) if only < 0 else (only, only + 1)
+    for j in range(first, stop):
+        if j == k or not on[j] or (k_still and mode[j] == STILL):
+            continue
+        if B[j, BX0] > bk1 or B[j, BX1] < bk0 or B[j, BY0] > bk3 or B[j, BY1] < bk2:
+            continue
+        horizon = min(tk_end, B[j, TEND]) - t
+        if horizon <= 0.0:
+            continue
+        axj, ayj = B[j, AX], B[j, AY]
+        if mode[j] == STILL:
+            xj, yj, vxj, vyj = B[j, X], B[j, Y], 0.0, 0.0
+        else:
+            tau = t - B[j, T0]
+            vxj, vyj = B[j, VX] + axj * tau, B[j, VY] + ayj * tau
+            xj = B[j, X] + (B[j, VX] + 0.5 * axj * tau) * tau
+            yj = B[j, Y] + (B[j, VY] + 0.5 * ayj * tau) * tau
+        dx, dy = xj - xk, yj - yk
+        dvx, dvy = vxj - vxk, vyj - vyk
+        dax, day = axj - axk, ayj - ayk
+        c0 = dx * dx + dy * dy - d2
+        c1 = 2.0 * (dx * dvx + dy * dvy)
+        c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
+        c3 = dvx * dax + dvy * day
+        c4 = 0.25 * (dax * dax + day * day)
+        tau = quartic_entry(c0, c1, c2, c3, c4, horizon)
+        if tau != INF:
+            _push(times, events, count, on, ver, t + tau, BALL, k, j, ver[j])
+
+
+@kernel()
+def _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count):
+    """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole."""
+    b0, b1, b2, b3 = B[k, BX0], B[k, BX1], B[k, BY0], B[k, BY1]
+    if open_box[0] < b0 and b1 < open_box[1] and open_box[2] < b2 and b3 < open_box[3]:
+        return  # the whole phase stays clear of every cushion, jaw and hole
+    R = P[P_R]
+    if t == B[k, T0]:
+        x, y, vx, vy = B[k, X], B[k, Y], B[k, VX], B[k, VY]
+    else:
+        x, y, vx, vy, _, _, _ = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
+    ax, ay = B[k, AX], B[k, AY]
+    horizon = B[k, TEND] - t
+    best, kind, which = INF, -1, -1
+    for i in range(segments.shape[0]):
+        s = segments[i]
+        if s[S_B0] > b1 or s[S_B1] < b0 or s[S_B2] > b3 or s[S_B3] < b2:
+            continue
+        nx, ny = s[S_NX], s[S_NY]
+        c0 = nx * (x - s[S_AX]) + ny * (y - s[S_AY]) - R
+        tau = quadratic_entry(c0, nx * vx + ny * vy, 0.5 * (nx * ax + ny * ay), min(horizon, best))
+        if tau < best:
+            px = x + (vx + 0.5 * ax * tau) * tau - s[S_AX]
+            py = y + (vy + 0.5 * ay * tau) * tau - s[S_AY]
+            if 0.0 <= s[S_UX] * px + s[S_UY] * py <= s[S_LEN]:
+                best, kind, which = tau, SEGMENT, i
+    for i in range(tips.shape[0]):
+        q = tips[i]
+        if q[Q_B0] > b1 or q[Q_B1] < b0 or q[Q_B2] > b3 or q[Q_B3] < b2:
+            continue
+        tau = point_entry(x - q[Q_X], y - q[Q_Y], vx, vy, ax, ay, R * R, min(horizon, best))
+        if tau < best:
+            best, kind, which = tau, TIP, i
+    for i in range(holes.shape[0]):
+        h = holes[i]
+        if h[H_B0] > b1 or h[H_B1] < b0 or h[H_B2] > b3 or h[H_B3] < b2:
+            continue
+        r = h[H_R]
+        tau = point_entry(x - h[H_X], y - h[H_Y], vx, vy, ax, ay, r * r, min(horizon, best))
+        if tau < best:
+            best, kind, which = tau, HOLE, i
+    if kind >= 0:
+        _push(times, events, count, on, ver, t + best, kind, k, which, 0)
+
+
+@kernel()
+def _schedule_head_string(B, ver, on, k, after, P, times, events, count):
+    """Queue the cue ball's next crossing of the head string strictly after ``after``."""
+    horizon = B[k, TEND] - B[k, T0]
+    c = B[k, X] - P[P_HEAD_X]
+    b, a = B[k, VX], 0.5 * B[k, AX]
+    lower = after - B[k, T0] + 1e-12
+    first = INF
+    if a == 0.0:
+        if b != 0.0:
+            r = -c / b
+            if lower < r <= horizon:
+                first = r
+    else:
+        disc = b * b - 4.0 * a * c
+        if disc >= 0.0:
+            sq = math.sqrt(disc)
+            r1, r2 = (-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a)
+            if lower < r1 <= horizon:
+                first = r1
+            if lower < r2 <= horizon and r2 < first:
+                first = r2
+    if first != INF:
+        _push(times, events, count, on, ver, B[k, T0] + first, HEAD, k, -1, 0)
+
+
+@kernel()
+def _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count):
+    """Queue every event ball k may take part in from time t on its current phase."""
+    if mode[k] != STILL:
+        _push(times, events, count, on, ver, B[k, TEND], TRANSITION, k, -1, 0)
+        _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
+        if k == cue:
+            _schedule_head_string(B, ver, on, k, t, P, times, events, count)
+    _schedule_pairs(B, mode, ver, on, k, t, -1, P, times, events, count)
+
+
+# ---------------------------------------------------------------------- the shot
+@kernel("(float64[:, ::1], int64[::1], int64, float64, int64, int64, float64, float64, float64, float64, "
+        "float64)")
+def _log(log, count, kind, t, a, b, x1, y1, x2, y2, flag):
+    row = log[count[C_LOG]]
+    row[L_KIND], row[L_TIME], row[L_A], row[L_B] = kind, t, a, b
+    row[L_X1], row[L_Y1], row[L_X2], row[L_Y2], row[L_FLAG] = x1, y1, x2, y2, flag
+    count[C_LOG] += 1
+
+
+@kernel("(float64[:, ::1], int64, int64)")
+def _grown(rows, used, needed):
+    """``rows`` with room for ``needed`` more rows past the first ``used``."""
+    if used + needed <= rows.shape[0]:
+        return rows
+    bigger = np.empty((2 * rows.shape[0] + needed, rows.shape[1]))
+    bigger[:used] = rows[:used]
+    return bigger
+
+
+@kernel()
+def _ball_ball(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_box, times, events, count,
+               log, record, phases):
+    """Resolve the contact of balls k and j at time t (or pass a grazing touch), log it and
+    schedule both balls' new phases."""
+    R, spin_dec = P[P_R], P[P_SPIN_DEC]
+    sk = state_at(B, mode, k, t, R, spin_dec)
+    sj = state_at(B, mode, j, t, R, spin_dec)
+    nx, ny = sj[0] - sk[0], sj[1] - sk[1]
+    dist = hypot(nx, ny)
+    nx, ny = nx / dist, ny / dist
+    closing = (sk[2] - sj[2]) * nx + (sk[3] - sj[3]) * ny
+    if closing <= 0.0:
+        # The gap closed at a grazing root without closing: nothing to resolve.
+        _schedule_pairs(B, mode, ver, on, k, t + _RETRY_DT, j, P, times, events, count)
+        return
+    ((vxk, vyk), wk), ((vxj, vyj), wj) = ball_ball_impulse(
+        (sk[2], sk[3]), (sk[4], sk[5], sk[6]), (sj[2], sj[3]), (sj[4], sj[5], sj[6]), nx, ny, R,
+        P[P_BALL_E], P[P_BALL_MU_MIN], P[P_BALL_MU_EXTRA], P[P_BALL_MU_DECAY])
+    # Balls must leave a contact at least _MIN_SEPARATION apart in speed (see there).
+    still_closing = (vxk - vxj) * nx + (vyk - vyj) * ny
+    if still_closing > -_MIN_SEPARATION:
+        push = 0.5 * (still_closing + _MIN_SEPARATION)
+        vxk, vyk, vxj, vyj = vxk - push * nx, vyk - push * ny, vxj + push * nx, vyj + push * ny
+    if sk[2] ** 2 + sk[3] ** 2 >= sj[2] ** 2 + sj[3] ** 2:
+        _log(log, count, BALL, t, k, j, sk[0], sk[1], sj[0], sj[1], 0.0)
+    else:
+        _log(log, count, BALL, t, j, k, sj[0], sj[1], sk[0], sk[1], 0.0)
+    _set_phase(B, mode, ver, k, t, sk[0], sk[1], vxk, vyk, wk[0], wk[1], wk[2], False, P, record, phases, count)
+    _set_phase(B, mode, ver, j, t, sj[0], sj[1], vxj, vyj, wj[0], wj[1], wj[2], False, P, record, phases, count)
+    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
+    _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count)
+
+
+@kernel()
+def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, holes, open_box, times,
+                  events, count, log, record, phases, x0, y0, frozen, n_segments):
+    """Resolve ball k's contact with segment or jaw tip ``which`` at time t (or pass a
+    grazing touch), log it and schedule the ball's new phase."""
+    R = P[P_R]
+    x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
+    if kind == SEGMENT:
+        nx, ny = segments[which, S_NX], segments[which, S_NY]
+        cushion = which
+    else:
+        nx, ny = x - tips[which, Q_X], y - tips[which, Q_Y]
+        norm = hypot(nx, ny)
+        nx, ny = nx / norm, ny / norm
+        cushion = n_segments + which
+    closing = -(vx * nx + vy * ny)  # (nx, ny) points from the cushion to the ball
+    if closing <= 0.0:
+        _schedule_cushions(B, mode, ver, on, k, t + _RETRY_DT, P, segments, tips, holes, open_box,
+                           times, events, count)
+        return
+    vx, vy, wx, wy, wz = cushion_impulse(vx, vy, wx, wy, wz, nx, ny, R, P[P_SIN_NOSE], P[P_COS_NOSE],
+                                         P[P_CUSHION_E], P[P_CUSHION_MU])
+    leaving = vx * nx + vy * ny
+    if leaving < _MIN_SEPARATION:
+        vx, vy = vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny
+    was_frozen = frozen[k, cushion] and hypot(x - x0[k], y - y0[k]) <= P[P_FROZEN_TOL]
+    _log(log, count, SEGMENT, t, k, cushion, x, y, 0.0, 0.0, 1.0 if was_frozen else 0.0)
+    _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, False, P, record, phases, count)
+    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
+
+
+@kernel("(float64[::1], float64[::1], int64, float64[::1], float64[::1], float64[:, ::1], "
+        "float64[:, ::1], float64[:, ::1], float64[::1], boolean[:, ::1], int64, boolean)")
+def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, max_events, record):
+    """Play one shot: ball ``cue`` leaves (x0, y0)[cue] with ``strike`` = (vx, vy, wx, wy, wz).
+
+    ``P`` holds the constants (``P_*``), ``segments``/``tips``/``holes`` the table's features
+    (``S_*``, ``Q_*``, ``H_*``), ``open_box`` the rectangle no feature reaches (x0, x1, y0,
+    y1), ``frozen[k, c]`` whether ball k rested against cushion c (segments, then tips) at
+    the strike. Returns (status, ball table, on-table flags, log rows, phase rows, counters,
+    the time of the last event, the time everything is at rest), with status
+    ``TOO_MANY_EVENTS`` when more than ``max_events`` events would be processed. The log
+    rows and the phase rows (every ball's phases, when ``record``) are the leading
+    ``counters[C_LOG]`` and ``counters[C_PHASES]`` rows of their arrays; the ball table
+    holds each ball's last phase.
+    """
+    n = x0.shape[0]
+    R, spin_dec = P[P_R], P[P_SPIN_DEC]
+    B = np.zeros((n, BALL_COLUMNS))
+    for k in range(n):
+        B[k, X] = B[k, BX0] = B[k, BX1] = x0[k]
+        B[k, Y] = B[k, BY0] = B[k, BY1] = y0[k]
+        B[k, TEND] = INF
+    mode = np.full(n, STILL, np.int64)
+    ver = np.zeros(n, np.int64)
+    on = np.ones(n, np.bool_)
+    times = np.empty(_HEAP_SLOTS)
+    events = np.empty((_HEAP_SLOTS, 6), np.int64)
+    count = np.zeros(4, np.int64)
+    log = np.empty((64, LOG_COLUMNS))
+    phases = np.empty((64 if record else 0, PHASE_COLUMNS))
+    n_segments = segments.shape[0]
+
+    _set_phase(B, mode, ver, cue, 0.0, x0[cue], y0[cue], strike[0], strike[1], strike[2], strike[3],
+               strike[4], False, P, record, phases, count)
+    _schedule(B, mode, ver, on, cue, 0.0, cue, P, segments, tips, holes, open_box, times, events, count)
+    processed = 0
+    now = 0.0
+    while count[C_HEAP] > 0:
+        e = _pop(times, events, count)
+        if not _is_current(events, e, on, ver):
+            continue
+        processed += 1
+        if processed > max_events:
+            return TOO_MANY_EVENTS, B, on, log, phases, count, now, now
+        time, kind, k, other = times[e], events[e, E_KIND], events[e, E_K], events[e, E_OTHER]
+        now = time
+        # Each event writes at most one log row and closes at most two phases.
+        log = _grown(log, count[C_LOG], 1)
+        if record:
+            phases = _grown(phases, count[C_PHASES], 2)
+        if kind == TRANSITION:
+            x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, time, R, spin_dec)
+            # Slip ends exactly at the end of a sliding phase: roll from there, never re-slide
+            # on round-off. A rolling phase ends with the ball stopped.
+            _set_phase(B, mode, ver, k, time, x, y, vx, vy, wx, wy, wz, mode[k] == SLIDING, P, record,
+                       phases, count)
+            _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
+        elif kind == BALL:
+            _ball_ball(B, mode, ver, on, k, other, time, cue, P, segments, tips, holes, open_box,
+                       times, events, count, log, record, phases)
+        elif kind == SEGMENT or kind == TIP:
+            _ball_cushion(B, mode, ver, on, k, kind, other, time, cue, P, segments, tips, holes, open_box,
+                          times, events, count, log, record, phases, x0, y0, frozen, n_segments)
+        elif kind == HOLE:
+            x, y, _, _, _, _, _ = state_at(B, mode, k, time, R, spin_dec)
+            if record:
+                _close_phase(B, mode, k, time, phases, count)
+            on[k] = False
+            ver[k] += 1
+            _log(log, count, HOLE, time, k, other, x, y, 0.0, 0.0, 0.0)
+        else:
+            x, y, vx, _, _, _, _ = state_at(B, mode, k, time, R, spin_dec)
+            _log(log, count, HEAD, time, k, -1, x, y, 0.0, 0.0, 1.0 if vx > 0.0 else 0.0)
+            _schedule_head_string(B, ver, on, k, time, P, times, events, count)
+
+    # At rest: the last translation and the last spin above the rest threshold have stopped.
+    duration = now
+    for k in range(n):
+        if on[k]:
+            duration = max(duration, B[k, T0] + max(0.0, abs(B[k, WZ]) - P[P_REST_SPIN]) / spin_dec)
+    if record:
+        phases = _grown(phases, count[C_PHASES], n)
+        for k in range(n):
+            if on[k]:
+                _close_phase(B, mode, k, duration, phases, count)
+    return DONE, B, on, log, phases, count, now, duration

@@ -1,0 +1,175 @@
+"""The compiled kernels against straightforward references on random inputs, their disk
+cache, and a first shot in a new process."""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from poolgym.physics import event_core as core
+from poolgym.physics import jit
+from poolgym.physics.contact_time import INF, _cubic_roots, point_entry, quadratic_entry, quartic_entry
+from poolgym.physics.hypot import hypot
+
+
+def _dense_first(f, horizon, samples=200_001):
+    """The first grid time in [0, horizon] where f <= 0, and the grid step."""
+    t = np.linspace(0.0, horizon, samples)
+    below = np.nonzero(f(t) <= 0.0)[0]
+    return (t[below[0]] if below.size else INF), t[1] - t[0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_quadratic_entry_matches_a_dense_search(seed):
+    rng = np.random.default_rng(seed)
+    found = 0
+    for _ in range(300):
+        c0, c1, c2 = rng.uniform(0.0, 0.5), rng.uniform(-4.0, 4.0), rng.normal(0.0, 2.0)
+        horizon = float(rng.uniform(0.05, 3.0))
+        t = quadratic_entry(c0, c1, c2, horizon)
+        expected, step = _dense_first(lambda s: c0 + s * (c1 + s * c2), horizon)
+        if expected == INF:
+            assert t == INF or c0 + t * (c1 + t * c2) == pytest.approx(0.0, abs=1e-9)
+            continue
+        found += 1
+        assert expected - step <= t <= expected + 1e-12
+    assert found > 50
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_point_entry_matches_a_dense_search(seed):
+    rng = np.random.default_rng(seed)
+    r2 = 0.06 ** 2
+    found = 0
+    for _ in range(200):
+        d = rng.uniform(-0.8, 0.8, 2)
+        if d @ d <= r2:
+            continue
+        v = -d * rng.uniform(0.5, 4.0) + rng.normal(0.0, 0.3, 2)
+        a = rng.normal(0.0, 2.0, 2)
+        horizon = float(rng.uniform(0.05, 2.0))
+        t = point_entry(d[0], d[1], v[0], v[1], a[0], a[1], r2, horizon)
+
+        def gap(s):
+            x = d[0] + v[0] * s + 0.5 * a[0] * s * s
+            y = d[1] + v[1] * s + 0.5 * a[1] * s * s
+            return x * x + y * y - r2
+
+        expected, step = _dense_first(gap, horizon)
+        if expected == INF:
+            assert t == INF or gap(t) >= 0.0
+            continue
+        found += 1
+        assert expected - step <= t <= expected + 1e-12
+        assert gap(t) >= -1e-12  # never past the contact (up to round-off in this form)
+    assert found > 25
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cubic_roots_match_numpy(seed):
+    rng = np.random.default_rng(seed)
+    counts = set()
+    for _ in range(500):
+        d = rng.normal(size=4)
+        lo, hi = sorted(rng.uniform(-3.0, 3.0, 2))
+        roots = np.roots(d[::-1])
+        if any(1e-12 < abs(r.imag) < 1e-6 or min(abs(r.real - lo), abs(r.real - hi)) < 1e-6 for r in roots):
+            continue  # too close to call for either method
+        real = sorted(r.real for r in roots if abs(r.imag) <= 1e-12 and lo < r.real < hi)
+        count, *slots = _cubic_roots(d[0], d[1], d[2], d[3], lo, hi)
+        assert count == len(real)
+        assert slots[:count] == pytest.approx(real, abs=1e-7)
+        counts.add(count)
+    assert counts == {0, 1, 2, 3}
+
+
+def test_quartic_entry_finds_a_head_on_contact_in_closed_form():
+    # Two balls 1 m apart, closing at 2 m/s with no acceleration: they touch when the gap
+    # of 1 - 2R has closed, at (1 - 2R) / 2 s.
+    R2 = (2 * 0.028575) ** 2
+    c = (1.0 - R2, -4.0, 4.0, 0.0, 0.0)
+    assert quartic_entry(*c, 5.0) == pytest.approx((1.0 - 2 * 0.028575) / 2.0, abs=1e-12)
+
+
+def test_hypot_is_cpythons_to_the_last_bit():
+    rng = np.random.default_rng(8)
+    values = rng.normal(size=(200_000, 2)) * 10.0 ** rng.integers(-8, 4, size=(200_000, 2))
+    for x, y in values.tolist():
+        assert hypot(x, y) == math.hypot(x, y), (x, y)
+    tiny = 5e-324  # subnormals, zeros, infinities and NaN take their own branches
+    for x, y in [(0.0, 0.0), (-3.0, 0.0), (3.0, 4.0), (tiny, tiny), (3 * tiny, 1e-310), (1e308, 1e308),
+                 (math.inf, math.nan), (-math.inf, 1.0), (1.0, math.nan)]:
+        expected = math.hypot(x, y)
+        assert hypot(x, y) == expected or (math.isnan(expected) and math.isnan(hypot(x, y)))
+
+
+def test_event_heap_pops_in_heapq_order_and_compaction_drops_only_stale_events():
+    rng = np.random.default_rng(4)
+    n, slots = 6, 40
+    times = np.empty(slots)
+    events = np.empty((slots, 6), np.int64)
+    count = np.zeros(4, np.int64)
+    on = np.ones(n, np.bool_)
+    ver = np.zeros(n, np.int64)
+    reference = []
+    for _ in range(400):
+        k, other = int(rng.integers(n)), int(rng.integers(n))
+        kind = int(rng.integers(6))
+        time = float(rng.choice([0.5, 1.0, rng.uniform(0, 2)]))  # ties on time and kind too
+        core._push(times, events, count, on, ver, time, kind, k, other, int(ver[other]))
+        reference.append((time, kind, int(count[core.C_SEQ]), k, other, int(ver[k]), int(ver[other])))
+        if rng.uniform() < 0.5:  # a ball's phase changes: its queued events go stale
+            ver[int(rng.integers(n))] += 1
+    assert count[core.C_HEAP] <= slots  # compaction kept the heap within its slots
+    popped = []
+    while count[core.C_HEAP] > 0:
+        e = core._pop(times, events, count)
+        if core._is_current(events, e, on, ver):
+            popped.append((times[e], *events[e].tolist()))
+    heapq.heapify(reference)
+    expected = []
+    while reference:
+        time, kind, seq, k, other, ver_k, ver_other = heapq.heappop(reference)
+        if ver[k] == ver_k and (kind != core.BALL or ver[other] == ver_other):
+            expected.append((time, kind, seq, k, other, ver_k, ver_other))
+    assert popped == expected and len(expected) > 10
+
+
+def test_every_kernel_cache_is_stamped_with_all_kernel_modules(tmp_path, monkeypatch):
+    locator = core.run_shot._cache._impl.locator
+    assert isinstance(locator, jit._KernelSourceStamp)
+    assert locator.get_source_stamp() == jit.kernel_source_stamp()
+    # An edit to any one kernel module changes the stamp, so no stale machine code is loaded.
+    for name in jit.KERNEL_MODULES:
+        shutil.copy(os.path.join(jit._HERE, name), tmp_path / name)
+    monkeypatch.setattr(jit, "_HERE", str(tmp_path))
+    before = jit.kernel_source_stamp()
+    with open(tmp_path / "contacts.py", "a") as f:
+        f.write("\n# edited\n")
+    assert jit.kernel_source_stamp() != before
+
+
+_FIRST_SHOT = """
+import json
+from poolgym.physics import Shot, Simulator, event_core
+from poolgym.table import Table
+res = Simulator(Table.preset("9ft")).simulate({0: (0.6, 0.635), 1: (1.9, 0.635)}, Shot(speed=2.0))
+print(json.dumps({"first_contact": res.first_contact, "events": len(res.events),
+                  "cache_hits": sum(event_core.run_shot.stats.cache_hits.values())}))
+"""
+
+
+def test_a_new_process_plays_its_first_shot_from_the_cached_kernels():
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _FIRST_SHOT], capture_output=True, text=True,
+                                      check=True).stdout) for _ in range(2)]
+    for run in runs:
+        assert run["first_contact"] == 1 and run["events"] >= 4
+    assert runs[1]["cache_hits"] == 1  # loaded, not compiled again
