@@ -268,8 +268,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
                                                   self.np_random, self.render_mode is not None)
         self.state, outcome = self.rules.apply_shot(before, move.call, events)
         if self.render_mode is not None:
-            status = (game_status(before, self.possible_agents), shooting(before, self.possible_agents))
-            self._verdict = shot_verdict(outcome, self.possible_agents)
+            names = self.possible_agents
+            status = (game_status(before, names, in_hand=False), shooting(before, names))
+            self._verdict = shot_verdict(outcome, names)
             end = self._render_scene(paths=False)
             self._render_add(end if self._last_result is None else Motion(self._last_result, status, end))
         return outcome

@@ -366,7 +366,7 @@ class PoolEnv(RenderMixin, gym.Env):
 
     def _render_move(self, record: MoveRecord) -> None:
         """Keep the frames of a move played (see ``poolgym.envs.rendering``)."""
-        before_status = game_status(record.before, self._names, self._drawn_racks, self.race_to)
+        before_status = game_status(record.before, self._names, self._drawn_racks, self.race_to, in_hand=False)
         if record.outcome is None:  # a decision: the balls do not move
             self._verdict = decision_verdict(record.player, record.move, self._names)
             self._render_add(self._still(record.after, record.after.positions, self._verdict))

@@ -15,10 +15,12 @@ PLAYER_NAMES = ("player 0", "player 1")
 
 
 def game_status(state: GameState, names: Sequence[str] = PLAYER_NAMES,
-                racks_won: Sequence[int] | None = None, race_to: int | None = None) -> str:
+                racks_won: Sequence[int] | None = None, race_to: int | None = None, *,
+                in_hand: bool = True) -> str:
     """One line on ``state``: who acts (to break, to shoot, to decide), the match score
     (``racks_won`` of players 0 and 1, out of ``race_to``), 14.1 points, 8-ball groups,
-    each player's consecutive fouls and a cue ball in hand."""
+    each player's consecutive fouls and, unless ``in_hand`` is False (the shot from it is
+    rolling, the cue ball placed), a cue ball in hand."""
     if state.winner is not None:
         parts = [f"{names[state.winner]} won the rack"]
     elif state.stalemate:
@@ -34,7 +36,7 @@ def game_status(state: GameState, names: Sequence[str] = PLAYER_NAMES,
     if state.groups is not None:
         parts.append(f"{names[0]} {state.groups[0]}, {names[1]} {state.groups[1]}")
     parts.append(f"fouls in a row {state.consecutive_fouls[0]}-{state.consecutive_fouls[1]}")
-    if state.cue_ball_in_hand is not CueBallZone.NONE and not state.is_over:
+    if in_hand and state.cue_ball_in_hand is not CueBallZone.NONE and not state.is_over:
         parts.append(f"ball in hand ({'kitchen' if state.cue_ball_in_hand is CueBallZone.KITCHEN else 'anywhere'})")
     return " | ".join(parts)
 
@@ -47,7 +49,7 @@ def shot_verdict(outcome: Outcome, names: Sequence[str] = PLAYER_NAMES) -> str:
     if outcome.fouls:
         parts.append(f"FOUL {', '.join(outcome.foul_sections)} ({outcome.fouls[0].description})")
     if outcome.pocketed:
-        parts.append("pocketed " + ", ".join(str(b) for b, _ in outcome.pocketed))
+        parts.append("pocketed " + ", ".join(str(b) if b else "the cue ball" for b, _ in outcome.pocketed))
     elif not outcome.fouls:
         parts.append("nothing pocketed")
     if outcome.winner is not None:

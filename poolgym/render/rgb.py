@@ -21,8 +21,11 @@ from poolgym.render.geometry import (CUSHION_WIDTH, diamonds, outer_margin, outl
 from poolgym.table import Point, Table
 
 # Numbers are never drawn smaller than this font size (pixels; pygame's font draws digits
-# about half as tall): smaller digits blur into one another, "13" into "18".
-MIN_LABEL_FONT_PX = 11
+# half as tall): smaller digits lose their shapes, "13" turns into "18".
+MIN_LABEL_FONT_PX = 12
+# Below this font size numbers are drawn without anti-aliasing: grey edges would leave a
+# digit a few pixels tall without a single dark pixel.
+SMOOTH_LABEL_FONT_PX = 16
 # The smallest picture ``render_rgb`` draws.
 MIN_WIDTH_PX = 50
 # Status text: its font size follows the picture's width within these bounds.
@@ -229,7 +232,7 @@ def label_font_px(radius_px: int) -> int:
 def _label(text: str, font_px: int):
     """The number's text surface, its ink box, and the half-axes of the white ellipse that
     holds the ink (a circle for one digit)."""
-    surface = _font(font_px, bold=True).render(text, True, colors.LABEL_TEXT)
+    surface = _font(font_px).render(text, font_px >= SMOOTH_LABEL_FONT_PX, colors.LABEL_TEXT)
     ink = surface.get_bounding_rect()
     if len(text) == 1:  # round, not up: a digit's ink rarely reaches its box's corners
         rx = ry = int(round(math.hypot(ink.width, ink.height) / 2.0))
@@ -245,7 +248,7 @@ def ball_radius_px(true_radius_px: int, labels: bool) -> int:
     if not labels:
         return true_radius_px
     _, _, rx, ry = _label("13", label_font_px(true_radius_px))
-    return max(true_radius_px, rx + 1, ry + 1)
+    return max(true_radius_px, rx + 2, ry + 2)
 
 
 def _draw_label(surface, centre: tuple[int, int], r: int, font_px: int, text: str) -> None:
@@ -295,11 +298,9 @@ def _disc(surface, centre: tuple[int, int], radius: int, color) -> None:
 
 
 @lru_cache(maxsize=None)
-def _font(size_px: int, bold: bool = False):
+def _font(size_px: int):
     """pygame's built-in font at ``size_px``; the font module starts on first use, once."""
     pygame = load_pygame()
     if not pygame.font.get_init():
         pygame.font.init()
-    font = pygame.font.Font(None, size_px)
-    font.set_bold(bold)  # thicker strokes keep small digits apart
-    return font
+    return pygame.font.Font(None, size_px)
