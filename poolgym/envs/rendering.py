@@ -98,6 +98,12 @@ class RenderMixin:
         if self.render_mode == "human":
             self.render()
 
+    def render_status(self) -> tuple[str, ...]:
+        """The status lines a frame of the table as it is now carries (who acts, the score,
+        fouls in a row, a cue ball in hand; the last verdict): what ``render()`` writes
+        in the bar below the table in "rgb_array" mode."""
+        return tuple(self._render_scene().status)
+
     def _frame_painter(self):
         from poolgym.render.rgb import FramePainter
 
