@@ -204,3 +204,17 @@ def test_the_pettingzoo_env_draws_each_players_shots():
     still = raw_env(render_mode="rgb_array", width=SMALL)
     still.reset(seed=0)
     assert still.render().shape[1] == SMALL
+
+
+@pytest.mark.parametrize("env_id", ["poolgym/PotBall-v1", "poolgym/NineBallSolo-v1"])
+def test_gymnasium_check_env_passes_its_render_checks_in_every_mode(env_id, monkeypatch):
+    """``check_env`` renders a fresh env in each declared mode (human included, headless)."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = gym.make(env_id, width=SMALL, render_fps=240).unwrapped
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env)
