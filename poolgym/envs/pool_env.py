@@ -366,7 +366,9 @@ class PoolEnv(RenderMixin, gym.Env):
 
     def _render_move(self, record: MoveRecord) -> None:
         """Keep the frames of a move played (see ``poolgym.envs.rendering``)."""
-        before_status = game_status(record.before, self._names, self._drawn_racks, self.race_to, in_hand=False)
+        # The score as the move began, before this move's rack (if it ends one) is counted.
+        before = (game_status(record.before, self._names, self._drawn_racks, self.race_to, in_hand=False),
+                  shooting(record.before, self._names))
         if record.outcome is None:  # a decision: the balls do not move
             self._verdict = decision_verdict(record.player, record.move, self._names)
             self._render_add(self._still(record.after, record.after.positions, self._verdict))
@@ -382,8 +384,7 @@ class PoolEnv(RenderMixin, gym.Env):
         # unless the rack ended: then as the shot left them, before the next rack.
         rest = record.result.positions if outcome.rack_over else record.after.positions
         end = self._still(record.after, rest, self._verdict)
-        self._render_add(Motion(record.result, (before_status, shooting(record.before, self._names)), end))
-
+        self._render_add(Motion(record.result, before, end))
 
     # ------------------------------------------------------------------ play
     def _opponent_turns(self, outcomes: list[Outcome]) -> None:

@@ -204,6 +204,8 @@ def test_the_pettingzoo_env_draws_each_players_shots():
     still = raw_env(render_mode="rgb_array", width=SMALL)
     still.reset(seed=0)
     assert still.render().shape[1] == SMALL
+    with pytest.raises(ValueError, match="width must be a whole number from 160 to 3840, got 10"):
+        raw_env(width=10)
 
 
 @pytest.mark.parametrize("env_id", ["poolgym/PotBall-v1", "poolgym/NineBallSolo-v1"])
