@@ -283,11 +283,18 @@ def _draw_status(surface, view: FrameLayout, status: Sequence[str]) -> None:
     pygame.draw.rect(surface, colors.STATUS_BAR, pygame.Rect(0, top, width, view.bar))
     size = status_font_px(width)
     for row, line in enumerate(status):
-        text = _font(size).render(line, True, colors.STATUS_TEXT)
-        if text.get_width() > width - 8:
-            # Too long: squeeze it into the width rather than cut it off.
-            text = pygame.transform.smoothscale(text, (width - 8, text.get_height()))
-        surface.blit(text, (4, top + 3 + row * (size + 2)))
+        surface.blit(_status_text(line, size, width - 8), (4, top + 3 + row * (size + 2)))
+
+
+@lru_cache(maxsize=256)
+def _status_text(line: str, size: int, room: int):
+    """A line of status text, squeezed into ``room`` pixels if it is longer (rather than cut
+    off); kept, since an animation's frames repeat their lines."""
+    pygame = load_pygame()
+    text = _font(size).render(line, True, colors.STATUS_TEXT)
+    if text.get_width() > room:
+        text = pygame.transform.smoothscale(text, (room, text.get_height()))
+    return text
 
 
 def _disc(surface, centre: tuple[int, int], radius: int, color) -> None:
