@@ -15,6 +15,8 @@ from poolgym.envs.observations import actor
 from poolgym.envs.play import simulate_move
 from poolgym.physics import ShotResult, Simulator
 from poolgym.render import HumanWindow, render_rgb
+from poolgym.render.animation import positions_at
+from poolgym.render.rgb import FramePainter
 from poolgym.rules import GameState, Ruleset
 
 # Frames that hold the table still between two shots.
@@ -24,21 +26,12 @@ MAX_SHOT_SECONDS = 8.0
 
 
 def shot_frames(result: ShotResult, table, fps: float, width_px: int) -> list[np.ndarray]:
-    """Frames of one shot's motion, every ``1 / fps`` seconds of simulated time."""
-    dt = 1.0 / fps
-    paths = {b: result.sample_path(b, dt / 2.0) for b in result.trajectories}
+    """Frames of one shot's motion, every ``1 / fps`` seconds of simulated time (the balls
+    where ``poolgym.render.animation.positions_at`` puts them), the first
+    ``MAX_SHOT_SECONDS`` of it."""
+    painter = FramePainter(table, width_px)
     end = min(result.duration, MAX_SHOT_SECONDS)
-    frames = []
-    for t in np.arange(0.0, end + dt, dt):
-        positions = {}
-        for ball, path in paths.items():
-            i = int(np.searchsorted(path[:, 0], t, side="right")) - 1
-            if i >= len(path) - 1 and ball in result.pocketed:
-                continue  # it has dropped
-            x, y = path[max(i, 0), 1:]
-            positions[ball] = (float(x), float(y))
-        frames.append(render_rgb(table, positions, width_px=width_px))
-    return frames
+    return [painter.paint(positions_at(result, t)) for t in np.arange(0.0, end + 1.0 / fps, 1.0 / fps)]
 
 
 def play_and_draw(rules: Ruleset, simulator: Simulator, agents, seed: int,

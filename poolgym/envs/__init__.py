@@ -16,6 +16,7 @@ registered with ``poolgym.register_variant`` or from YAML (``poolgym.registratio
 
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
 from poolgym.envs.practice import PotBallEnv
+from poolgym.envs.video import RecordEveryFrame
 
 # Steps are shots (or decisions); a rack rarely needs more than a few dozen.
 GAME_STEP_LIMIT = 500
@@ -55,4 +56,5 @@ def register_builtin_envs() -> None:
             gymnasium.register(env_id, entry_point=entry_point, kwargs=dict(kwargs), max_episode_steps=limit)
 
 
-__all__ = ["BENCHMARK_DEFAULTS", "BUILTIN_IDS", "MoveRecord", "PoolEnv", "PotBallEnv", "register_builtin_envs"]
+__all__ = ["BENCHMARK_DEFAULTS", "BUILTIN_IDS", "MoveRecord", "PoolEnv", "PotBallEnv", "RecordEveryFrame",
+           "register_builtin_envs"]

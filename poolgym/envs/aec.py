@@ -34,11 +34,14 @@ from poolgym.envs.observations import (actor, flatten_observation, observation_s
                                        observe_game)
 from poolgym.envs.play import simulate_move
 from poolgym.envs.pool_env import make_rule_options, make_table
-from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
+from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.numbers import integer
 from poolgym.physics import Simulator
-from poolgym.rules import get_ruleset
+from poolgym.render.animation import Motion, Still
+from poolgym.render.geometry import in_hand_spot
+from poolgym.render.overlay import decision_verdict, game_status, shot_verdict, shooting
+from poolgym.rules import CueBallZone, get_ruleset
 
 
 def rack_in_play(state) -> bool:
@@ -102,8 +105,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
     ## Arguments
 
     ``game``, ``table``, ``action_mode``, ``obs_mode``, ``noise``, ``reward_weights``,
-    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``render_mode``,
-    ``shaping_gamma`` (default 0.99).
+    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``render_mode`` (as
+    ``PoolEnv``: "rgb_array", "rgb_array_list" or "human", which draws each shot in
+    ``step``), ``width``, ``height``, ``render_fps``, ``shaping_gamma`` (default 0.99).
 
     ## Version History
 
@@ -111,14 +115,15 @@ class PoolAECEnv(RenderMixin, AECEnv):
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "poolgym_v0", "is_parallelizable": False,
-                "render_fps": 4}
+                "render_fps": DEFAULT_RENDER_FPS}
 
     def __init__(self, game: str = "nine_ball", table: Any = "9ft", action_mode: str = "aim",
                  obs_mode: str = "dict", noise: Any = "none", reward_weights: dict | None = None,
                  rule_options: dict | None = None, max_turns: int = 500, max_speed: float = 10.0,
-                 render_mode: str | None = None, shaping_gamma: float = 0.99) -> None:
+                 render_mode: str | None = None, shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH,
+                 height: int | None = None, render_fps: int = DEFAULT_RENDER_FPS) -> None:
         super().__init__()
-        check_render_mode(render_mode)
+        self._init_render(render_mode, width, height, render_fps)
         self.table = make_table(table)
         self.rules = get_ruleset(game, options=make_rule_options(rule_options), table=self.table)
         self.simulator = Simulator(self.table, noise=noise)
@@ -139,10 +144,10 @@ class PoolAECEnv(RenderMixin, AECEnv):
         self.max_turns = integer(max_turns, "max_turns")
         if self.max_turns < 1:
             raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
-        self.render_mode = render_mode
         self.possible_agents = ["player_0", "player_1"]
         self.state = None
         self._last_result = None
+        self._verdict = ""  # the last move's verdict, as rendered frames say it
 
     def observation_space(self, agent: str):
         return self._obs_space
@@ -162,6 +167,10 @@ class PoolAECEnv(RenderMixin, AECEnv):
         self.turns = 0
         self._last_result = None
         self.agent_selection = self.possible_agents[actor(self.state)]
+        if self.render_mode is not None:
+            self._verdict = f"new game: {self.possible_agents[self.state.breaker]} breaks"
+            self._render_restart(self._render_scene())
+            self._render_human()
 
     def observe(self, agent: str):
         self._check_reset("observe")
@@ -221,7 +230,11 @@ class PoolAECEnv(RenderMixin, AECEnv):
             for player, name in enumerate(self.possible_agents):
                 self.rewards[name] = weigh(reward_terms(outcome, player), self.weights)
         else:
+            decider = actor(self.state)
             self.state = self.rules.apply_decision(self.state, move)
+            if self.render_mode is not None:
+                self._verdict = decision_verdict(decider, move, self.possible_agents)
+                self._render_add(self._render_scene(paths=False))
         if self.weights.shaping:
             for name, phi_before, phi_after in zip(self.possible_agents, before, self.potentials()):
                 self.rewards[name] += self.weights.shaping * self.shaping.term(phi_before, phi_after)
@@ -236,6 +249,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
         if not over:
             self.agent_selection = self.possible_agents[actor(self.state)]
         self._accumulate_rewards()
+        self._render_human()
 
     def potentials(self) -> tuple[float, float]:
         """Each player's shaping potential Phi of the current state (``PotentialShaping``:
@@ -249,19 +263,32 @@ class PoolAECEnv(RenderMixin, AECEnv):
         return tuple(PotentialShaping.potential(self.state, self.rules, sigma, p, slots) for p in (0, 1))
 
     def _shoot(self, move: ShotMove):
-        events, self._last_result = simulate_move(self.simulator, self.rules, self.state, move,
+        before = self.state
+        events, self._last_result = simulate_move(self.simulator, self.rules, before, move,
                                                   self.np_random, self.render_mode is not None)
-        self.state, outcome = self.rules.apply_shot(self.state, move.call, events)
+        self.state, outcome = self.rules.apply_shot(before, move.call, events)
+        if self.render_mode is not None:
+            names = self.possible_agents
+            status = (game_status(before, names, in_hand=False), shooting(before, names))
+            self._verdict = shot_verdict(outcome, names)
+            end = self._render_scene(paths=False)
+            self._render_add(end if self._last_result is None else Motion(self._last_result, status, end))
         return outcome
 
     def _masks(self, agent: str) -> dict:
         obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
         return {"target_mask": obs["targets"], "choice_mask": obs["choices"]}
 
-    def _render_scene(self):
-        positions = self.state.positions if self.state is not None else {}
-        paths = self._last_result.trajectories if self._last_result is not None else None
-        return self.table, positions, paths, None
+    def _render_scene(self, paths: bool = True) -> Still:
+        """The table as it is now, with the last shot's paths unless ``paths`` is False."""
+        if self.state is None:
+            return Still({}, ("", ""))
+        state, positions = self.state, self.state.positions
+        trajectories = self._last_result.trajectories if paths and self._last_result is not None else None
+        in_hand = (in_hand_spot(self.table, positions)
+                   if state.cue_ball_in_hand is not CueBallZone.NONE and rack_in_play(state) else None)
+        return Still(positions, (game_status(state, self.possible_agents), self._verdict),
+                     paths=trajectories, in_hand=in_hand)
 
 
 class FlatMaskMultiDiscrete(spaces.MultiDiscrete):

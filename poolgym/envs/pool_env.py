@@ -16,12 +16,15 @@ from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
 from poolgym.envs.play import simulate_move
-from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
+from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.opponents import make_opponent
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.physics import ShotResult, Simulator
 from poolgym.racking import RackModel
-from poolgym.rules import Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
+from poolgym.render.animation import Motion, Still
+from poolgym.render.geometry import in_hand_spot
+from poolgym.render.overlay import PLAYER_NAMES, decision_verdict, game_status, shot_verdict, shooting
+from poolgym.rules import CueBallZone, Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
 from poolgym.table import Table
 
 
@@ -175,7 +178,12 @@ class PoolEnv(RenderMixin, gym.Env):
     ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
     ``max_cut_deg`` (the aim-assisted cut residual's range),
-    ``render_mode`` ("rgb_array" or "human"), ``trajectories`` (record paths for rendering),
+    ``render_mode`` ("rgb_array", "rgb_array_list" or "human"; see ``poolgym.envs.rendering``:
+    "human" draws each step's shots in a window as they roll, "rgb_array_list" returns
+    their frames, for ``poolgym.envs.video.RecordEveryFrame``), ``width`` and ``height``
+    (the frames' size in pixels; the height defaults to the table's proportions plus the
+    status bar), ``render_fps`` (frames per simulated second, default 30), ``trajectories``
+    (record paths for rendering),
     ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1),
     ``breaker`` (above), ``rack_model`` (``poolgym.racking.RackModel``, a preset name
     "tight" or "benchmark", or a mapping), ``observe_match`` (the ``match`` entry: racks won
@@ -191,7 +199,7 @@ class PoolEnv(RenderMixin, gym.Env):
       changed for every version (spin through cushions and ball contacts).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": DEFAULT_RENDER_FPS}
 
     def __init__(self, game: str = "nine_ball", table: Table | str = "9ft", opponent: Any = "legal-random",
                  action_mode: str = "raw", obs_mode: str = "dict", noise: Any = "none",
@@ -201,8 +209,9 @@ class PoolEnv(RenderMixin, gym.Env):
                  trajectories: bool = False, ruleset: Ruleset | None = None,
                  ruleset_kwargs: dict | None = None, breaker: str = "agent",
                  rack_model: RackModel | str | dict | None = None, observe_match: bool = False,
-                 shaping_gamma: float = 0.99) -> None:
-        check_render_mode(render_mode)
+                 shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH, height: int | None = None,
+                 render_fps: int = DEFAULT_RENDER_FPS) -> None:
+        self._init_render(render_mode, width, height, render_fps)
         if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
         if breaker not in BREAKER_MODES:
@@ -235,7 +244,6 @@ class PoolEnv(RenderMixin, gym.Env):
         self.opponent_name = opponent if isinstance(opponent, str) else None
         self.solo = self.opponent is None
         self.race_to = race_to
-        self.render_mode = render_mode
         self.trajectories = trajectories or render_mode is not None
         self.agent = 0
         self.breaker_mode = breaker
@@ -254,6 +262,11 @@ class PoolEnv(RenderMixin, gym.Env):
         self.move_listeners: list[Callable[[MoveRecord], None]] = []
         # Records of a step in progress, told to the listeners once it succeeds.
         self._held_records: list[MoveRecord] | None = None
+        # What the rendered frames say: the players' names, the last move's verdict, the
+        # racks won as of the moves drawn so far.
+        self._names = PLAYER_NAMES if self.solo else ("agent", "opponent")
+        self._verdict = ""
+        self._drawn_racks = [0, 0]
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -271,6 +284,10 @@ class PoolEnv(RenderMixin, gym.Env):
         self.racks_won = [0, 0]
         self._done = False
         self._last_result = None
+        if self.render_mode is not None:
+            self._verdict = f"new game: {self._names[self.state.breaker]} breaks"
+            self._drawn_racks = [0, 0]
+            self._render_restart(self._render_scene())
         outcomes: list[Outcome] = []
         if (options or {}).get("play_opponent", True):
             try:
@@ -279,6 +296,7 @@ class PoolEnv(RenderMixin, gym.Env):
                 self._done = True  # no half-started episode: the next call must be reset()
                 raise
         self._before_first_move = outcomes
+        self._render_human()
         return self._observation(self.agent), self._info(outcomes, {})
 
     def _breaker(self, options: dict | None) -> int | None:
@@ -329,13 +347,44 @@ class PoolEnv(RenderMixin, gym.Env):
             terms["shaping"] = self.shaping.term(potential_before, self.potential())
         reward = weigh(terms, self.weights)
         player = actor(self.state) if self.solo else self.agent
+        self._render_human()
         return self._observation(player), reward, self._done, False, self._info(outcomes, terms)
 
-    def _render_scene(self):
-        positions = self.state.positions if self.state is not None else {}
+    # ------------------------------------------------------------------ rendering
+    def _render_scene(self) -> Still:
+        """The table as it is now, with the last shot's paths (``rgb_array``)."""
+        if self.state is None:
+            return Still({}, ("", ""))
         paths = self._last_result.trajectories if self._last_result is not None else None
-        return self.table, positions, paths, None
+        return self._still(self.state, self.state.positions, self._verdict, paths)
 
+    def _still(self, state: GameState, positions: dict, verdict: str, paths=None) -> Still:
+        status = (game_status(state, self._names, self._drawn_racks, self.race_to), verdict)
+        in_hand = (in_hand_spot(self.table, positions)
+                   if state.cue_ball_in_hand is not CueBallZone.NONE and not state.is_over else None)
+        return Still(positions, status, paths=paths, in_hand=in_hand)
+
+    def _render_move(self, record: MoveRecord) -> None:
+        """Keep the frames of a move played (see ``poolgym.envs.rendering``)."""
+        # The score as the move began, before this move's rack (if it ends one) is counted.
+        before = (game_status(record.before, self._names, self._drawn_racks, self.race_to, in_hand=False),
+                  shooting(record.before, self._names))
+        if record.outcome is None:  # a decision: the balls do not move
+            self._verdict = decision_verdict(record.player, record.move, self._names)
+            self._render_add(self._still(record.after, record.after.positions, self._verdict))
+            return
+        outcome = record.outcome
+        self._verdict = shot_verdict(outcome, self._names)
+        if outcome.winner is not None:
+            self._drawn_racks[outcome.winner] += 1
+        if record.result is None:  # the placement overlapped a ball: nothing was struck
+            self._render_add(self._still(record.after, record.layout, self._verdict))
+            return
+        # At rest the balls lie as the rules left them (spotted balls, a cue ball in hand),
+        # unless the rack ended: then as the shot left them, before the next rack.
+        rest = record.result.positions if outcome.rack_over else record.after.positions
+        end = self._still(record.after, rest, self._verdict)
+        self._render_add(Motion(record.result, before, end))
 
     # ------------------------------------------------------------------ play
     def _opponent_turns(self, outcomes: list[Outcome]) -> None:
@@ -384,6 +433,8 @@ class PoolEnv(RenderMixin, gym.Env):
         if self._held_records is not None:
             self._held_records.append(record)
             return
+        if self.render_mode is not None:
+            self._render_move(record)
         for listener in self.move_listeners:
             listener(record)
 

@@ -13,10 +13,12 @@ from poolgym.envs.candidates import N_SLOTS
 from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
 from poolgym.envs.observations import flatten_observation, observation_spaces, observe, observe_candidates
 from poolgym.envs.pool_env import make_table
-from poolgym.envs.rendering import RENDER_MODES, RenderMixin, check_render_mode
+from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.numbers import quote, real
 from poolgym.physics import Simulator
 from poolgym.physics.invariants import random_layout
+from poolgym.render.animation import Motion, Still
+from poolgym.render.geometry import in_hand_spot
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import Table
 
@@ -77,7 +79,8 @@ class PotBallEnv(RenderMixin, gym.Env):
     ``table``, ``n_balls`` (default (1, 5)), ``action_mode``, ``obs_mode``, ``noise``,
     ``max_speed``, ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_reward``,
     ``scratch_penalty``, ``miss_penalty``, ``shaping``,
-    ``render_mode``.
+    ``render_mode`` ("rgb_array", "rgb_array_list" or "human", as ``PoolEnv``: the target is
+    ringed, the shot animated), ``width``, ``height`` and ``render_fps`` (as ``PoolEnv``).
 
     ## Version History
 
@@ -85,13 +88,15 @@ class PotBallEnv(RenderMixin, gym.Env):
     - v1: tournament execution noise on.
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": DEFAULT_RENDER_FPS}
 
     def __init__(self, table: Table | str = "9ft", n_balls: int | tuple[int, int] = (1, 5),
                  action_mode: str = "aim", obs_mode: str = "dict", noise: Any = "none",
                  max_speed: float = 8.0, max_cut_deg: float = 5.0, pot_reward: float = 1.0,
                  scratch_penalty: float = -1.0,
-                 miss_penalty: float = 0.0, shaping: bool = False, render_mode: str | None = None) -> None:
+                 miss_penalty: float = 0.0, shaping: bool = False, render_mode: str | None = None,
+                 width: int = DEFAULT_WIDTH, height: int | None = None,
+                 render_fps: int = DEFAULT_RENDER_FPS) -> None:
         bounds = (n_balls, n_balls) if isinstance(n_balls, int) else n_balls
         if (not isinstance(bounds, (tuple, list)) or len(bounds) != 2
                 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
@@ -106,7 +111,7 @@ class PotBallEnv(RenderMixin, gym.Env):
                 finite = False
             if not finite:
                 raise ValueError(f"{name} must be a finite number, got {quote(value)}")
-        check_render_mode(render_mode)
+        self._init_render(render_mode, width, height, render_fps)
         self.table = make_table(table)
         self.n_balls = (low, high)
         self.simulator = Simulator(self.table, noise=noise)
@@ -118,7 +123,6 @@ class PotBallEnv(RenderMixin, gym.Env):
         self.obs_mode = obs_mode
         self.rewards = (pot_reward, scratch_penalty, miss_penalty)
         self.shaping = shaping
-        self.render_mode = render_mode
         self.state: GameState | None = None
         self.target = 1
         # The drill's "rules" for the current layout (the target is the only legal ball), as
@@ -126,6 +130,7 @@ class PotBallEnv(RenderMixin, gym.Env):
         self.rules = _PotBallTargets(self.table, self.target)
         self._done = True
         self._last_result = None
+        self._verdict = ""  # the last shot's verdict, as rendered frames say it
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -137,6 +142,10 @@ class PotBallEnv(RenderMixin, gym.Env):
                                cue_ball_in_hand=CueBallZone.NONE)
         self._done = False
         self._last_result = None
+        self._verdict = ""
+        if self.render_mode is not None:
+            self._render_restart(self._render_scene())
+            self._render_human()
         return self._observation(), {"target": self.target}
 
     def step(self, action):
@@ -165,6 +174,12 @@ class PotBallEnv(RenderMixin, gym.Env):
                                awaiting_break=False,
                                cue_ball_in_hand=CueBallZone.ANYWHERE if scratched else CueBallZone.NONE)
         self._done = True
+        if self.render_mode is not None:
+            self._verdict = ("scratch: the cue ball dropped" if scratched
+                             else f"potted the {self.target}" if potted else "missed")
+            end = self._render_scene(paths=False)
+            self._render_add(Motion(result, (end.status[0], "shooting"), end, highlight=self.target))
+            self._render_human()
         info = {"target": self.target, "potted": potted, "scratched": scratched, "shot": result}
         return self._observation(), float(reward), True, False, info
 
@@ -186,8 +201,15 @@ class PotBallEnv(RenderMixin, gym.Env):
             raise ValueError(f"action_masks() needs action_mode='choice_discrete', not {self.mapper.mode!r}")
         return self.mapper.action_masks(self.state, self.rules)
 
-    def _render_scene(self):
-        positions = self.state.positions if self.state is not None else {}
-        paths = self._last_result.trajectories if self._last_result is not None else None
-        return self.table, positions, paths, self.target
+    def _render_scene(self, paths: bool = True) -> Still:
+        """The table as it is now: the target ringed, the last shot's paths unless ``paths``
+        is False, and the drill's status."""
+        if self.state is None:
+            return Still({}, ("", ""))
+        positions = self.state.positions
+        trajectories = self._last_result.trajectories if paths and self._last_result is not None else None
+        in_hand = (in_hand_spot(self.table, positions)
+                   if self.state.cue_ball_in_hand is not CueBallZone.NONE else None)
+        return Still(positions, (f"pot ball {self.target} in any pocket", self._verdict),
+                     paths=trajectories, highlight=self.target, in_hand=in_hand)
 

@@ -1,11 +1,15 @@
 """Drawing a table state and a shot's trajectories: pygame RGB frames, a window, matplotlib.
 
-pygame and matplotlib are optional (``pip install "poolgym[render]"``) and imported only
-when something is drawn.
+``render_rgb`` draws one picture, ``FramePainter`` many of one size; ``animation`` turns a
+shot into frames from its exact trajectories; ``overlay`` writes the status text frames
+carry. pygame and matplotlib are optional (``pip install "poolgym[render]"``) and imported
+only when something is drawn.
 """
 
+from poolgym.render.animation import Motion, Still, positions_at, shot_frame_count
 from poolgym.render.plot import plot_table
-from poolgym.render.rgb import render_rgb, table_to_pixel
+from poolgym.render.rgb import FrameLayout, FramePainter, render_rgb, table_to_pixel
 from poolgym.render.window import HumanWindow
 
-__all__ = ["HumanWindow", "plot_table", "render_rgb", "table_to_pixel"]
+__all__ = ["FrameLayout", "FramePainter", "HumanWindow", "Motion", "Still", "plot_table", "positions_at",
+           "render_rgb", "shot_frame_count", "table_to_pixel"]

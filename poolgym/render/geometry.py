@@ -72,3 +72,19 @@ def _sample_phases(phases: Sequence) -> np.ndarray:
         steps = max(1, math.ceil((phase.t1 - phase.t0) / PATH_DT))
         points += [phase.position_at(t) for t in np.linspace(phase.t0, phase.t1, steps + 1)[1:]]
     return np.asarray(points, dtype=float)
+
+
+def in_hand_spot(table: Table, positions: Mapping[int, Point]) -> Point:
+    """Where to show a cue ball that is in hand: the head spot, or the free point nearest to
+    it in the kitchen (a grid two and a half ball widths apart) when a ball lies there.
+    Only a marker: the player places the cue ball anywhere its zone allows."""
+    r = table.ball_radius
+    hx, hy = table.head_spot
+    step = 5.0 * r
+    others = [p for b, p in positions.items() if b != 0]
+    spots = [(hx - i * step, hy + j * step) for i in range(0, 4) for j in range(-3, 4)]
+    spots.sort(key=lambda p: math.hypot(p[0] - hx, p[1] - hy))
+    for x, y in spots:
+        if r < x and r < y < table.width - r and all(math.hypot(x - ox, y - oy) > 2.2 * r for ox, oy in others):
+            return (x, y)
+    return (hx, hy)

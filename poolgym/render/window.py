@@ -10,14 +10,17 @@ from poolgym.render._pygame import load_pygame
 class HumanWindow:
     """A pygame window showing RGB frames; it opens on the first ``show``.
 
-    ``fps`` caps how often frames are shown (an environment's ``metadata["render_fps"]``),
-    so a human can follow the play; ``None`` shows every frame at once. Headless machines
-    can run it with the environment variable ``SDL_VIDEODRIVER=dummy``.
+    ``fps`` paces the frames by the clock (an environment's ``metadata["render_fps"]``):
+    each ``show`` waits until ``1 / fps`` seconds have passed since the previous one, so an
+    animation plays in real time; ``None`` shows every frame at once. ``frames_shown``
+    counts the frames shown. Headless machines can run it with the environment variable
+    ``SDL_VIDEODRIVER=dummy``.
     """
 
     def __init__(self, title: str = "poolgym", fps: float | None = None):
         self.title = title
         self.fps = fps
+        self.frames_shown = 0
         self._screen = None
         self._clock = None
 
@@ -42,6 +45,7 @@ class HumanWindow:
         # Handling the event queue keeps the operating system from marking the window hung.
         pygame.event.pump()
         pygame.display.flip()
+        self.frames_shown += 1
         if self.fps:
             self._clock.tick(self.fps)
 
