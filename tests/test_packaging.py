@@ -4,6 +4,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
@@ -35,16 +37,29 @@ def test_all_leaves_out_the_test_tools_and_ci_installs_them():
 
 
 def test_the_package_list_names_every_package_folder():
-    """agents/ installs as poolgym.agents through the package-dir mapping: every folder with
-    an ``__init__.py`` under poolgym/ and agents/ must be in the explicit list."""
+    """agents/, configs/ and examples/ install as poolgym.agents, poolgym.configs and
+    poolgym.examples through the package-dir mapping: every folder with an ``__init__.py``
+    under poolgym/ and the mapped folders must be in the explicit list."""
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert setuptools["package-dir"] == {"poolgym.agents": "agents"}
+    mapped = {"poolgym.agents": "agents", "poolgym.configs": "configs", "poolgym.examples": "examples"}
+    assert setuptools["package-dir"] == mapped
     found = set()
-    for top, name in (("poolgym", "poolgym"), ("agents", "poolgym.agents")):
+    for name, top in (("poolgym", "poolgym"), *mapped.items()):
         for init in (ROOT / top).rglob("__init__.py"):
             parts = init.parent.relative_to(ROOT / top).parts
             found.add(".".join((name, *parts)))
     assert sorted(setuptools["packages"]) == sorted(found)
+    assert setuptools["package-data"] == {"poolgym.configs": ["train/*.yaml", "variants/*.yaml"]}
+
+
+def test_shipped_configs_are_found_by_name_and_an_unknown_name_lists_them():
+    from poolgym.configs import config_path, shipped_configs
+
+    assert "train/default.yaml" in shipped_configs() and "variants/six_ball.yaml" in shipped_configs()
+    assert config_path("train/default.yaml").read_text() == (ROOT / "configs/train/default.yaml").read_text()
+    with pytest.raises(ValueError, match=r"config 'train/nope.yaml' is not shipped with poolgym; shipped: "
+                                         r"train/default.yaml, "):
+        config_path("train/nope.yaml")
 
 
 def test_poolgym_installs_beside_openai_agents_without_an_import_clash(tmp_path):
