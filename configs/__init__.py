@@ -4,7 +4,7 @@
 In a clone of the repository this package is the folder ``configs/``, so the paths typed
 there (``poolgym train --config configs/train/default.yaml``) work as they are; an installed
 wheel carries the same files as ``poolgym.configs``, found from any directory with
-:func:`config_path`::
+``config_path``::
 
     from poolgym.configs import config_path
     poolgym.register_from_yaml(config_path("variants/six_ball.yaml"), trusted=True)
