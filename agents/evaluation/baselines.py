@@ -3,7 +3,10 @@ protocol of a v1 game env (its rules, rack model and execution noise; alternatin
 
 ``baseline_table`` returns, per pairing, both players' racks won with 95% Wilson intervals,
 pot success with its interval and fouls per rack; ``format_markdown`` writes the README's
-table. Pairings are independent, so ``workers`` processes share them; rack k of every
+table. ``agent_table`` plays chosen agents (ladder names, pretrained agents, trained models,
+``untrained:<model>`` for a model's untrained network) against chosen opponents, with balls
+run per inning and, for a trained model, the wall time and env steps of its training run;
+``format_agent_markdown`` writes it. Pairings are independent, so ``workers`` processes share them; rack k of every
 pairing is seeded the same way (``poolgym.agents.evaluation.evaluate.run_match``), so the results do not
 depend on ``workers``.
 """
@@ -17,7 +20,7 @@ from typing import Sequence
 
 from poolgym.envs.opponents import LADDER
 
-from poolgym.agents.evaluation.evaluate import run_match, summarize
+from poolgym.agents.evaluation.evaluate import run_match, summarize, wilson_interval
 from poolgym.agents.evaluation.loading import make_agent
 from poolgym.agents.evaluation.protocol import protocol
 
@@ -53,6 +56,97 @@ def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] =
     else:
         pairings = [_play(job) for job in jobs]
     return {"env": env_id, "racks": racks, "seed": seed, "players": list(players), "pairings": pairings}
+
+
+UNTRAINED = "untrained:"
+
+
+def _agent(spec: str, rules, seed: int, noise: str, max_speed: float):
+    """``make_agent``, plus ``untrained:<model spec>``: that model's network freshly
+    initialised with its seed (what training added is measured against it)."""
+    from poolgym.agents.evaluation.loading import untrained_twin
+
+    if spec.startswith(UNTRAINED):
+        return untrained_twin(make_agent(spec[len(UNTRAINED):], rules, seed=seed, noise=noise,
+                                         max_speed=max_speed))
+    return make_agent(spec, rules, seed=seed, noise=noise, max_speed=max_speed)
+
+
+def training_run(spec: str) -> dict | None:
+    """The wall time and env steps of the training run behind a model spec: a pretrained
+    agent's card, or the ``summary.json`` beside a model zip; None for other agents."""
+    import json
+    from pathlib import Path
+
+    from poolgym.agents.pretrained import PREFIX, pretrained_card
+    from poolgym.envs.sb3_models import parse_model_spec
+
+    if spec.startswith(PREFIX):
+        card = pretrained_card(spec[len(PREFIX):])
+        return {"steps": card["steps"], "train_time_s": card["train_time_s"]}
+    if spec.endswith(".zip"):
+        summary = Path(parse_model_spec(spec)[1]).with_name("summary.json")
+        if summary.is_file():
+            data = json.loads(summary.read_text())
+            return {"steps": data["steps"], "train_time_s": data["train_time_s"]}
+    return None
+
+
+def play_agent(env_id: str, agent: str, opponent: str, racks: int, seed: int) -> dict:
+    """``racks`` racks of ``agent`` against ``opponent`` under the protocol of ``env_id``
+    (alternating breaks, the agent breaking the even racks)."""
+    played_under = protocol(env_id)
+    rules, noise = played_under.rules, played_under.noise
+    players = [_agent(spec, rules, seed + i, noise, played_under.max_speed) for i, spec in enumerate((agent, opponent))]
+    started = time.perf_counter()
+    summary = summarize(run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise))
+    return {"agent": agent, "opponent": opponent, "stats": summary["agents"]["A"],
+            "seconds": time.perf_counter() - started}
+
+
+def _play_agent(args: tuple) -> dict:
+    return play_agent(*args)
+
+
+def agent_table(agents: Sequence[str], opponents: Sequence[str] = ("legal-random", "bot:fast"),
+                env_id: str = "poolgym/NineBall-v1", racks: int = 200, seed: int = 0,
+                workers: int = 1) -> dict:
+    """Each of ``agents`` against each of ``opponents``, ``racks`` racks on the same seeds."""
+    jobs = [(env_id, a, b, racks, seed) for a in agents for b in opponents]
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(_play_agent, jobs))
+    else:
+        results = [_play_agent(job) for job in jobs]
+    return {"env": env_id, "racks": racks, "seed": seed, "agents": list(agents), "opponents": list(opponents),
+            "training": {a: training_run(a) for a in agents}, "results": results}
+
+
+def format_agent_markdown(table: dict) -> str:
+    """One row per agent: racks won against each opponent and pot success (95% intervals),
+    fouls per rack and balls run per inning (over all its racks), and its training run."""
+    by = {(r["agent"], r["opponent"]): r["stats"] for r in table["results"]}
+    opponents = table["opponents"]
+    lines = [f"{table['env']}, {table['racks']} racks per pairing, alternating breaks, seed {table['seed']}.", "",
+             "| agent | " + " | ".join(f"racks won vs {o}" for o in opponents)
+             + " | pot success | fouls/rack | balls/inning | training |",
+             "|---" * (len(opponents) + 5) + "|"]
+
+    def rate(value: float, interval) -> str:
+        return f"{value:.2f} [{interval[0]:.2f}, {interval[1]:.2f}]"
+
+    for agent in table["agents"]:
+        rows = [by[agent, o] for o in opponents]
+        made, attempts = sum(s["pots_made"] for s in rows), sum(s["pot_attempts"] for s in rows)
+        innings = sum(s["innings"] for s in rows)
+        pots = rate(made / attempts, wilson_interval(made, attempts)) if attempts else "n/a"
+        balls = f"{sum(s['balls_pocketed_legally'] for s in rows) / innings:.2f}" if innings else "n/a"
+        fouls = sum(s["fouls"] for s in rows) / (table["racks"] * len(rows))
+        run = table["training"].get(agent)
+        trained = f"{run['steps']:,} steps, {run['train_time_s'] / 60:.0f} min" if run else "-"
+        lines.append(f"| {agent} | " + " | ".join(rate(s["win_rate"], s["win_rate_ci95"]) for s in rows)
+                     + f" | {pots} | {fouls:.2f} | {balls} | {trained} |")
+    return "\n".join(lines)
 
 
 def format_markdown(table: dict) -> str:

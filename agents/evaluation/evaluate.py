@@ -13,7 +13,8 @@ racks), seeded so the same arguments give the same games. ``summarize`` reports 
   racks lost by the agent's own third consecutive foul (WPA 6.14);
 - break-and-run rate: racks the agent broke and won with every shot of the rack its own;
 - shots per rack (both players) and the agent's thinking speed in moves per second;
-- 14.1 points per inning (points scored over the agent's visits to the table).
+- 14.1 points per inning (points scored over the agent's visits to the table) and balls
+  run per inning (balls pocketed legally over those visits, any game).
 
 ``shot_rows`` turns the records into one CSV row per shot, for notebooks.
 
@@ -143,7 +144,7 @@ def summarize(match: Match) -> dict[str, Any]:
 def _agent_stats(match: Match, player: int) -> dict[str, Any]:
     n = len(match.racks)
     wins = sum(1 for r in match.racks if r.winner == player)
-    attempts = made = shots = fouls = illegal = breaks = runs = points = innings = moves = 0
+    attempts = made = shots = fouls = illegal = breaks = runs = points = innings = moves = balls = 0
     three_fouls = 0
     think = 0.0
     by_section: dict[str, int] = {}
@@ -174,6 +175,7 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
                 innings += 1
             previous = player
             points += o.points[player]
+            balls += len(o.pocketed_legally)
             fouls += len(o.fouls)
             for f in o.fouls:
                 by_section[f.section] = by_section.get(f.section, 0) + 1
@@ -195,6 +197,7 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
         "moves_per_s_thinking": moves / think if think > 0 else None,
         "points": points, "innings": innings,
         "points_per_inning": points / innings if innings else None,
+        "balls_pocketed_legally": balls, "balls_per_inning": balls / innings if innings else None,
     }
 
 
@@ -252,12 +255,13 @@ def _pot(s: dict[str, Any]) -> str:
 def format_references(references: dict[str, Any]) -> str:
     """The reference points as a small table: racks won with 95% intervals, pot success
     and fouls per rack against the same opponent on the same racks."""
+    width = max(12, *(len(name) + 2 for name in references["agents"]))
     lines = [f"reference points: the same racks against {references['opponent']} (95% intervals)",
-             f"  {'agent':<12}{'racks won':<28}{'pot success':<24}fouls/rack"]
+             f"  {'agent':<{width}}{'racks won':<28}{'pot success':<24}fouls/rack"]
     for name, s in references["agents"].items():
         low, high = s["win_rate_ci95"]
         won = f"{s['wins']} ({100 * s['win_rate']:.1f}%, {100 * low:.1f}-{100 * high:.1f}%)"
-        lines.append(f"  {name:<12}{won:<28}{_pot(s):<24}{s['fouls_per_rack']:.2f}")
+        lines.append(f"  {name:<{width}}{won:<28}{_pot(s):<24}{s['fouls_per_rack']:.2f}")
     return "\n".join(lines)
 
 

@@ -3,7 +3,8 @@ states.
 
 A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
 (``poolgym.envs.baseline_agents``), ``bot:weak``, ``bot:fast``, ``bot:normal`` (also
-``bot``), ``bot:strong`` (``poolgym.agents.bot.player.HeuristicBot`` search budgets) -- a saved
+``bot``), ``bot:strong`` (``poolgym.agents.bot.player.HeuristicBot`` search budgets) -- a pretrained agent shipped
+with poolgym (``pretrained:nine_ball``, ``poolgym.agents.pretrained``) -- a saved
 stable-baselines3 model (a path ending in ``.zip``, loaded as the algorithm its record
 names, else PPO, unless written ``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with
 the action mapping and observation format recorded in it, ``poolgym.envs.sb3_models``), or
@@ -25,9 +26,11 @@ from poolgym.envs.sb3_models import SB3_ALGORITHMS, action_mapper, check_spaces,
 from poolgym.rules import GameState, Ruleset
 
 from poolgym.agents.bot.player import HeuristicBot
+from poolgym.agents.pretrained import PREFIX, PRETRAINED, pretrained_card, pretrained_model
 
 BOT_BUDGETS = ("weak", "fast", "normal", "strong")
-AGENT_NAMES = tuple(BASELINE_AGENTS) + tuple(f"bot:{b}" for b in BOT_BUDGETS)
+AGENT_NAMES = (tuple(BASELINE_AGENTS) + tuple(f"bot:{b}" for b in BOT_BUDGETS)
+               + tuple(PREFIX + name for name in PRETRAINED))
 AGENT_FORMS = (f"{', '.join(AGENT_NAMES)}, bot, [ALGO:]path.zip (ALGO one of "
                f"{', '.join(SB3_ALGORITHMS)}) or pkg.module:name")
 
@@ -85,6 +88,16 @@ def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None 
     return agent
 
 
+def load_pretrained(name: str, rules: Ruleset, action_mode: str | None = None,
+                    obs_mode: str | None = None) -> PolicyAgent:
+    """A pretrained agent shipped with poolgym (``poolgym.agents.pretrained``) as an agent
+    for ``rules``, which must be its game's."""
+    card = pretrained_card(name)  # an unknown name is refused there, naming the choices
+    if rules.name != card["game"]:
+        raise ValueError(f"{PREFIX}{name} plays {card['game']}, not {rules.name}")
+    return load_sb3(pretrained_model(name), card["algorithm"], rules, action_mode, obs_mode)
+
+
 def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
     """The same architecture as a loaded model's agent, freshly initialised with the
     model's seed (or ``seed``): the reference that shows what training added."""
@@ -123,6 +136,8 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
         if budget not in BOT_BUDGETS:
             raise ValueError(f"unknown agent {spec!r}: bot budgets are {list(BOT_BUDGETS)}")
         return HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed)
+    if spec.startswith(PREFIX):
+        return load_pretrained(spec[len(PREFIX):], rules, action_mode, obs_mode)
     if spec.endswith(".zip"):
         algorithm, path = parse_model_spec(spec)
         return load_sb3(path, algorithm, rules, action_mode, obs_mode)

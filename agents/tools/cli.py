@@ -80,6 +80,8 @@ def _soak(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     if args.backend == "rllib":
+        if args.resume is not None:
+            raise ValueError("--resume takes a stable-baselines3 model: it needs --backend sb3")
         from poolgym.agents.training.rllib_train import train_rllib
 
         out = args.out or os.path.join("runs", "rllib")
@@ -99,7 +101,8 @@ def _train(args: argparse.Namespace) -> int:
                      enabled=not args.no_progress)
     with final:
         summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
-                        progress_bar=not args.no_progress, final_progress=final.advance)
+                        progress_bar=not args.no_progress, final_progress=final.advance,
+                        resume=args.resume)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")
     print(format_final(summary))
@@ -310,14 +313,33 @@ def _baselines(args: argparse.Namespace) -> int:
     from poolgym.agents.evaluation import baselines
 
     _game_env_id(args.env, "--env")
-    table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
-    text = baselines.format_markdown(table)
+    if args.agents:
+        table = baselines.agent_table(_agent_specs(args.agents, "--agents"), _agent_specs(args.opponents, "--opponents"),
+                                      args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+        text = baselines.format_agent_markdown(table)
+    else:
+        table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+        text = baselines.format_markdown(table)
     print(text)
     _write_json(args.json, table)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text + "\n")
     return 0
+
+
+def _agent_specs(text: str, option: str) -> list[str]:
+    """A comma-separated list of agent specs, each checked by loading it once."""
+    from poolgym.agents.evaluation.baselines import UNTRAINED
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.rules import get_ruleset
+
+    names = _names(text)
+    if not names:
+        raise ValueError(f"{option}: name at least one agent")
+    for name in names:
+        make_agent(name[len(UNTRAINED):] if name.startswith(UNTRAINED) else name, get_ruleset("nine_ball"))
+    return names
 
 
 def no_display_reason() -> str | None:
@@ -406,6 +428,16 @@ def _output_file(text: str) -> str:
     return text
 
 
+def _model_file(text: str) -> str:
+    """A saved model given on the command line: an existing zip (checked before any work)."""
+    from poolgym.envs.sb3_models import check_model_path
+
+    try:
+        return check_model_path(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _output_dir(text: str) -> str:
     """An output DIR (``--out``), checked before any work is done: an existing directory,
     or one that can be created (its nearest existing parent is a writable directory)."""
@@ -492,6 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--steps", type=_positive_int, help="total steps (overrides the config)")
     train.add_argument("--out", metavar="DIR", type=_output_dir, help="run directory (default runs/<config name>)")
     train.add_argument("--seed", type=_seed, help="seed (overrides the config)")
+    train.add_argument("--resume", metavar="MODEL.zip", type=_model_file,
+                       help="go on from a model (or checkpoint) of a run of this config: its weights, "
+                            "step count and return statistics; --steps more steps (a model file is code: "
+                            "only files you trust)")
     train.add_argument("--no-progress", action="store_true",
                        help="no progress bar (training) or line (final evaluation) on stderr")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
@@ -534,7 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
     quick.set_defaults(handler=_quickstart)
 
-    agent_help = (f"a ladder name ({', '.join(AGENT_NAMES)}), a stable-baselines3 model ([ALGO:]path.zip, "
+    agent_help = (f"a ladder name or pretrained agent ({', '.join(AGENT_NAMES)}), a stable-baselines3 model ([ALGO:]path.zip, "
                   "played with the mapping recorded in it) or pkg.module:name (an agent or a policy(obs, info))")
     ev = sub.add_parser("eval", help="play N racks between two agents and report statistics, "
                                      "beside the random and fixed agents (and an untrained "
@@ -599,6 +635,11 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--racks", type=_positive_int, default=200, help="racks per pairing (default 200)")
     bl.add_argument("--seed", type=_seed, default=0)
     bl.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1)")
+    bl.add_argument("--agents", metavar="A,B,...", help="instead of the ladder's pairings: these agents "
+                    "(ladder names, pretrained:NAME, model zips, untrained:MODEL for a model's untrained "
+                    "network) each against every --opponents, with balls per inning and training runs")
+    bl.add_argument("--opponents", metavar="A,B,...", default="legal-random,bot:fast",
+                    help="opponents for --agents (default legal-random,bot:fast)")
     bl.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
     bl.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
     bl.set_defaults(handler=_baselines)

@@ -220,16 +220,13 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
 def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -> tuple[list, Any]:
     """The callbacks of a run: periodic evaluations, checkpoints, curve points, league
     snapshots. Returns (callbacks, the periodic evaluator or None)."""
-    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+    from stable_baselines3.common.callbacks import BaseCallback
 
     callbacks: list = []
     evaluator = None
     if cfg.eval.every_steps > 0:
         evaluator = _periodic_eval_callback(cfg, out, start, record)
         callbacks.append(evaluator)
-    if cfg.checkpoint_every > 0:
-        callbacks.append(CheckpointCallback(max(1, cfg.checkpoint_every // cfg.n_envs),
-                                            str(out / "checkpoints"), name_prefix=cfg.algorithm.lower()))
 
     class Every(BaseCallback):
         """Calls ``action(model, timesteps)`` every ``every`` steps."""
@@ -244,6 +241,15 @@ def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -
                 self.action(self.model, self.num_timesteps)
             return True
 
+    if cfg.checkpoint_every > 0:
+        checkpoints = out / "checkpoints"
+        checkpoints.mkdir(exist_ok=True)
+
+        def checkpoint(model, timesteps: int) -> None:
+            # Saved like the final model, so a checkpoint plays and resumes on its own.
+            save_with_env(model, checkpoints / f"{cfg.algorithm.lower()}_{timesteps}_steps.zip", record)
+
+        callbacks.append(Every(cfg.checkpoint_every, checkpoint))
     if curve is not None and cfg.curve.every_steps > 0:
         callbacks.append(Every(cfg.curve.every_steps, curve.point))
     if cfg.self_play is not None:
@@ -294,7 +300,10 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     record = training_env_record(cfg)
     observe = _final_observation_space(cfg)
     algorithm = algorithm_class(cfg.algorithm)
-    resumed = return_norm.read(str(resume)) if resume is not None else None
+    resumed = None
+    if resume is not None:
+        _check_resumable(str(resume), record)
+        resumed = return_norm.read(str(resume))
     model = untrained = evaluator = curve = None
     start = time.perf_counter()
     for k, stage in enumerate(cfg.stage_list()):
@@ -343,6 +352,22 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def _check_resumable(path: str, record: dict) -> None:
+    """``ValueError`` unless the model at ``path`` was trained by this config's algorithm
+    with its action mapping and observation format (checked before anything is built)."""
+    from poolgym.envs.sb3_models import MAPPING_FIELDS, check_model_path, read_env_record
+
+    saved = read_env_record(check_model_path(path))
+    if saved is None:
+        raise ValueError(f"resume: {path} carries no env record; only models and checkpoints "
+                         f"written by poolgym train can be resumed")
+    differ = [f"{k}: model {saved.get(k)!r}, config {record.get(k)!r}"
+              for k in ("algorithm", *MAPPING_FIELDS) if saved.get(k) != record.get(k)]
+    if differ:
+        raise ValueError(f"resume: {path} was not trained with this config's algorithm, action "
+                         f"mapping and observation format: {'; '.join(differ)}")
 
 
 def _final_observation_space(cfg: TrainConfig):

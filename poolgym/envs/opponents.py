@@ -5,8 +5,9 @@ The env's ``opponent`` argument (``make_opponent``) is one of:
 - a name of the opponent ladder, the same names as ``poolgym eval -a/-b``: ``"random"``,
   ``"legal-random"``, ``"fixed"`` (``poolgym.envs.baseline_agents``), ``"bot:weak"``,
   ``"bot:fast"``, ``"bot:normal"`` (``"bot"``), ``"bot:strong"`` (``poolgym.agents.bot.player.HeuristicBot``),
-  or a saved stable-baselines3 model ``"path.zip"`` / ``"ALGO:path.zip"`` (it plays with its
-  own recorded observation format and action mapping);
+  a pretrained agent shipped with poolgym (``"pretrained:nine_ball"``), or a saved
+  stable-baselines3 model ``"path.zip"`` / ``"ALGO:path.zip"`` (both play with their own
+  recorded observation format and action mapping);
 - ``"solo"``: no opponent, the agent plays both sides;
 - ``"uniform-action"``: uniform random actions in the env's action space (``RandomPolicy``),
   the v0 envs' opponent;
@@ -18,7 +19,7 @@ An agent's moves are played through a raw-mode ``ActionMapper`` the env holds fo
 purpose (raw mode encodes strokes and calls exactly), never through the agent's aim-mode
 mapping, so an opponent plays the same whatever the agent's action mode.
 
-The bots and saved models live in ``agents/``: ``make_opponent`` imports
+The bots, pretrained agents and saved models live in ``agents/``: ``make_opponent`` imports
 ``poolgym.agents.evaluation.loading`` lazily for those names. It is the one place the env layer reaches up.
 """
 
@@ -95,7 +96,7 @@ class SB3Policy:
 
 
 _CHOICES = (f"opponent must be one of {list(LADDER)}, {SOLO!r}, {UNIFORM_ACTION!r}, "
-            f"[ALGO:]path.zip, pkg.module:name, an agent with choose(state) or a callable "
+            f"pretrained:NAME (e.g. 'pretrained:nine_ball'), [ALGO:]path.zip, pkg.module:name, an agent with choose(state) or a callable "
             f"policy(obs, info) -> action")
 
 

@@ -242,3 +242,33 @@ def test_ladder_agent_answers_a_rack_already_lost_on_the_break():
     game.state = dataclasses.replace(game.state, balls=(), winner=1)
     action = resolve_agent("fixed", env)(obs, info)
     assert env.action_space.contains(action)
+
+
+def test_a_finished_run_ships_as_a_pretrained_agent_folder(maskable_run, tmp_path):
+    from poolgym.agents.training.shipping import ship_run, training_log
+
+    out, summary = maskable_run
+    with pytest.raises(ValueError, match="not a finished run: no model.zip"):
+        ship_run(tmp_path / "empty", tmp_path / "dest", "nine_ball", "x")
+    card = ship_run(out, tmp_path / "dest", "nine_ball", "a tiny run")
+    assert card["steps"] == summary["steps"] and card["algorithm"] == "MaskablePPO"
+    assert card["env_id"] == "poolgym/NineBall-v1" and card["seed"] == summary["config"]["seed"]
+    shipped = tmp_path / "dest"
+    assert json.loads((shipped / "card.json").read_text()) == card
+    assert read_env_record(str(shipped / "model.zip")) == read_env_record(str(out / "model.zip"))
+    log = training_log(out / "monitor")
+    episodes = sum(len((out / "monitor" / f).read_text().splitlines()) - 2
+                   for f in ("0.monitor.csv",) if (out / "monitor" / f).exists())
+    assert sum(row["episodes"] for row in log) >= episodes > 0
+    rules = protocol("poolgym/NineBall-v1").rules
+    agent = make_agent(str(shipped / "model.zip"), rules)
+    assert agent.choose(rules.new_game(rng=2, breaker=0)) is not None
+
+
+def test_a_model_beside_its_run_summary_reports_its_training_run(maskable_run):
+    from poolgym.agents.evaluation.baselines import training_run
+
+    out, summary = maskable_run
+    assert training_run(str(out / "model.zip")) == {"steps": summary["steps"],
+                                                    "train_time_s": summary["train_time_s"]}
+    assert training_run(f"MaskablePPO:{out / 'model.zip'}")["steps"] == summary["steps"]

@@ -167,3 +167,49 @@ def test_quickstart_tiny_budget_writes_pictures(tmp_path, capsys):
     for reference in ("random", "fixed", "untrained"):
         assert f"\n  {reference} " in printed
     assert (tmp_path / "nine_ball_rack.gif").stat().st_size > 10_000
+
+
+def test_checkpoints_carry_the_env_record_and_play(tiny_run):
+    """A checkpoint is saved like the final model: it names its env and plays through the
+    agent loader on its own."""
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.envs.sb3_models import read_env_record
+    from poolgym.rules import get_ruleset
+
+    out, summary = tiny_run
+    checkpoints = sorted((out / "checkpoints").glob("*.zip"))
+    assert [p.name for p in checkpoints] == ["ppo_128_steps.zip", "ppo_256_steps.zip"]
+    record = read_env_record(str(checkpoints[0]))
+    assert record == read_env_record(str(out / "model.zip"))
+    rules = get_ruleset("nine_ball")
+    agent = make_agent(str(checkpoints[0]), rules)
+    state = rules.new_game(rng=1, breaker=0)
+    assert agent.choose(state) is not None
+
+
+def test_train_resume_from_the_command_line(tiny_run, tmp_path, capsys):
+    out, summary = tiny_run
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(eval={"final_episodes": 4}, checkpoint_every=0)))
+    checkpoint = out / "checkpoints" / "ppo_128_steps.zip"
+    assert main(["train", "--config", str(config), "--out", str(tmp_path / "r"), "--steps", "128",
+                 "--resume", str(checkpoint), "--no-progress"]) == 0
+    resumed = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert resumed["steps"] == 128 + 128
+
+
+def test_train_resume_refuses_a_model_of_another_mapping(tmp_path, capsys):
+    other = tmp_path / "other"
+    train(tiny_config(env={**tiny_config()["env"], "kwargs": {"obs_mode": "flat", "action_mode": "raw"}},
+                      total_steps=64, checkpoint_every=0, eval={"every_steps": 0, "final_episodes": 2}),
+          out=other)
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(checkpoint_every=0)))
+    assert main(["train", "--config", str(config), "--out", str(tmp_path / "r"), "--steps", "64",
+                 "--resume", str(other / "model.zip"), "--no-progress"]) == 2
+    assert not (tmp_path / "r" / "model.zip").exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "action_mode: model 'raw', config 'aim'" in err[0]
+    with pytest.raises(SystemExit):
+        main(["train", "--config", str(config), "--resume", str(tmp_path / "missing.zip")])
+    assert "missing.zip" in capsys.readouterr().err

@@ -1,0 +1,59 @@
+"""A finished training run copied into the package as a pretrained agent
+(``poolgym.agents.pretrained``): its model, config, summary, curve, a compact training log
+and a card saying what it is."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+from poolgym.envs.sb3_models import read_env_record
+
+#: Steps per row of the compact training log (the monitor files are too large to ship).
+LOG_EVERY_STEPS = 10_000
+
+
+def training_log(monitor_dir: Path) -> list[dict]:
+    """Episodes of every monitor file in step order, summed per ``LOG_EVERY_STEPS`` steps of
+    one env: episodes, mean return and mean length per bucket."""
+    rows: dict[int, list[tuple[float, int]]] = {}
+    for path in sorted(Path(monitor_dir).glob("*.monitor.csv")):
+        steps = 0
+        with path.open() as f:
+            next(f)  # the JSON header line
+            for row in csv.DictReader(f):
+                steps += int(row["l"])
+                rows.setdefault(steps // LOG_EVERY_STEPS, []).append((float(row["r"]), int(row["l"])))
+    return [{"env_steps_from": k * LOG_EVERY_STEPS, "episodes": len(v),
+             "mean_return": round(sum(r for r, _ in v) / len(v), 4),
+             "mean_length": round(sum(n for _, n in v) / len(v), 2)} for k, v in sorted(rows.items())]
+
+
+def ship_run(run_dir: str | Path, dest: str | Path, game: str, description: str) -> dict:
+    """Copy the run in ``run_dir`` (``poolgym train --out``) to ``dest`` as a pretrained
+    agent of ``game``; returns the card written there. ``ValueError`` when the run is not
+    finished (no model or summary) or its model carries no env record."""
+    run, dest = Path(run_dir), Path(dest)
+    for name in ("model.zip", "summary.json"):
+        if not (run / name).is_file():
+            raise ValueError(f"{run} is not a finished run: no {name}")
+    record = read_env_record(str(run / "model.zip"))
+    if record is None:
+        raise ValueError(f"{run / 'model.zip'} carries no env record")
+    summary = json.loads((run / "summary.json").read_text())
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(run / "model.zip", dest / "model.zip")
+    for name in ("curve.json", "curve.png"):
+        if (run / name).is_file():
+            shutil.copyfile(run / name, dest / name)
+    (dest / "summary.json").write_text(json.dumps(summary, indent=1))
+    (dest / "config.json").write_text(json.dumps(summary["config"], indent=1))
+    (dest / "training_log.json").write_text(json.dumps(training_log(run / "monitor"), indent=0))
+    card = {"game": game, "env_id": record["env_id"], "algorithm": record["algorithm"],
+            "action_mode": record["action_mode"], "seed": summary["config"]["seed"],
+            "steps": summary["steps"], "train_time_s": summary["train_time_s"],
+            "config_source": Path(summary["config_source"]).name, "description": description}
+    (dest / "card.json").write_text(json.dumps(card, indent=1))
+    return card
