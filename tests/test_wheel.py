@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -58,12 +59,30 @@ def test_the_wheel_holds_poolgym_its_agents_configs_and_licence_and_no_top_level
                    "agents/evaluation/evaluate.py", "agents/training/train.py", "envs/__init__.py",
                    "configs/__init__.py", "examples/six_ball.py"):
         assert f"poolgym/{module}" in names, module
-    shipped = {n.removeprefix("poolgym/configs/") for n in names if n.endswith(".yaml")}
-    in_repo = {p.relative_to(ROOT / "configs").as_posix() for p in (ROOT / "configs").rglob("*.yaml")}
-    assert shipped == in_repo and "train/default.yaml" in shipped
+    assert "poolgym/configs/train/default.yaml" in names and "poolgym/configs/variants/six_ball.yaml" in names
+    for data in _package_data_in_the_repository():
+        assert data in names, data
     assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
     assert licence == (ROOT / "LICENSE").read_text()
     assert "Requires-Dist: stable-baselines3>=2.3; extra == \"train\"" in metadata
+
+
+def _package_data_in_the_repository() -> list[str]:
+    """Every file pyproject.toml's package-data patterns match in the repository, as its path
+    in the wheel (``poolgym/configs/train/default.yaml``)."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapping = setuptools["package-dir"]
+    found = []
+    for package, patterns in setuptools["package-data"].items():
+        # The folder setuptools reads: the longest mapped package that holds this one.
+        prefix = max((m for m in mapping if package == m or package.startswith(m + ".")), key=len, default=None)
+        if prefix is None:
+            folder = ROOT.joinpath(*package.split("."))
+        else:  # "poolgym.agents.pretrained" under "poolgym.agents" -> agents/pretrained
+            folder = ROOT.joinpath(mapping[prefix], *package[len(prefix):].split(".")[1:])
+        for path in (p for pattern in patterns for p in folder.glob(pattern)):
+            found.append("/".join((*package.split("."), path.relative_to(folder).as_posix())))
+    return found
 
 
 def _fresh_venv_with_this_environments_dependencies(where: Path) -> Path:
