@@ -112,7 +112,8 @@ def _train(args: argparse.Namespace) -> int:
 def _quickstart(args: argparse.Namespace) -> int:
     from poolgym.agents.tools.quickstart import run_quickstart
 
-    run_quickstart(out=args.out, steps=args.steps, episodes=args.episodes, progress_bar=not args.no_progress)
+    run_quickstart(out=args.out, steps=args.steps, episodes=args.episodes, racks=args.racks,
+                   progress_bar=not args.no_progress)
     return 0
 
 
@@ -560,9 +561,12 @@ def build_parser() -> argparse.ArgumentParser:
                                               "random agent, save a learning curve and rendered shots")
     quick.add_argument("--out", default=os.path.join("runs", "quickstart"), metavar="DIR", type=_output_dir,
                        help="run directory (default runs/quickstart)")
-    quick.add_argument("--steps", type=_positive_int, help="training steps (default: the config's)")
+    quick.add_argument("--steps", type=_positive_int, help="training steps (default: the config's, 16384); "
+                                                           "a few hundred make a smoke test")
     quick.add_argument("--episodes", type=_positive_int, help="evaluation episodes per agent "
-                                                              "(default: the config's)")
+                                                              "(default: the config's, 1000)")
+    quick.add_argument("--racks", type=_positive_int, default=30,
+                       help="9-ball racks against legal-random per agent (default 30; 1 for a smoke test)")
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
     quick.set_defaults(handler=_quickstart)
 

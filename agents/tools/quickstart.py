@@ -1,7 +1,8 @@
 """``poolgym quickstart``: the first thing to run on a fresh machine.
 
-Trains the default agent (``configs/train/default.yaml``: PPO on the aim-assisted pot-ball
-drill) for a few minutes, evaluates it and the random agent on the same seeded layouts,
+Trains the default agent (``configs/train/default.yaml``, shipped as
+``poolgym.configs`` so an installed wheel has it: PPO on the aim-assisted pot-ball drill)
+for under a minute, evaluates it and the random agent on the same seeded layouts,
 prints both with 95% intervals, and saves a learning curve and a grid of the trained agent's
 shots drawn with ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball under the
 ``NineBall-v1`` protocol against the ladder's ``legal-random`` agent, beside the pretrained
@@ -21,8 +22,9 @@ from poolgym.agents.tools.progress import Progress
 from poolgym.agents.training.train import final_evaluation_count, format_final, load_model, train
 from poolgym.agents.training.train_config import load_config
 from poolgym.agents.training.train_plots import plot_learning_curve, save_image_grid
+from poolgym.configs import config_path
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "train" / "default.yaml"
+DEFAULT_CONFIG = "train/default.yaml"  # a name in poolgym.configs
 
 
 def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
@@ -92,10 +94,11 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 30, see
 
 def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None,
                    episodes: int | None = None, config: str | Path | None = None,
-                   progress_bar: bool = True) -> dict:
-    """Train, evaluate, print the comparison and save the pictures; returns the summary."""
+                   progress_bar: bool = True, racks: int = 30) -> dict:
+    """Train, evaluate, print the comparison and save the pictures; returns the summary.
+    ``steps``, ``episodes`` and ``racks`` (the 9-ball match) shrink the run for a smoke test."""
     out = Path(out)
-    cfg = load_config(config or DEFAULT_CONFIG)
+    cfg = load_config(config or config_path(DEFAULT_CONFIG))
     if episodes is not None:
         cfg = dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, final_episodes=episodes))
     print(f"training {cfg.algorithm} on {cfg.env_id} ({steps or cfg.total_steps} steps) into {out} ...")
@@ -107,7 +110,7 @@ def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None
     curve = plot_learning_curve(summary, out / "learning_curve.png")
     model = load_model(summary["model"], cfg.algorithm)
     shots = render_shots(model, cfg, out / "shots.png", seed=cfg.seed + 2_000_000)
-    summary["nine_ball"] = nine_ball_match(summary["model"], cfg, out, seed=cfg.seed)
+    summary["nine_ball"] = nine_ball_match(summary["model"], cfg, out, racks=racks, seed=cfg.seed)
     print(f"\nlearning curve: {curve}\nrendered shots: {shots}\n9-ball rack: {summary['nine_ball']['gif']}"
           f"\nmodel: {summary['model']}")
     return summary
