@@ -163,8 +163,8 @@ def test_quickstart_tiny_budget_writes_pictures(tmp_path, capsys):
     assert "trained" in printed and "random" in printed and "95%" in printed
     for name in ("learning_curve.png", "shots.png"):
         assert (tmp_path / name).stat().st_size > 10_000
-    assert "nine_ball, 30 racks against legal-random" in printed
-    for reference in ("random", "fixed", "untrained"):
+    assert "nine_ball under the poolgym/NineBall-v1 protocol, 30 racks against legal-random" in printed
+    for reference in ("pretrained:nine_ball", "random", "fixed", "untrained"):
         assert f"\n  {reference} " in printed
     assert (tmp_path / "nine_ball_rack.gif").stat().st_size > 10_000
 
