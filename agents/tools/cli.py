@@ -314,7 +314,11 @@ def _baselines(args: argparse.Namespace) -> int:
 
     _game_env_id(args.env, "--env")
     if args.agents:
-        table = baselines.agent_table(_agent_specs(args.agents, "--agents"), _agent_specs(args.opponents, "--opponents"),
+        from poolgym.agents.evaluation.protocol import protocol
+
+        rules = protocol(args.env).rules
+        table = baselines.agent_table(_agent_specs(args.agents, "--agents", rules),
+                                      _agent_specs(args.opponents, "--opponents", rules),
                                       args.env, racks=args.racks, seed=args.seed, workers=args.workers)
         text = baselines.format_agent_markdown(table)
     else:
@@ -328,17 +332,17 @@ def _baselines(args: argparse.Namespace) -> int:
     return 0
 
 
-def _agent_specs(text: str, option: str) -> list[str]:
-    """A comma-separated list of agent specs, each checked by loading it once."""
+def _agent_specs(text: str, option: str, rules) -> list[str]:
+    """A comma-separated list of agent specs, each checked by loading it once for ``rules``
+    (the game the racks are played under), before any rack is played."""
     from poolgym.agents.evaluation.baselines import UNTRAINED
     from poolgym.agents.evaluation.loading import make_agent
-    from poolgym.rules import get_ruleset
 
     names = _names(text)
     if not names:
         raise ValueError(f"{option}: name at least one agent")
     for name in names:
-        make_agent(name[len(UNTRAINED):] if name.startswith(UNTRAINED) else name, get_ruleset("nine_ball"))
+        make_agent(name[len(UNTRAINED):] if name.startswith(UNTRAINED) else name, rules)
     return names
 
 
