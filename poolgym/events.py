@@ -31,6 +31,7 @@ class Strike:
     miscue: bool = False
     frozen_to_cushion: tuple[int, ...] = ()
     frozen_to_cue_ball: tuple[int, ...] = ()
+    elevation_deg: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,18 @@ class Pocketed:
 
 
 @dataclass(frozen=True, slots=True)
+class OffTable:
+    """``ball`` leaves the table (WPA 8.5): it flew or rolled past the rail's outer edge, or
+    came to rest on the rail top. ``position`` is its centre where it left (x, y) and
+    ``height`` the height of its lowest point above the bed there."""
+
+    time: float
+    ball: int
+    position: Point
+    height: float
+
+
+@dataclass(frozen=True, slots=True)
 class HeadStringCrossing:
     """The struck ball's centre crosses the head string; ``towards_foot`` gives the way."""
 
@@ -86,7 +99,7 @@ class Rest:
     time: float
 
 
-Event = Union[Strike, BallBall, BallCushion, Pocketed, HeadStringCrossing, Rest]
+Event = Union[Strike, BallBall, BallCushion, Pocketed, OffTable, HeadStringCrossing, Rest]
 
 
 # --------------------------------------------------------------------------- queries
@@ -130,6 +143,11 @@ def cushion_after_contact(events: Iterable[Event], cue_ball: int = 0) -> frozens
         return frozenset()
     return frozenset(e.ball for e in events
                      if isinstance(e, BallCushion) and not e.was_frozen and e.time >= t0)
+
+
+def off_table(events: Iterable[Event]) -> frozenset[int]:
+    """Balls that left the table (``OffTable`` events)."""
+    return frozenset(e.ball for e in events if isinstance(e, OffTable))
 
 
 def pocketed(events: Iterable[Event]) -> dict[int, str]:

@@ -89,6 +89,10 @@ class Table:
     # Height of the cushion nose above the bed, where it touches a ball: 63.5% of the ball's
     # diameter (WPA: 62.5-64.5%).
     cushion_height: float = 0.635 * 2 * BALL_RADIUS
+    # Width of the rail top, from the cushion nose to the table's outer edge, at the cushion
+    # height (WPA: the rail, cushion included, is 4-7.5 in wide). A ball landing on it can
+    # roll back onto the bed, roll off its outer edge, or stop there (off the table, WPA 8.5).
+    rail_width: float = 0.15
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -275,7 +279,7 @@ FIELD_RANGES = {
     "ball_mass": (0.05, 0.5), "corner_jaw_angle_deg": (90.0, 175.0), "side_jaw_angle_deg": (90.0, 175.0),
     "corner_jaw_length": (0.005, 0.3), "side_jaw_length": (0.005, 0.3),
     "corner_drop_depth": (0.0, 0.2), "side_drop_depth": (0.0, 0.2),
-    "corner_hole_radius": (0.02, 0.3), "side_hole_radius": (0.02, 0.3),
+    "corner_hole_radius": (0.02, 0.3), "side_hole_radius": (0.02, 0.3), "rail_width": (0.05, 0.5),
 }
 # The largest rack a built-in game uses: the 15-ball triangle, five rows of up to five.
 LARGEST_RACK = (1, 2, 3, 4, 5)

@@ -44,6 +44,13 @@ class PhysicsParams:
     - ``squirt``: off by default; when on, side spin deflects the cue ball away from the
       side struck (right english to the left) by Alciatore's end-mass formula (TP A-31),
       about 1.9 degrees at half a radius of offset with the default end mass.
+    - ``bed_restitution`` 0.5: the bounce of a ball driven into the bed (by an elevated cue,
+      a landing, or a ball landing on it) and on a rail top, along the vertical; friction
+      in that bounce is the cloth's ``mu_slide`` against the contact point's slip. 0.5 is a
+      chosen value for a ball on slate under cloth, not a published measurement: a jump
+      shot's height scales with it.
+    - ``min_hop_speed`` 0.05 m/s: a ball leaving the bed slower than this upwards stays on
+      it (its flight would last 10 ms and rise 0.13 mm); the vertical speed is dropped.
     - ``max_speed`` 15 m/s: the fastest accepted launch speed (a power break is ~11 m/s).
     - ``rest_speed`` and ``rest_spin``: below these a ball counts as at rest.
     - ``frozen_tolerance`` 0.1 mm: a ball this close to a cushion or the cue ball at the
@@ -66,6 +73,8 @@ class PhysicsParams:
     cue_end_mass: float = 0.0057
     miscue_limit: float = 0.6
     squirt: bool = False
+    bed_restitution: float = 0.5
+    min_hop_speed: float = 0.05
     max_speed: float = 15.0
     rest_speed: float = 1e-4
     rest_spin: float = 1e-2
@@ -87,7 +96,7 @@ class PhysicsParams:
                 continue  # a constant ball-ball friction
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"PhysicsParams.{f.name} must be a positive finite number, got {value!r}")
-        for name in ("ball_restitution", "cushion_restitution"):
+        for name in ("ball_restitution", "cushion_restitution", "bed_restitution"):
             if getattr(self, name) > 1.0:
                 raise ValueError(f"PhysicsParams.{name} must be in (0, 1], got {getattr(self, name)!r}")
         if not 0 < self.miscue_limit < 1:

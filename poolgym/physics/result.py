@@ -17,8 +17,11 @@ Point = tuple[float, float]
 class MotionPhase:
     """One stretch of a ball's path under constant acceleration, from ``t0`` to ``t1``.
 
-    ``mode`` is ``"sliding"``, ``"rolling"`` or ``"still"``; ``position`` and ``velocity``
-    are at ``t0``. The path is exact: p(t) = p0 + v0 (t - t0) + a (t - t0)^2 / 2.
+    ``mode`` is ``"sliding"``, ``"rolling"``, ``"still"`` or ``"airborne"`` (a flight under
+    gravity); ``position`` and ``velocity`` are at ``t0``. The path is exact: p(t) = p0 +
+    v0 (t - t0) + a (t - t0)^2 / 2. ``height``, ``vertical_velocity`` and
+    ``vertical_acceleration`` give the height of the ball's lowest point above the bed the
+    same way: 0 on the bed, the cushion height on a rail top, a parabola in the air.
     """
 
     t0: float
@@ -27,11 +30,19 @@ class MotionPhase:
     position: Point
     velocity: Point
     acceleration: Point
+    height: float = 0.0
+    vertical_velocity: float = 0.0
+    vertical_acceleration: float = 0.0
 
     def position_at(self, t: float) -> Point:
         tau = t - self.t0
         (x, y), (vx, vy), (ax, ay) = self.position, self.velocity, self.acceleration
         return (x + (vx + 0.5 * ax * tau) * tau, y + (vy + 0.5 * ay * tau) * tau)
+
+    def height_at(self, t: float) -> float:
+        """Height of the ball's lowest point above the bed at time t."""
+        tau = t - self.t0
+        return self.height + (self.vertical_velocity + 0.5 * self.vertical_acceleration * tau) * tau
 
     def velocity_at(self, t: float) -> Point:
         tau = t - self.t0
@@ -43,6 +54,8 @@ class ShotResult:
     """The outcome of one shot.
 
     - ``positions``: ball -> (x, y) for every ball left on the table, at rest.
+    - ``off_table``: ball -> (x, y) where it left the table (WPA 8.5), for each ball
+      driven off it; those balls are neither in ``positions`` nor in ``pocketed``.
     - ``pocketed``: ball -> pocket id, in the order the balls dropped.
     - ``events``: the typed event log in time order (``poolgym.events``).
     - ``duration``: simulated seconds from the strike until everything is at rest.
@@ -57,6 +70,7 @@ class ShotResult:
     duration: float
     shot: Shot
     trajectories: dict[int, tuple[MotionPhase, ...]] | None = field(default=None, repr=False)
+    off_table: dict[int, Point] = field(default_factory=dict)
 
     @property
     def first_contact(self) -> int | None:
@@ -73,8 +87,9 @@ class ShotResult:
         """Balls that reached a cushion after the cue ball's first contact."""
         return ev.cushion_after_contact(self.events)
 
-    def sample_path(self, ball: int, dt: float = 1.0 / 60.0) -> np.ndarray:
-        """Rows (t, x, y) along ``ball``'s path every ``dt`` seconds and at every phase change."""
+    def sample_path(self, ball: int, dt: float = 1.0 / 60.0, height: bool = False) -> np.ndarray:
+        """Rows (t, x, y) along ``ball``'s path every ``dt`` seconds and at every phase change;
+        (t, x, y, z) with ``height``, z the height of the ball's lowest point above the bed."""
         if self.trajectories is None:
             raise ValueError("this result has no trajectories: simulate(..., trajectories=True)")
         if ball not in self.trajectories:
@@ -88,5 +103,8 @@ class ShotResult:
             # Each phase starts where the previous one ended: skip the repeated point.
             for i in range(0 if n == 0 else 1, steps + 1):
                 t = phase.t0 + min(i * dt, span)
-                rows.append((t, *phase.position_at(t)))
-        return np.asarray(rows, dtype=float).reshape(-1, 3)
+                if height:
+                    rows.append((t, *phase.position_at(t), phase.height_at(t)))
+                else:
+                    rows.append((t, *phase.position_at(t)))
+        return np.asarray(rows, dtype=float).reshape(-1, 4 if height else 3)

@@ -27,6 +27,12 @@ class Shot:
       english there) widens the rebound; with ``PhysicsParams.squirt`` the ball leaves a
       little to the left of the stroke.
     - ``vertical``: vertical tip offset, positive = follow (top spin), negative = draw.
+    - ``elevation_deg``: how far the cue's butt is raised above level, 0 to 80 degrees. The
+      stroke then drives the ball down into the bed as well as forward: the bed throws it up
+      (a hop, or a jump shot when steep and hard enough), and side spin turns about an axis
+      tilted with the cue, which curves the sliding ball's path (swerve, masse). The tip
+      offsets are measured on the ball as the player sees it, in the vertical plane
+      (pooltool's convention).
 
     ``sqrt(side**2 + vertical**2)`` must be below 1 (the tip has to meet the ball); up to 0.5
     is a normal hit, beyond ``PhysicsParams.miscue_limit`` the strike is reported as a miscue.
@@ -36,6 +42,9 @@ class Shot:
     angle_deg: float = 0.0
     side: float = 0.0
     vertical: float = 0.0
+    elevation_deg: float = 0.0
+
+    MAX_ELEVATION_DEG = 80.0
 
     def validate(self, max_speed: float) -> "Shot":
         """This shot with every field a Python float; ``ValueError`` naming the field and its
@@ -45,7 +54,7 @@ class Shot:
         runs in float64 whatever the caller passed, and its results are plain floats.
         """
         values = {}
-        for name in ("speed", "angle_deg", "side", "vertical"):
+        for name in ("speed", "angle_deg", "side", "vertical", "elevation_deg"):
             value = real(getattr(self, name), f"Shot.{name}")
             if not math.isfinite(value):
                 raise ValueError(f"Shot.{name} must be finite, got {value!r}")
@@ -57,6 +66,9 @@ class Shot:
             if not -1.0 < values[name] < 1.0:
                 raise ValueError(f"Shot.{name} must be in (-1, 1) (fraction of the ball radius), "
                                  f"got {values[name]!r}")
+        if not 0.0 <= values["elevation_deg"] <= self.MAX_ELEVATION_DEG:
+            raise ValueError(f"Shot.elevation_deg must be in [0, {self.MAX_ELEVATION_DEG}] degrees (the cue's "
+                             f"rise above level), got {values['elevation_deg']!r}")
         if math.hypot(side, vertical) >= 1.0:
             raise ValueError("Shot.side and Shot.vertical must satisfy side**2 + vertical**2 < 1 "
                              f"(the tip must meet the ball), got side={side!r}, vertical={vertical!r}")

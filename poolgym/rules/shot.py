@@ -244,8 +244,9 @@ class ShotEvents:
                  options: RuleOptions | None = None) -> "ShotEvents":
         """Derive the facts from the simulator's event log (``poolgym.events``).
 
-        ``final_positions`` (the balls at rest) and ``off_table`` come from the simulation
-        result, which the log does not repeat. With ``restore_balls_dropping_after_rest``
+        ``final_positions`` (the balls at rest) come from the simulation result, which the
+        log does not repeat; balls off the table are those of the log's ``OffTable`` events
+        together with ``off_table`` (for a referee's call). With ``restore_balls_dropping_after_rest``
         (digest 8.17) a ball that drops after the ``Rest`` event is put back where it dropped.
         """
         options = options or RuleOptions()
@@ -275,7 +276,7 @@ class ShotEvents:
             cushion_after_contact=after_contact,
             cushion_balls=anytime,
             pocketed=tuple((e.ball, e.pocket) for e in drops),
-            off_table=frozenset(off_table),
+            off_table=frozenset(off_table) | ev.off_table(log),
             crossed_head_string_before_contact=ev.crossed_head_string_before_contact(log, hs),
             ever_crossed_head_string=ev.ever_crossed_head_string(log, hs),
             frozen_to_cushion=frozen_cushion,
