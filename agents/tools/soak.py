@@ -154,6 +154,7 @@ def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_
 
 
 # What an elevated soak counts besides failures (``_flights_and_exits``).
+RAIL_EDGE_TOLERANCE = 1e-9
 FLIGHT_COUNTS = ("shots_with_flights", "shots_with_object_ball_flights", "shots_with_balls_off",
                  "cue_balls_off", "object_balls_off", "balls_stopped_on_rail_tops",
                  "pocketed_from_flight")
@@ -169,11 +170,12 @@ def _flights_and_exits(table: Table, result) -> Counter[str]:
     counts["shots_with_balls_off"] = bool(result.off_table)
     counts["cue_balls_off"] = int(0 in result.off_table)
     counts["object_balls_off"] = len(set(result.off_table) - {0})
-    L, W, w = table.length, table.width, table.rail_width
+    # A ball that left anywhere but a rail's outer edge (up to round-off) stopped on a rail top.
+    L, W, edge = table.length, table.width, table.rail_width - RAIL_EDGE_TOLERANCE
     for e in result.events:
         if isinstance(e, ev.OffTable):
             x, y = e.position
-            counts["balls_stopped_on_rail_tops"] += -w < x < L + w and -w < y < W + w
+            counts["balls_stopped_on_rail_tops"] += -edge < x < L + edge and -edge < y < W + edge
     counts["pocketed_from_flight"] = sum(1 for ball in result.pocketed
                                          if result.trajectories[ball][-1].mode == "airborne")
     return counts

@@ -28,14 +28,15 @@ OUTER = {"x": (-TABLE.rail_width, TABLE.length + TABLE.rail_width),
 # the cushion and the rail and lands on the floor past the top rail's outer edge.
 CUE_BALL_NEAR_RAIL = (0.8, 1.0)
 CUE_BALL_OFF = Shot(speed=8.0, angle_deg=90.0, elevation_deg=40.0)
-# An object ball frozen to the top rail, hit by a cue ball coming down on it from a hop: the
-# object ball is driven into the bed, bounces up over the cushion and off past the top rail;
-# the cue ball stays on the table.
-CUE_BALL_FOR_RAIL_BALL = (0.89, 0.66)
-RAIL_BALL = (1.28, TABLE.width - TABLE.ball_radius)
-RAIL_BALL_OFF = Shot(speed=9.0, angle_deg=56.1, vertical=-0.3, elevation_deg=19.0)
-# Breaks from the kitchen at the apex of a 15-ball rack (``new_game(rng=seed)``): a hopping cue
-# ball meets the rack and one object ball flies off; or the cue ball jumps the whole rack.
+# An object ball 3 cm from the top rail, well away from the pockets: the hopping cue ball
+# comes down on it, drives it into the bed and against the cushion, and it bounces up over
+# the cushion and off past the top rail; the cue ball stays on the table.
+CUE_BALL_FOR_RAIL_BALL = (1.78, 0.63)
+RAIL_BALL = (1.73, 1.2114)
+RAIL_BALL_OFF = Shot(speed=7.0, angle_deg=94.9, elevation_deg=37.0)
+# Breaks from the kitchen at a 15-ball rack (``new_game(rng=seed)``): a hopping cue ball
+# meets the rack and one object ball flies off; or the cue ball clips a ball of the rack and
+# flies off past the foot rail.
 RACK_SEED_BALL_OFF = 1
 BREAK_SPOT_BALL_OFF = (0.26, 1.01)
 BREAK_BALL_OFF = Shot(speed=13.1, angle_deg=-14.0, vertical=0.01, elevation_deg=4.3)
