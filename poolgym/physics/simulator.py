@@ -338,9 +338,10 @@ class Simulator:
         offsets, and spins at (5 v / 2 R) (vertical r - side u): side spin turns about the
         tilted axis u, whose horizontal part along the stroke is what curves a swerve or
         masse shot. A centre hit (no offsets) drives the ball through its centre, down into
-        the bed, without spin: a jump shot. pooltool 0.6's ``cue_strike`` is the same
-        impulse with its offsets measured in the vertical plane and the vertical velocity
-        dropped. The bed's answer to the downward part of v is ``run_shot``'s.
+        the bed, without spin: a jump shot. pooltool 0.6's instantaneous-point stick model
+        takes its offsets across the cue too and gives the same velocity and spin, but
+        drops the vertical velocity. The bed's answer to the downward part of v is
+        ``run_shot``'s.
         """
         p, R = self.params, self.table.ball_radius
         ratio = self.table.ball_mass / p.cue_mass

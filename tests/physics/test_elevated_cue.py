@@ -42,14 +42,14 @@ def test_strike_along_a_raised_cue_matches_tp_a30(elevation, side, vertical):
 
 
 def test_strike_matches_pooltool_cue_strike_in_its_own_offsets():
-    """pooltool 0.6's cue_strike (TP A-30 with offsets in the vertical plane, its formula
-    copied here) gives the same horizontal velocity and spin once our offsets across the
-    cue are converted to its (a, b)."""
+    """pooltool 0.6's stick model (``InstantaneousPoint.solve``: offsets across the cue
+    turned into the ball's frame, then ``cue_strike``; both formulas copied here) gives the
+    same horizontal velocity and spin."""
     sim = Simulator(TABLE)
     shot = Shot(speed=2.5, angle_deg=0.0, side=0.35, vertical=-0.25, elevation_deg=35.0)
     theta = math.radians(shot.elevation_deg)
     depth = math.sqrt(1 - shot.side ** 2 - shot.vertical ** 2)
-    # Contact point in pooltool's ball frame: a right, c towards the player, b up.
+    # solve(): the contact point in pooltool's ball frame: a right, c towards the player, b up.
     a = shot.side * R
     b = (shot.vertical * math.cos(theta) + depth * math.sin(theta)) * R
     c = (depth * math.cos(theta) - shot.vertical * math.sin(theta)) * R
