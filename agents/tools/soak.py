@@ -96,7 +96,8 @@ def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_
     if max_elevation is not None and (
             isinstance(max_elevation, bool) or not isinstance(max_elevation, (int, float))
             or not 0.0 <= max_elevation <= Shot.MAX_ELEVATION_DEG):
-        raise ValueError(f"max_elevation must be in [0, {Shot.MAX_ELEVATION_DEG:g}] degrees, got {max_elevation!r}")
+        raise ValueError(f"max_elevation must be in [0, {Shot.MAX_ELEVATION_DEG:g}] degrees, "
+                         f"got {max_elevation!r}")
     table = Table.preset(table_name)
     sim = Simulator(table)
     rng = np.random.default_rng(seed)

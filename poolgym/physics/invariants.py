@@ -79,7 +79,7 @@ def _off_table_violations(table: Table, result: ShotResult) -> list[str]:
     if set(counts) != set(result.off_table):
         problems.append(f"the event log's off-table balls {sorted(counts)} differ from the result's "
                         f"{sorted(result.off_table)}")
-    L, W, w = table.length, table.width, table.rail_width
+    L, W, w, tol = table.length, table.width, table.rail_width, _EDGE_TOLERANCE
     for e in leaving:
         x, y = e.position
         if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(e.height)):
@@ -89,12 +89,10 @@ def _off_table_violations(table: Table, result: ShotResult) -> list[str]:
         if where is not None and where != (x, y):
             problems.append(f"ball {e.ball} left the table at ({x:.6f}, {y:.6f}) in the log but at "
                             f"({where[0]:.6f}, {where[1]:.6f}) in the result")
-        past_edge = (min(abs(x + w), abs(x - L - w)) <= _EDGE_TOLERANCE
-                     or min(abs(y + w), abs(y - W - w)) <= _EDGE_TOLERANCE)
-        within = -w - _EDGE_TOLERANCE <= x <= L + w + _EDGE_TOLERANCE and -w - _EDGE_TOLERANCE <= y <= W + w + _EDGE_TOLERANCE
-        on_rail_top = (abs(e.height - table.cushion_height) <= _EDGE_TOLERANCE and within
-                       and (x <= _EDGE_TOLERANCE or x >= L - _EDGE_TOLERANCE
-                            or y <= _EDGE_TOLERANCE or y >= W - _EDGE_TOLERANCE))
+        past_edge = min(abs(x + w), abs(x - L - w)) <= tol or min(abs(y + w), abs(y - W - w)) <= tol
+        within = -w - tol <= x <= L + w + tol and -w - tol <= y <= W + w + tol
+        on_rail_top = (abs(e.height - table.cushion_height) <= tol and within
+                       and (x <= tol or x >= L - tol or y <= tol or y >= W - tol))
         if not (within and (past_edge or on_rail_top)):
             problems.append(f"ball {e.ball} left the table at ({x:.6f}, {y:.6f}), height {e.height:.6f}: "
                             "neither at a rail's outer edge nor on a rail top")

@@ -42,7 +42,8 @@ def on_rail_top(x: float, y: float) -> bool:
 
 def elevated(rng: np.random.Generator) -> Shot:
     """A random shot (``random_shot``) with an elevation uniform in [0, 80] degrees."""
-    return replace(random_shot(rng, max_speed=12.0), elevation_deg=float(rng.uniform(0.0, Shot.MAX_ELEVATION_DEG)))
+    elevation = float(rng.uniform(0.0, Shot.MAX_ELEVATION_DEG))
+    return replace(random_shot(rng, max_speed=12.0), elevation_deg=elevation)
 
 
 # ----------------------------------------------------------------- every ball ends once
@@ -91,8 +92,9 @@ def test_a_cue_ball_flying_off_ends_at_the_outer_edge_in_flight(sim9):
 # ----------------------------------------------------------------- rail tops
 def test_a_ball_coming_to_rest_on_a_rail_top_is_off_the_table(sim9):
     """WPA 8.5: at rest somewhere other than the bed or a pocket. The cue ball lands on the
-    head rail's top, bounces there, rolls along it and stops on it."""
-    result = sim9.simulate({0: (0.1, 0.64)}, Shot(speed=6.4, angle_deg=251.0, vertical=0.2, elevation_deg=52.0),
+    top of the long rail at y = 0, bounces there, rolls on it and stops on it."""
+    layout = {0: (2.09, 0.18)}
+    result = sim9.simulate(layout, Shot(speed=7.6, angle_deg=217.0, vertical=-0.4, elevation_deg=66.0),
                            trajectories=True)
     (off,) = offs(result)
     assert off.ball == 0 and 0 in result.off_table and 0 not in result.positions
@@ -103,15 +105,15 @@ def test_a_ball_coming_to_rest_on_a_rail_top_is_off_the_table(sim9):
     last = result.trajectories[0][-1]
     assert last.mode == "rolling" and last.height == pytest.approx(H) and last.vertical_velocity == 0.0
     assert last.position_at(last.t1) == pytest.approx(off.position)
-    assert shot_violations(TABLE, {0: (0.1, 0.64)}, result) == []
+    assert shot_violations(TABLE, layout, result) == []
 
 
 def test_a_ball_rolling_back_off_a_rail_top_stays_in_play(sim9):
     """WPA 8.5: a ball that touches the rail and comes back onto the bed is not off. The cue
     ball lands on the foot rail's top, rolls back over the nose, drops to the bed and stops
     on it."""
-    layout = {0: (2.37, 0.82)}
-    result = sim9.simulate(layout, Shot(speed=7.2, angle_deg=35.0, vertical=0.2, elevation_deg=60.0),
+    layout = {0: (2.38, 0.77)}
+    result = sim9.simulate(layout, Shot(speed=6.2, angle_deg=349.0, vertical=-0.5, elevation_deg=65.0),
                            trajectories=True)
     phases = result.trajectories[0]
     on_rail = [p for p in phases if p.mode != "airborne" and p.height == pytest.approx(H)]
@@ -123,16 +125,16 @@ def test_a_ball_rolling_back_off_a_rail_top_stays_in_play(sim9):
 
 
 def test_a_flight_coming_down_over_a_pocket_drops_into_it(sim9):
-    """One flight, no cushion touched: the cue ball comes down over the foot-right pocket's
+    """One flight, no cushion touched: the cue ball comes down over the side-right pocket's
     hole and drops."""
-    result = sim9.simulate({0: (1.98, 0.81)}, Shot(speed=7.3, angle_deg=42.0, vertical=0.1, elevation_deg=39.0),
+    result = sim9.simulate({0: (1.06, 0.98)}, Shot(speed=3.4, angle_deg=58.0, vertical=0.1, elevation_deg=45.0),
                            trajectories=True)
-    assert result.pocketed == {0: "foot_right"} and result.off_table == {} and result.positions == {}
+    assert result.pocketed == {0: "side_right"} and result.off_table == {} and result.positions == {}
     assert not any(isinstance(e, ev.BallCushion) for e in result.events)
     (flight,) = result.trajectories[0]
     assert flight.mode == "airborne"
     (drop,) = [e for e in result.events if isinstance(e, ev.Pocketed)]
-    pocket = next(p for p in TABLE.pockets if p.id == "foot_right")
+    pocket = next(p for p in TABLE.pockets if p.id == "side_right")
     cx, cy = pocket.hole_centre
     assert math.hypot(drop.position[0] - cx, drop.position[1] - cy) < pocket.hole_radius
     assert not TABLE.contains(*drop.position)  # past the noses: it flew over the cushion
