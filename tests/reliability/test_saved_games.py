@@ -314,7 +314,7 @@ def raised_cue(monkeypatch):
     monkeypatch.setattr(ActionMapper, "decode", raised)
 
 
-def test_a_game_of_elevated_shots_saves_and_replays_exactly(raised_cue, tmp_path):
+def test_a_game_of_elevated_shots_saves_and_replays_exactly(raised_cue, monkeypatch, tmp_path):
     env = RecordGame(gym.make("poolgym/NineBall-v1", noise="tournament"))
     play(env, seed=11, steps=6)
     saved = env.saved_game
@@ -325,3 +325,8 @@ def test_a_game_of_elevated_shots_saves_and_replays_exactly(raised_cue, tmp_path
     steps = replay(tmp_path / "raised.json")  # raises ReplayMismatch on any difference
     assert [s.shot for s in steps] == [m.shot for m in saved.moves]
     assert [s.state for s in steps] == [m.state for m in saved.moves]
+    # The elevation is played, not only recorded: the same actions struck level end elsewhere.
+    monkeypatch.undo()
+    level = replay(tmp_path / "raised.json", check=False)
+    assert level[0].shot == {**saved.moves[0].shot, "elevation_deg": 0.0}
+    assert level[0].state != saved.moves[0].state
