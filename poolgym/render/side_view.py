@@ -57,8 +57,7 @@ def plot_heights(result, balls: Iterable[int] | None = None, *, ax=None, table: 
     ax.axhline(table.cushion_height, color=colors.to_unit(colors.CUSHION), linestyle=":", linewidth=1.2,
                gid="cushion height", label="cushion height (rail top)")
     ax.set_xlim(0.0, max(result.duration, 1e-3))
-    ax.set_ylim(bottom=-0.005)
     ax.set_xlabel("time after the strike (s)")
     ax.set_ylabel("height above the bed (m)")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="best", fontsize=8)
     return ax
