@@ -31,8 +31,8 @@ class Shot:
       stroke then drives the ball down into the bed as well as forward: the bed throws it up
       (a hop, or a jump shot when steep and hard enough), and side spin turns about an axis
       tilted with the cue, which curves the sliding ball's path (swerve, masse). The tip
-      offsets are measured on the ball as the player sees it, in the vertical plane
-      (pooltool's convention).
+      offsets are measured across the cue (a centre hit drives through the ball's centre:
+      no spin), so ``side`` and ``vertical`` mean the same at every elevation.
 
     ``sqrt(side**2 + vertical**2)`` must be below 1 (the tip has to meet the ball); up to 0.5
     is a normal hit, beyond ``PhysicsParams.miscue_limit`` the strike is reported as a miscue.

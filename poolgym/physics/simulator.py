@@ -275,10 +275,7 @@ class Simulator:
         off_table: dict[int, tuple[float, float]] = {}
         for kind, t, a, b, x1, y1, x2, y2, flag in log[:counts[core.C_LOG]].tolist():
             a, b = int(a), int(b)
-            if kind == core.OFF:
-                off_table[nums[a]] = (x1, y1)
-                events.append(ev.OffTable(t, nums[a], (x1, y1), flag))
-            elif kind == core.BALL:
+            if kind == core.BALL:
                 events.append(ev.BallBall(t, nums[a], nums[b], (x1, y1), (x2, y2)))
             elif kind == core.SEGMENT:
                 events.append(ev.BallCushion(t, nums[a], self._cushion_ids[b], (x1, y1), flag != 0.0))
@@ -286,8 +283,11 @@ class Simulator:
                 pocket = self._holes[b][0]
                 pocketed[nums[a]] = pocket
                 events.append(ev.Pocketed(t, nums[a], pocket, (x1, y1)))
-            else:
+            elif kind == core.HEAD:
                 events.append(ev.HeadStringCrossing(t, nums[a], (x1, y1), flag != 0.0))
+            else:
+                off_table[nums[a]] = (x1, y1)
+                events.append(ev.OffTable(t, nums[a], (x1, y1), flag))
         events.append(ev.Rest(duration))
         paths = None
         if record:
@@ -329,35 +329,37 @@ class Simulator:
         return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side, 0.0
 
     def _elevated_strike(self, shot: Shot) -> tuple[float, float, float, float, float, float]:
-        """The strike of a cue raised ``elevation_deg`` above level (Alciatore TP A-30 in
-        three dimensions; pooltool 0.6's ``cue_strike`` with its vertical velocity kept).
+        """The strike of a cue raised ``elevation_deg`` above level: TP A-30 along the cue.
 
-        The tip meets the ball at Q = (a, b) R on the face the player sees (side ``a``,
-        height ``b``) and depth c = sqrt(1 - a^2 - b^2) R behind, and pushes along the cue,
-        d = cos(theta) h - sin(theta) z (h: the stroke's horizontal direction). The ball leaves
-        along d at v = v_centre (1 + m/M) / (1 + m/M + (a^2 + (b cos(theta) - c sin(theta))^2)
-        / (2/5)) and spins at (5 v / 2 R^2) Q x d: side spin turns about an axis tilted with
-        the cue, its horizontal part along the stroke (what bends a masse), and a steep
-        centre hit adds draw. The downward part of v drives the ball into the bed, whose
-        bounce ``run_shot`` resolves.
+        The cue pushes along d = cos(theta) h - sin(theta) z (h: the stroke's horizontal
+        direction), and the tip offsets are measured across the cue, as for a level cue:
+        ``side`` along the player's right r, ``vertical`` along u = d x r (up, tilted back
+        with the cue). The ball leaves along d at the speed of a level strike with the same
+        offsets, and spins at (5 v / 2 R) (vertical r - side u): side spin turns about the
+        tilted axis u, whose horizontal part along the stroke is what curves a swerve or
+        masse shot. A centre hit (no offsets) drives the ball through its centre, down into
+        the bed, without spin: a jump shot. pooltool 0.6's instantaneous-point stick model
+        takes its offsets across the cue too and gives the same velocity and spin, but
+        drops the vertical velocity. The bed's answer to the downward part of v is
+        ``run_shot``'s.
         """
         p, R = self.params, self.table.ball_radius
         ratio = self.table.ball_mass / p.cue_mass
+        side, vertical = shot.side, shot.vertical
+        v = shot.speed * (1.0 + ratio) / (1.0 + ratio + 2.5 * (side * side + vertical * vertical))
         theta = math.radians(shot.elevation_deg)
         st, ct = math.sin(theta), math.cos(theta)
-        a, b = shot.side, shot.vertical
-        c = math.sqrt(max(0.0, 1.0 - a * a - b * b))
-        lever = b * ct - c * st
-        v = shot.speed * (1.0 + ratio) / (1.0 + ratio + 2.5 * (a * a + lever * lever))
         angle = math.radians(shot.angle_deg)
-        if p.squirt and a != 0.0:
-            angle -= squirt_angle(a, self.table.ball_mass, p.cue_end_mass)
-        hx, hy = math.cos(angle), math.sin(angle)   # along the stroke
+        if p.squirt and side != 0.0:
+            angle -= squirt_angle(side, self.table.ball_mass, p.cue_end_mass)
+        hx, hy = math.cos(angle), math.sin(angle)   # the stroke, horizontally
         rx, ry = -hy, hx                            # the player's right (z x h)
         spin = 2.5 * v / R
-        # Q x d in the (h, right, z) frame: (-a sin, b cos - c sin, -a cos).
-        w_h, w_r, w_z = -a * st * spin, lever * spin, -a * ct * spin
-        return (v * ct * hx, v * ct * hy, w_h * hx + w_r * rx, w_h * hy + w_r * ry, w_z, -v * st)
+        # u = d x r = (sin(theta) h, cos(theta)) in (horizontal, z).
+        wx = spin * (vertical * rx - side * st * hx)
+        wy = spin * (vertical * ry - side * st * hy)
+        wz = -spin * side * ct
+        return v * ct * hx, v * ct * hy, wx, wy, wz, -v * st
 
 
 class _Start:

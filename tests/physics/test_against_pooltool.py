@@ -26,9 +26,10 @@ def test_the_reference_covers_every_case_and_the_required_spread():
     for case in CASES.values():
         kinds.setdefault(case["kind"], []).append(case)
     assert len(kinds["cushion"]) >= 3 * 2 * 3 and len(kinds["draw"]) >= 4 and len(kinds["squirt"]) >= 3
+    assert len(kinds["swerve"]) >= 4
 
 
-@pytest.mark.parametrize("kind", ["cushion", "draw", "squirt"])
+@pytest.mark.parametrize("kind", ["cushion", "draw", "squirt", "swerve"])
 def test_poolgym_is_within_tolerance_of_pooltool(kind):
     params = PhysicsParams()
     measured = {}

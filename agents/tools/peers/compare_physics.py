@@ -18,6 +18,12 @@ far from every pocket, so that nothing but the effect looked at happens:
   poolgym passes within 10%.
 - ``squirt``: right english 0.2, 0.35 and 0.5 with squirt on. Measured: the launch
   direction's deflection from the aim (degrees, positive towards +y); within 0.3 degrees.
+- ``swerve``: an elevated cue (10-30 degrees) with side spin at 2.5 m/s. Measured: the
+  cue ball's offset across the stroke when it has gone 1 m along it. pooltool drops the
+  strike's vertical velocity (its ``cue_strike``: "3D FIXME"), so its ball never meets
+  the bed; poolgym's bounces on it, and the bounces' friction bends the path further:
+  poolgym passes within 20%. Without the bounces the two curves agree to 0.1% (the
+  closed form of ``tests/physics/test_elevated_cue.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import json
 import math
 import sys
 from dataclasses import dataclass, replace
+
+import numpy as np
 
 from poolgym.agents.tools.peers import POOLTOOL_PHYSICS_RUNNER, PeerError, default_pooltool_python, run_pooltool
 from poolgym import events as ev
@@ -48,11 +56,15 @@ DRAW_SPEEDS = (2.0, 4.0)
 DRAW_START = (5.0, 5.0)
 SQUIRT_SIDES = (0.2, 0.35, 0.5)
 SQUIRT_SPEED = 2.0
+SWERVES = ((10.0, 0.3), (15.0, 0.5), (25.0, -0.4), (30.0, 0.5))  # (elevation, side)
+SWERVE_SPEED = 2.5
+SWERVE_DISTANCE = 1.0
 # Tolerances of the acceptance criteria.
 SPEED_TOLERANCE = 0.10  # relative, outside pooltool's range
 LINE_TOLERANCE_DEG = 3.0
 DRAW_TOLERANCE = 0.10  # relative
 SQUIRT_TOLERANCE_DEG = 0.3
+SWERVE_TOLERANCE = 0.20  # relative
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,9 @@ def cases() -> list[dict]:
     for side in SQUIRT_SIDES:
         out.append(dict(kind="squirt", name=f"squirt side {side:g}", balls={0: DRAW_START},
                         shot=(SQUIRT_SPEED, 0.0, side, 0.0)))
+    for elevation, side in SWERVES:
+        out.append(dict(kind="swerve", name=f"swerve {elevation:g}deg side {side:g}", balls={0: DRAW_START},
+                        shot=(SWERVE_SPEED, 0.0, side, 0.0, elevation), distance=SWERVE_DISTANCE))
     return out
 
 
@@ -118,6 +133,12 @@ def measure_poolgym(case: dict, params: PhysicsParams) -> dict:
         return dict(speed=math.hypot(vx, vy), line_deg=math.degrees(math.atan2(vx, vy)))
     if case["kind"] == "draw":
         return dict(distance=res.positions[0][0] - case["contact_x"])
+    if case["kind"] == "swerve":
+        (x0, y0), path = case["balls"][0], res.sample_path(0, dt=1e-4)
+        i = int(np.searchsorted(path[:, 1] - x0, case["distance"]))
+        if i >= len(path):
+            return dict(error="stopped short of the distance")
+        return dict(offset=float(path[i, 2] - y0))
     vx, vy = res.trajectories[0][0].velocity
     return dict(deflection_deg=math.degrees(math.atan2(vy, vx)) - case["shot"][1])
 
@@ -130,6 +151,8 @@ def check_quantity(case: dict, quantity: str, peer: list[dict], ours: dict) -> C
         ok, tol = lo * (1 - SPEED_TOLERANCE) <= value <= hi * (1 + SPEED_TOLERANCE), "10%"
     elif quantity == "line_deg":
         ok, tol = lo - LINE_TOLERANCE_DEG <= value <= hi + LINE_TOLERANCE_DEG, "3 deg"
+    elif quantity == "offset":
+        ok, tol = lo - SWERVE_TOLERANCE * abs(lo) <= value <= hi + SWERVE_TOLERANCE * abs(hi), "20%"
     elif quantity == "distance":
         ok, tol = lo - DRAW_TOLERANCE * abs(lo) <= value <= hi + DRAW_TOLERANCE * abs(hi), "10%"
     else:

@@ -68,8 +68,10 @@ class Setup:
 
     def play(self, case: dict, engine: pt.physics.PhysicsEngine, squirt: bool) -> pt.System:
         system = self.system(case["balls"])
-        speed, angle_deg, side, vertical = case["shot"]
-        system.strike(V0=speed / self.v_per_v0, phi=(90.0 - angle_deg) % 360.0, theta=0.0,
+        speed, angle_deg, side, vertical = case["shot"][:4]
+        elevation = case["shot"][4] if len(case["shot"]) > 4 else 0.0
+        # pooltool's (a, b) are across the cue, as poolgym's offsets are.
+        system.strike(V0=speed / self.v_per_v0, phi=(90.0 - angle_deg) % 360.0, theta=elevation,
                       a=-side, b=vertical)
         resolver = engine.resolver
         stick = attrs.evolve(resolver.stick_ball, squirt_throttle=1.0 if squirt else 0.0)
@@ -106,6 +108,14 @@ def measure(case: dict, system: pt.System) -> dict:
     if case["kind"] == "draw":
         x = to_poolgym(system.balls["cue"].state.rvw[0])[0]
         return dict(distance=x - case["contact_x"])
+    if case["kind"] == "swerve":
+        x0, y0 = case["balls"]["0"]
+        pt.continuize(system, dt=1e-4, inplace=True)
+        for state in system.balls["cue"].history_cts.states:
+            x, y = to_poolgym(state.rvw[0])
+            if x - x0 >= case["distance"]:
+                return dict(offset=y - y0)
+        return dict(error="stopped short of the distance")
     if case["kind"] == "squirt":
         _, rvw = cue_after(system, E.STICK_BALL)
         vx, vy = to_poolgym(rvw[1])
