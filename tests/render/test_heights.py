@@ -3,6 +3,7 @@ gone once they leave the table, and the side view of heights over time. A shot t
 on the bed draws exactly as it did before heights existed."""
 
 import hashlib
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -15,6 +16,7 @@ matplotlib.use("Agg")  # no display in tests
 import matplotlib.pyplot as plt  # noqa: E402
 
 from poolgym import events as ev  # noqa: E402
+from poolgym.physics import Shot, Simulator  # noqa: E402
 from poolgym.render import (FramePainter, Motion, Still, colors, heights_at, plot_heights, plot_table,  # noqa: E402
                             positions_at, render_rgb, table_to_pixel)
 from poolgym.render.geometry import dashes, lifted, path_pieces  # noqa: E402
@@ -232,3 +234,31 @@ def test_plot_heights_of_a_flat_shot_shows_the_cue_ball_on_the_bed_and_refuses_b
         plot_heights(r, balls=[7])
     with pytest.raises(ValueError, match="no trajectories"):
         plot_heights(replace(r, trajectories=None))
+
+
+# ---------------------------------------------------------------- simulated shots
+def test_a_simulated_jump_is_drawn_in_the_air_and_a_ball_jumped_off_is_gone():
+    sim = Simulator(TABLE)
+    jump = sim.simulate({0: (0.6, 0.6), 5: (2.0, 1.0)}, Shot(5.0, 0.0, elevation_deg=50.0), trajectories=True)
+    flight = jump.trajectories[0][0]
+    assert flight.mode == "airborne"
+    apex = flight.t0 - flight.vertical_velocity / flight.vertical_acceleration
+    assert heights_at(jump, apex)[0] == pytest.approx(flight.height_at(apex)) and flight.height_at(apex) > 0.02
+    frame = FramePainter(TABLE, 800).paint(positions_at(jump, apex), heights=heights_at(jump, apex))
+    point = positions_at(jump, apex)[0]
+    assert _px(frame, lifted(point, flight.height_at(apex))[0]) == colors.CUE_BALL
+    assert all(s < c for s, c in zip(_px(frame, point), colors.CLOTH))
+    ax = plot_heights(jump)
+    z = next(line for line in ax.lines if line.get_gid() == "height 0").get_ydata()
+    assert z.max() == pytest.approx(flight.height_at(apex), rel=0.05) and z.min() >= -1e-12
+    plt.close(ax.figure)
+
+    off = sim.simulate({0: (TABLE.length - 0.3, 0.6), 4: (1.5, 0.9)}, Shot(8.0, 0.0, elevation_deg=60.0),
+                       trajectories=True)
+    left = next(e for e in off.events if isinstance(e, ev.OffTable))
+    assert off.off_table == {0: left.position}
+    assert 0 in positions_at(off, left.time * 0.5) and 0 not in positions_at(off, left.time)
+    frames = list(Motion(off, (), Still(off.positions)).frames(FramePainter(TABLE, 400), 30))
+    white = [int(np.all(f == colors.CUE_BALL, axis=2).sum()) for f in frames]
+    flying, gone = white[:math.ceil(left.time * 30)], white[math.ceil(left.time * 30):]
+    assert all(flying) and gone and not any(gone)
