@@ -62,18 +62,6 @@ def lifted(point: Point, height: float) -> tuple[Point, float]:
     return (point[0], point[1] - LIFT_SHIFT * height), 1.0 + height / EYE_HEIGHT
 
 
-def path_xy(trajectory: Sequence | np.ndarray) -> np.ndarray:
-    """A ball's path as an (n, 2) array of (x, y).
-
-    ``trajectory`` is either rows of (t, x, y) or (t, x, y, z), as ``ShotResult.sample_path``
-    gives, or the ball's motion phases from ``ShotResult.trajectories``.
-    """
-    pieces = path_pieces(trajectory)
-    if not pieces:
-        return np.zeros((0, 2))
-    return np.concatenate([pieces[0][0]] + [xy[1:] for xy, _ in pieces[1:]])
-
-
 def path_pieces(trajectory: Sequence | np.ndarray) -> list[tuple[np.ndarray, bool]]:
     """A ball's path cut where it leaves or comes back to the bed: (xy, off_bed) pairs in
     order, each ``xy`` an (n, 2) array starting where the previous piece ended.
