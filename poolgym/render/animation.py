@@ -96,7 +96,7 @@ class Motion:
 
     def frames(self, painter: FramePainter, fps: float) -> Iterator[np.ndarray]:
         for k in range(self.frame_count(fps) - 1):
-            balls = _balls_at(self.result, k / fps)
-            yield painter.paint({b: p for b, (p, _) in balls.items()}, heights={b: z for b, (_, z) in balls.items()},
+            t = k / fps
+            yield painter.paint(positions_at(self.result, t), heights=heights_at(self.result, t),
                                 highlight=self.highlight, status=self.status)
         yield from self.end.frames(painter, fps)

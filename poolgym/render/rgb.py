@@ -224,8 +224,9 @@ def _draw_ball(surface, view: FrameLayout, table: Table, ball: int, point: Point
     pygame = load_pygame()
     drawn, scale = lifted(point, height)
     cx, cy = centre = view.px(drawn)
+    # Scaled after the small-picture minimum, so a raised ball grows in any picture.
     true_r = view.length(table.ball_radius * scale)
-    r = ball_radius_px(true_r, labels)
+    r = int(round(ball_radius_px(view.length(table.ball_radius), labels) * scale))
     if highlighted:
         _disc(surface, centre, r + max(2, r // 3), colors.HIGHLIGHT)
     if colors.is_striped(ball):

@@ -109,6 +109,17 @@ def test_a_raised_ball_is_drawn_up_the_picture_larger_over_its_shadow():
     assert np.array_equal(render_rgb(TABLE, {0: point}, width_px=800, labels=False, heights={0: 0.0}), flat)
 
 
+@pytest.mark.parametrize("width", [320, 800])
+def test_a_raised_ball_grows_with_its_height_even_in_small_pictures(width):
+    """Small pictures draw balls larger than to scale so that numbers fit; a raised ball
+    still grows from that size."""
+    def ink(height):
+        image = render_rgb(TABLE, {0: (1.2, 0.7)}, width_px=width, heights={0: height})
+        return int(np.all(image == colors.CUE_BALL, axis=2).sum())
+
+    assert ink(0.0) < ink(0.1) < ink(0.25)
+
+
 def test_a_raised_ball_is_drawn_over_the_ball_it_jumps():
     below, height = (1.2, 0.7), 0.03
     over = (1.2, 0.7 + height)  # lifted onto the 2's centre in the picture
