@@ -10,6 +10,7 @@ import pytest
 from poolgym.agents.tools import bench
 from poolgym.agents.tools.cli import build_parser, main
 from poolgym.table import Table
+from poolgym.physics import Shot, Simulator
 
 CASES = ("break", "straight_in", "random")
 
@@ -339,3 +340,12 @@ def test_unknown_envs_modes_opponents_and_budgets_are_one_line_with_the_choices(
     assert out == ""  # refused before any work
     err = _one_error_line_of(err)
     assert err.startswith(f"poolgym {argv[0]}: error:") and bad in err and choice in err
+
+
+def test_demo_describes_a_raised_cue_and_a_ball_leaving_the_table():
+    from poolgym.agents.tools.demo import describe
+
+    result = Simulator().simulate({0: (0.8, 1.0)}, Shot(speed=8.0, angle_deg=90.0, elevation_deg=40.0))
+    lines = [describe(e) for e in result.events]
+    assert "cue raised 40 deg" in lines[0]
+    assert any(line.startswith("off table    ball 0 leaves at") for line in lines)

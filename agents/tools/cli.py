@@ -35,6 +35,18 @@ def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from poolgym.agents.tools import bench
     from poolgym.agents.tools.peers import default_pooltool_python
 
+    if args.compare is not None:
+        from poolgym.agents.tools import speed_compare
+
+        cases = [{"case": name, "reps": args.reps} for name in ("break", "straight_in", "random")]
+        try:
+            rows = speed_compare.compare("sim", cases, "shots_per_s", args.compare, 3)
+        except ValueError as err:
+            parser.error(str(err))
+        print(speed_compare.format_rows(rows, ["case", "reps"], "shots/s"))
+        _write_json(args.json, rows)
+        return 0
+
     python = None
     if not args.no_peer:
         python = args.pooltool_python or default_pooltool_python()
@@ -495,6 +507,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--reps", type=_positive_int, default=3,
                        help="repetitions of each case; shots/s is their median (default 3)")
     bench.add_argument("--quick", action="store_true", help="a few shots per case (for tests)")
+    bench.add_argument("--compare", metavar="REV", help="poolgym only: each case's shots/s beside commit "
+                       "REV's, in fresh processes alternating, the best of three (no pooltool)")
     bench.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
     peer = bench.add_mutually_exclusive_group()
     peer.add_argument("--pooltool-python", metavar="PATH",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from poolgym.events import (BallBall, BallCushion, Event, HeadStringCrossing, Pocketed, Rest,
-                            Strike)
+from poolgym.events import (BallBall, BallCushion, Event, HeadStringCrossing, OffTable, Pocketed,
+                            Rest, Strike)
 from poolgym.physics import Shot, Simulator
 from poolgym.table import Point, Table
 
@@ -27,6 +27,8 @@ def describe(event: Event) -> str:
             text = (f"strike       ball {event.ball} at {_xy(event.position)}, "
                     f"{event.speed:.2f} m/s, aim {event.angle_deg:.1f} deg, side {event.side:+.2f}, "
                     f"vertical {event.vertical:+.2f}")
+            if event.elevation_deg:
+                text += f", cue raised {event.elevation_deg:.0f} deg"
             return text + (", miscue" if event.miscue else "")
         case BallBall():
             return f"ball-ball    {event.a} hits {event.b} at {_xy(event.position_a)}"
@@ -36,6 +38,9 @@ def describe(event: Event) -> str:
                     f"{_xy(event.position)}{frozen}")
         case Pocketed():
             return f"pocketed     ball {event.ball} in {event.pocket}"
+        case OffTable():
+            return (f"off table    ball {event.ball} leaves at {_xy(event.position)}, "
+                    f"{event.height * 100:.1f} cm above the bed")
         case HeadStringCrossing():
             way = "foot" if event.towards_foot else "head"
             return f"head string  ball {event.ball} crosses towards the {way}"

@@ -1,12 +1,14 @@
 """Speed of this tree beside another commit's, measured in the same run.
 
-``poolgym bench-envs`` (env steps/s per id and action mode) and ``poolgym bench-bot
---compare REV`` (the bot's moves/s per budget) run each measurement in a fresh process: once
+``poolgym bench --compare REV`` (the simulator's shots/s on the bench's cases), ``poolgym
+bench-envs`` (env steps/s per id and action mode) and ``poolgym bench-bot --compare REV``
+(the bot's moves/s per budget) run each measurement in a fresh process: once
 with this working tree on ``PYTHONPATH`` and once with a ``git archive`` export of ``REV``,
 alternating, ``reps`` times each; the best of the repetitions is reported (the machine is
 shared, and the best is the least disturbed run). Both sides run the same probe, this file
 executed as a script, which only uses the public API every commit has: ``gymnasium.make``
-for environments, ``poolgym.agents.tools.bench_bot.run`` for the bot.
+for environments, ``poolgym.agents.tools.bench_bot.run`` for the bot, the bench's cases
+and ``Simulator`` for the simulator.
 """
 
 from __future__ import annotations
@@ -60,7 +62,21 @@ def bot_rate(budget: str, noise: str, racks: int, seed: int = 0) -> dict[str, An
     return {"moves_per_s": report["settings"][noise]["moves_per_s_thinking"]}
 
 
-PROBES = {"env": env_rate, "bot": bot_rate}
+def sim_rate(case: str, reps: int = 3) -> dict[str, Any]:
+    """Shots/s of ``poolgym bench``'s case ``case`` (break, straight_in, random): the median
+    of ``reps`` passes after a warm-up, as the bench reports it."""
+    from poolgym.agents.tools import bench
+    from poolgym.physics import Simulator
+    from poolgym.table import Table
+
+    table = Table.preset(bench.TABLE)
+    chosen = next(c for c in bench.build_cases(table) if c.name == case)
+    sim = Simulator(table)
+    bench.time_case(sim, chosen, 1)  # warm-up (and the compiled kernels' first load)
+    return {"shots_per_s": bench.summarize(bench.time_case(sim, chosen, reps))["shots_per_s"]}
+
+
+PROBES = {"env": env_rate, "bot": bot_rate, "sim": sim_rate}
 
 
 def export(rev: str, dest: Path) -> str:

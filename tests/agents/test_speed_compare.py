@@ -50,3 +50,9 @@ def test_bench_envs_table_per_id_and_mode(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert "working tree steps/s" in lines[0]
     assert [line.split()[1] for line in lines[1:3]] == ["aim", "raw"]
+
+
+def test_the_simulator_probe_times_a_bench_case_in_this_tree_and_a_commit():
+    (row,) = speed_compare.compare("sim", [dict(case="straight_in", reps=1)], "shots_per_s", "HEAD", reps=1)
+    others = [k for k in row if k not in ("case", "reps", speed_compare.CURRENT, "ratio")]
+    assert len(others) == 1 and row[speed_compare.CURRENT] > 0 and row[others[0]] > 0

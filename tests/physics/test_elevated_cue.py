@@ -198,3 +198,25 @@ def test_zero_elevation_takes_the_flat_paths():
                      trajectories=True)
     assert a.events == b.events and a.trajectories == b.trajectories
     assert all(p.mode != "airborne" and p.height == 0.0 for ps in a.trajectories.values() for p in ps)
+
+
+def test_a_jumping_cue_ball_landing_on_a_ball_is_thrown_up_and_drives_it_into_the_bed():
+    """A 3-D contact: the cue ball comes down on the upper half of a ball in its path."""
+    from poolgym import events as ev
+
+    layout = {0: (0.8, 0.635), 1: (1.05, 0.635)}
+    result = Simulator(TABLE).simulate(layout, Shot(speed=3.0, elevation_deg=50.0), trajectories=True)
+    hit = next(e for e in result.events if isinstance(e, ev.BallBall))
+    cue = result.trajectories[0]
+    before = next(p for p in cue if p.t0 < hit.time <= p.t1)
+    after = next(p for p in cue if p.t0 == hit.time)
+    assert before.mode == "airborne" and before.height_at(hit.time) > R  # above the ball's centre
+    # Centres exactly two radii apart in 3-D at the contact.
+    (x0, y0), (x1, y1) = hit.position_a if hit.a == 0 else hit.position_b, layout[1]
+    gap = math.dist((x0, y0, before.height_at(hit.time)), (x1, y1, 0.0))
+    assert gap == pytest.approx(2 * R, abs=1e-9)
+    falling = before.vertical_velocity + before.vertical_acceleration * (hit.time - before.t0)
+    assert after.mode == "airborne" and after.vertical_velocity > falling  # thrown up
+    struck = next(p for p in result.trajectories[1] if p.t0 == hit.time)
+    # Driven down into the bed, the struck ball bounces off it.
+    assert struck.mode == "airborne" and struck.height == 0.0 and struck.vertical_velocity > 0.0
