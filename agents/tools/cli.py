@@ -269,6 +269,25 @@ def _bench_bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_jump(args: argparse.Namespace) -> int:
+    from poolgym.agents.tools import bench_jump
+    from poolgym.agents.tools.progress import Progress
+
+    from poolgym.agents.bot.shot_search import SearchBudget
+
+    SearchBudget.preset(args.budget)  # an unknown budget is one line naming the choices
+    with Progress("bench-jump", args.positions, "positions", enabled=not args.no_progress) as progress:
+        report = bench_jump.run(positions=args.positions, budget=args.budget, noise=args.noise, seed=args.seed,
+                                progress=progress.callback)
+    text = bench_jump.format_report(report)
+    print(text)
+    _write_json(args.json, report)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
 def _check_benchmark(args: argparse.Namespace) -> int:
     from poolgym.agents.evaluation import sweeps
 
@@ -614,6 +633,18 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bb.add_argument("--no-progress", action="store_true", help=no_progress)
     bb.set_defaults(handler=_bench_bot)
+
+    bj = sub.add_parser("bench-jump", help="from blocked 9-ball positions: how often the bot's jump shot and its "
+                        "best kick make a legal hit (Wilson intervals)")
+    bj.add_argument("--positions", type=_positive_int, default=200, help="blocked positions (default 200)")
+    bj.add_argument("--budget", default="normal", help="the bot's search budget (default normal)")
+    bj.add_argument("--noise", default="tournament", choices=("none", "tournament"),
+                    help="execution noise (default tournament)")
+    bj.add_argument("--seed", type=_seed, default=0)
+    bj.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
+    bj.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
+    bj.add_argument("--no-progress", action="store_true", help=no_progress)
+    bj.set_defaults(handler=_bench_jump)
 
     cb = sub.add_parser("check-benchmark", help="break statistics and sweeps of constant actions on "
                                                 "a v1 game env (can a memorised action win?)")
