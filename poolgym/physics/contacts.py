@@ -114,3 +114,71 @@ def ball_ball_impulse(vk: tuple[float, float], wk: tuple[float, float, float],
              (wk[0] + dwt * tx, wk[1] + dwt * ty, wk[2] + dwz)),
             ((vjn * nx + vjt * tx, vjn * ny + vjt * ty),
              (wj[0] + dwt * tx, wj[1] + dwt * ty, wj[2] + dwz)))
+
+
+@kernel()
+def surface_impulse(vx: float, vy: float, vz: float, wx: float, wy: float, wz: float,
+                    nx: float, ny: float, nz: float, R: float, restitution: float, friction: float):
+    """A ball's (vx, vy, vz, wx, wy, wz) right after it meets a fixed surface: the bed, a
+    rail top, or a cushion's nose edge met in the air.
+
+    ``(nx, ny, nz)`` is the unit normal from the contact point to the ball's centre, and the
+    ball must be approaching (v . n < 0). The normal impulse per unit mass is (1 + e) times
+    the approach speed; friction acts against the slip of the contact point, Coulomb with
+    coefficient ``friction`` or what stops the slip if that is less (a tangential impulse p
+    per unit mass changes the slip by 7/2 p, I = 2/5 m R^2). This is the rigid-body impulse
+    model Han 2005 applies at the cushion (see ``cushion_impulse``), with the contact normal
+    in any direction; on the bed (n = z) it is the bounce of a ball driven down into the
+    slate by an elevated cue (Alciatore, TP A-30's strike followed by the bed's reaction).
+    """
+    # Velocity of the contact point, at -R n from the centre: v + w x (-R n).
+    cx = vx - R * (wy * nz - wz * ny)
+    cy = vy - R * (wz * nx - wx * nz)
+    cz = vz - R * (wx * ny - wy * nx)
+    approach = -(vx * nx + vy * ny + vz * nz)
+    pn = (1.0 + restitution) * approach
+    # Slip: the contact point's velocity in the tangent plane.
+    cn = cx * nx + cy * ny + cz * nz
+    sx, sy, sz = cx - cn * nx, cy - cn * ny, cz - cn * nz
+    slip = math.sqrt(sx * sx + sy * sy + sz * sz)
+    p = 0.0
+    if slip > 0.0:
+        p = min(friction * pn, slip / 3.5)
+        sx, sy, sz = sx / slip, sy / slip, sz / slip
+    # Impulse pn n - p s on the ball; its torque about the centre is (-R n) x (-p s).
+    k = 2.5 / R * p
+    return (vx + pn * nx - p * sx, vy + pn * ny - p * sy, vz + pn * nz - p * sz,
+            wx + k * (ny * sz - nz * sy), wy + k * (nz * sx - nx * sz), wz + k * (nx * sy - ny * sx))
+
+
+@kernel()
+def ball_ball_impulse_3d(vk, wk, vj, wj, nx: float, ny: float, nz: float, R: float, restitution: float,
+                         friction_min: float, friction_extra: float, friction_decay: float):
+    """``ball_ball_impulse`` for balls whose centres are at different heights (one in the
+    air, or on a rail top): the same frictional, inelastic model (Alciatore TP A-5, A-6,
+    A-14) along a 3-D contact normal ``(nx, ny, nz)`` from k's centre to j's. ``vk``, ``wk``,
+    ``vj``, ``wj`` are 3-vectors; returns ((vk, wk), (vj, wj)) after the contact. The
+    vertical parts of the impulse stay with the balls (the caller lets the bed answer a
+    ball driven into it)."""
+    closing = (vk[0] - vj[0]) * nx + (vk[1] - vj[1]) * ny + (vk[2] - vj[2]) * nz
+    pn = 0.5 * (1.0 + restitution) * closing
+    # Contact points: +R n on k, -R n on j. Relative velocity of k's point past j's.
+    rx = vk[0] - vj[0] + R * ((wk[1] + wj[1]) * nz - (wk[2] + wj[2]) * ny)
+    ry = vk[1] - vj[1] + R * ((wk[2] + wj[2]) * nx - (wk[0] + wj[0]) * nz)
+    rz = vk[2] - vj[2] + R * ((wk[0] + wj[0]) * ny - (wk[1] + wj[1]) * nx)
+    rn = rx * nx + ry * ny + rz * nz
+    sx, sy, sz = rx - rn * nx, ry - rn * ny, rz - rn * nz
+    slip = math.sqrt(sx * sx + sy * sy + sz * sz)
+    p = 0.0
+    if slip > 0.0:
+        mu = friction_min + friction_extra * math.exp(-friction_decay * slip)
+        p = min(mu * pn, slip / 7.0)
+        sx, sy, sz = sx / slip, sy / slip, sz / slip
+    # k receives -pn n - p s, j the opposite; the friction's torque on each is
+    # (+-R n) x (-+p s) = -R p (n x s), the same for both.
+    k = 2.5 / R * p
+    dwx, dwy, dwz = -k * (ny * sz - nz * sy), -k * (nz * sx - nx * sz), -k * (nx * sy - ny * sx)
+    return (((vk[0] - pn * nx - p * sx, vk[1] - pn * ny - p * sy, vk[2] - pn * nz - p * sz),
+             (wk[0] + dwx, wk[1] + dwy, wk[2] + dwz)),
+            ((vj[0] + pn * nx + p * sx, vj[1] + pn * ny + p * sy, vj[2] + pn * nz + p * sz),
+             (wj[0] + dwx, wj[1] + dwy, wj[2] + dwz)))

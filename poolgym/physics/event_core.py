@@ -20,25 +20,34 @@ import math
 import numpy as np
 
 from poolgym.physics.contact_time import INF, point_entry, quadratic_entry, quartic_entry
-from poolgym.physics.contacts import ball_ball_impulse, cushion_impulse
+from poolgym.physics.contacts import ball_ball_impulse, ball_ball_impulse_3d, cushion_impulse, surface_impulse
 from poolgym.physics.hypot import hypot
 from poolgym.physics.jit import kernel
 
-# Motion modes of a phase.
-SLIDING, ROLLING, STILL = 0, 1, 2
+# Motion modes of a phase. A ball on a surface (sliding, rolling, still) is on the bed or
+# on a rail top (its height column says which); an airborne one flies under gravity.
+SLIDING, ROLLING, STILL, AIRBORNE = 0, 1, 2, 3
 # Event kinds, in the order they are processed when they fall at the same time. A log row's
-# kind is the kind of the event that wrote it (a tip contact is logged as a cushion contact).
-TRANSITION, BALL, SEGMENT, TIP, HOLE, HEAD = range(6)
+# kind is the kind of the event that wrote it (a tip contact is logged as a cushion contact,
+# a flight or a rail roll ending in a pocket as a drop); ``OFF`` rows are balls leaving the
+# table. LAND ends a flight and RAIL a roll on a rail top; their ``other`` says how (the
+# ``LAND_*`` and ``RAIL_*`` codes, plus the hole's index for a drop).
+TRANSITION, BALL, SEGMENT, TIP, HOLE, HEAD, LAND, RAIL = range(8)
+OFF = 8
+LAND_BED, LAND_RAIL, LAND_OFF, LAND_HOLE = range(4)
+RAIL_FALL, RAIL_OFF, RAIL_HOLE = range(3)
 
 # Columns of the ball table: the current phase's start time, position, velocity, spin and
-# acceleration, its end time and the box its centre sweeps (x0, x1, y0, y1).
-T0, X, Y, VX, VY, WX, WY, WZ, AX, AY, TEND, BX0, BX1, BY0, BY1 = range(15)
-BALL_COLUMNS = 15
+# acceleration, its end time, the box its centre sweeps (x0, x1, y0, y1), and the height of
+# the ball's lowest point above the bed with its vertical velocity and acceleration.
+T0, X, Y, VX, VY, WX, WY, WZ, AX, AY, TEND, BX0, BX1, BY0, BY1, Z, VZ, AZ = range(18)
+BALL_COLUMNS = 18
 # Entries of the constants vector ``run_shot`` takes (see ``Simulator._constants``).
 (P_R, P_G_SLIDE, P_G_ROLL, P_SPIN_DEC, P_REST_SPEED, P_REST_SPIN, P_HEAD_X, P_FROZEN_TOL,
  P_SIN_NOSE, P_COS_NOSE, P_BALL_E, P_BALL_MU_MIN, P_BALL_MU_EXTRA, P_BALL_MU_DECAY,
- P_CUSHION_E, P_CUSHION_MU) = range(16)
-CONSTANTS = 16
+ P_CUSHION_E, P_CUSHION_MU, P_GRAVITY, P_BED_E, P_BED_MU, P_MIN_HOP, P_NOSE_H, P_NOSE_INSET,
+ P_RAIL_W, P_LENGTH, P_WIDTH) = range(25)
+CONSTANTS = 25
 # Columns of the feature tables: segments (start, unit direction, unit normal into the
 # table, length, box grown by R), jaw tips (point, box) and holes (centre, radius, box).
 S_AX, S_AY, S_UX, S_UY, S_NX, S_NY, S_LEN, S_B0, S_B1, S_B2, S_B3 = range(11)
@@ -48,9 +57,10 @@ H_X, H_Y, H_R, H_B0, H_B1, H_B2, H_B3 = range(7)
 # two positions and a flag. A cushion row's feature index counts segments first, then tips.
 L_KIND, L_TIME, L_A, L_B, L_X1, L_Y1, L_X2, L_Y2, L_FLAG = range(9)
 LOG_COLUMNS = 9
-# Columns of a recorded phase: ball, start and end time, mode, position, velocity, acceleration.
-F_BALL, F_T0, F_T1, F_MODE, F_X, F_Y, F_VX, F_VY, F_AX, F_AY = range(10)
-PHASE_COLUMNS = 10
+# Columns of a recorded phase: ball, start and end time, mode, position, velocity,
+# acceleration, then height, vertical velocity and vertical acceleration.
+F_BALL, F_T0, F_T1, F_MODE, F_X, F_Y, F_VX, F_VY, F_AX, F_AY, F_Z, F_VZ, F_AZ = range(13)
+PHASE_COLUMNS = 13
 # Columns of a queued event beside its time: kind, sequence number, ball, other (ball or
 # feature), the ball's phase version and the other ball's when queued.
 E_KIND, E_SEQ, E_K, E_OTHER, E_VER_K, E_VER_OTHER = range(6)
@@ -79,6 +89,9 @@ _HEAP_SLOTS = 1024
 def state_at(B, mode, k, t, R, spin_dec):
     """(x, y, vx, vy, wx, wy, wz) of ball k at time t, in closed form."""
     tau = t - B[k, T0]
+    if mode[k] == AIRBORNE:  # no cloth in the air: straight across, spin kept
+        return (B[k, X] + B[k, VX] * tau, B[k, Y] + B[k, VY] * tau, B[k, VX], B[k, VY],
+                B[k, WX], B[k, WY], B[k, WZ])
     wz0 = B[k, WZ]
     spun = abs(wz0) - spin_dec * tau
     wz = math.copysign(spun, wz0) if spun > 0.0 else 0.0
@@ -93,6 +106,16 @@ def state_at(B, mode, k, t, R, spin_dec):
     # Sliding friction torque turns the spin about z x u_hat, u_hat = -a / (mu_s g).
     c = 2.5 * tau / R
     return x, y, vx, vy, B[k, WX] + c * ay, B[k, WY] - c * ax, wz
+
+
+@kernel()
+def height_at(B, mode, k, t):
+    """(z, vz) of ball k at time t: the height of its lowest point above the bed, and its
+    vertical velocity."""
+    if mode[k] != AIRBORNE:
+        return B[k, Z], 0.0
+    tau = t - B[k, T0]
+    return B[k, Z] + (B[k, VZ] + 0.5 * B[k, AZ] * tau) * tau, B[k, VZ] + B[k, AZ] * tau
 
 
 @kernel()
@@ -117,13 +140,15 @@ def _close_phase(B, mode, k, t, phases, count):
     row[F_BALL], row[F_T0], row[F_T1], row[F_MODE] = k, B[k, T0], t, mode[k]
     row[F_X], row[F_Y], row[F_VX], row[F_VY] = B[k, X], B[k, Y], B[k, VX], B[k, VY]
     row[F_AX], row[F_AY] = B[k, AX], B[k, AY]
+    row[F_Z], row[F_VZ], row[F_AZ] = B[k, Z], B[k, VZ], B[k, AZ]
     count[C_PHASES] += 1
 
 
 @kernel("(float64[:, ::1], int64[::1], int64[::1], int64, float64, float64, float64, float64, float64, "
-        "float64, float64, float64, boolean, float64[::1], boolean, float64[:, ::1], int64[::1])")
-def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, record, phases, count):
-    """Start a new motion phase of ball k at time t from the given state."""
+        "float64, float64, float64, boolean, float64[::1], boolean, float64[:, ::1], int64[::1], float64)")
+def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, record, phases, count, level):
+    """Start a new motion phase of ball k at time t from the given state, on the surface at
+    height ``level`` (0: the bed; the cushion height: a rail top)."""
     if record:
         _close_phase(B, mode, k, t, phases, count)
     R, g_slide, g_roll = P[P_R], P[P_G_SLIDE], P[P_G_ROLL]
@@ -146,6 +171,7 @@ def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, reco
     B[k, T0], B[k, X], B[k, Y] = t, x, y
     B[k, VX], B[k, VY], B[k, WX], B[k, WY], B[k, WZ] = vx, vy, wx, wy, wz
     B[k, AX], B[k, AY] = ax, ay
+    B[k, Z], B[k, VZ], B[k, AZ] = level, 0.0, 0.0
     mode[k] = m
     B[k, TEND] = t + duration
     ver[k] += 1
@@ -154,6 +180,72 @@ def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, reco
     else:
         B[k, BX0], B[k, BX1] = _parabola_range(x, vx, ax, duration)
         B[k, BY0], B[k, BY1] = _parabola_range(y, vy, ay, duration)
+
+
+@kernel()
+def _flight_end(P, x, y, z, vx, vy, vz):
+    """(tau, how) for a flight from (x, y) at height z with velocity (vx, vy, vz): how long
+    until it lands on the bed (``LAND_BED``), on a rail top (``LAND_RAIL``: coming down to
+    the cushion height over the band between the rail noses and the rail's outer edge) or
+    its centre passes that outer edge (``LAND_OFF``), whichever comes first. Pockets and
+    contacts on the way are the caller's."""
+    g, h, w = P[P_GRAVITY], P[P_NOSE_H], P[P_RAIL_W]
+    L, W = P[P_LENGTH], P[P_WIDTH]
+    z = max(z, 0.0)
+    t_bed = (vz + math.sqrt(vz * vz + 2.0 * g * z)) / g
+    # The centre leaves the outer edge of the rails (straight lines in the air).
+    t_out = INF
+    if vx > 0.0:
+        t_out = min(t_out, (L + w - x) / vx)
+    elif vx < 0.0:
+        t_out = min(t_out, (-w - x) / vx)
+    if vy > 0.0:
+        t_out = min(t_out, (W + w - y) / vy)
+    elif vy < 0.0:
+        t_out = min(t_out, (-w - y) / vy)
+    t_out = max(t_out, 0.0)
+    disc = vz * vz + 2.0 * g * (z - h)
+    if disc >= 0.0:
+        t_rail = (vz + math.sqrt(disc)) / g  # coming down through the cushion height
+        if 1e-9 < t_rail < t_out:
+            xr, yr = x + vx * t_rail, y + vy * t_rail
+            if xr < 0.0 or xr > L or yr < 0.0 or yr > W:
+                return t_rail, LAND_RAIL
+    if t_bed < t_out:
+        return t_bed, LAND_BED
+    return t_out, LAND_OFF
+
+
+@kernel()
+def _set_flight(B, mode, ver, k, t, x, y, z, vx, vy, vz, wx, wy, wz, P, record, phases, count):
+    """Start an airborne phase of ball k at time t: a parabola under gravity, spin kept."""
+    if record:
+        _close_phase(B, mode, k, t, phases, count)
+    tau, _ = _flight_end(P, x, y, z, vx, vy, vz)
+    B[k, T0], B[k, X], B[k, Y] = t, x, y
+    B[k, VX], B[k, VY], B[k, WX], B[k, WY], B[k, WZ] = vx, vy, wx, wy, wz
+    B[k, AX], B[k, AY] = 0.0, 0.0
+    B[k, Z], B[k, VZ], B[k, AZ] = max(z, 0.0), vz, -P[P_GRAVITY]
+    mode[k] = AIRBORNE
+    B[k, TEND] = t + tau
+    ver[k] += 1
+    B[k, BX0], B[k, BX1] = min(x, x + vx * tau), max(x, x + vx * tau)
+    B[k, BY0], B[k, BY1] = min(y, y + vy * tau), max(y, y + vy * tau)
+
+
+@kernel()
+def _resume(B, mode, ver, k, t, x, y, z, vx, vy, vz, wx, wy, wz, support, P, record, phases, count):
+    """Go on from a 3-D state: a ball on a surface at height ``support`` (>= 0; -1 for none)
+    driven into it bounces (``surface_impulse`` with the bed's restitution and the cloth's
+    friction); it flies if it leaves upwards faster than the hop threshold or has no
+    surface under it, and slides or rolls on the surface otherwise."""
+    if support >= 0.0 and vz < 0.0:
+        vx, vy, vz, wx, wy, wz = surface_impulse(vx, vy, vz, wx, wy, wz, 0.0, 0.0, 1.0, P[P_R],
+                                                 P[P_BED_E], P[P_BED_MU])
+    if support < 0.0 or vz > P[P_MIN_HOP]:
+        _set_flight(B, mode, ver, k, t, x, y, z, vx, vy, vz, wx, wy, wz, P, record, phases, count)
+    else:
+        _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, False, P, record, phases, count, support)
 
 
 # ---------------------------------------------------------------------- event heap
@@ -266,6 +358,8 @@ def _schedule_pairs(B, mode, ver, on, k, t, only, P, times, events, count):
     else:
         xk, yk, vxk, vyk, _, _, _ = state_at(B, mode, k, t, R, spin_dec)
     axk, ayk = B[k, AX], B[k, AY]
+    zk, vzk = height_at(B, mode, k, t)
+    azk = B[k, AZ]
     tk_end = B[k, TEND]
     reach = 2.0 * R
     d2 = reach * reach
@@ -289,14 +383,23 @@ def _schedule_pairs(B, mode, ver, on, k, t, only, P, times, events, count):
             vxj, vyj = B[j, VX] + axj * tau, B[j, VY] + ayj * tau
             xj = B[j, X] + (B[j, VX] + 0.5 * axj * tau) * tau
             yj = B[j, Y] + (B[j, VY] + 0.5 * ayj * tau) * tau
+        zj, vzj = height_at(B, mode, j, t)
         dx, dy = xj - xk, yj - yk
         dvx, dvy = vxj - vxk, vyj - vyk
         dax, day = axj - axk, ayj - ayk
-        c0 = dx * dx + dy * dy - d2
-        c1 = 2.0 * (dx * dvx + dy * dvy)
-        c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
-        c3 = dvx * dax + dvy * day
-        c4 = 0.25 * (dax * dax + day * day)
+        dz, dvz, daz = zj - zk, vzj - vzk, B[j, AZ] - azk
+        if dz == 0.0 and dvz == 0.0 and daz == 0.0:  # both on one surface
+            c0 = dx * dx + dy * dy - d2
+            c1 = 2.0 * (dx * dvx + dy * dvy)
+            c2 = dvx * dvx + dvy * dvy + dx * dax + dy * day
+            c3 = dvx * dax + dvy * day
+            c4 = 0.25 * (dax * dax + day * day)
+        else:  # the same quartic in three dimensions: heights are parabolas too
+            c0 = dx * dx + dy * dy + dz * dz - d2
+            c1 = 2.0 * (dx * dvx + dy * dvy + dz * dvz)
+            c2 = dvx * dvx + dvy * dvy + dvz * dvz + dx * dax + dy * day + dz * daz
+            c3 = dvx * dax + dvy * day + dvz * daz
+            c4 = 0.25 * (dax * dax + day * day + daz * daz)
         tau = quartic_entry(c0, c1, c2, c3, c4, horizon)
         if tau != INF:
             _push(times, events, count, on, ver, t + tau, BALL, k, j, ver[j])
@@ -348,6 +451,118 @@ def _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_bo
 
 
 @kernel()
+def _inside_outline(segments, x, y):
+    """Whether (x, y) lies inside the cushion outline (crossing number over the segments)."""
+    inside = False
+    for i in range(segments.shape[0]):
+        ax, ay = segments[i, S_AX], segments[i, S_AY]
+        bx = ax + segments[i, S_UX] * segments[i, S_LEN]
+        by = ay + segments[i, S_UY] * segments[i, S_LEN]
+        if (ay > y) != (by > y):
+            if x < ax + (y - ay) * (bx - ax) / (by - ay):
+                inside = not inside
+    return inside
+
+
+@kernel()
+def _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, events, count):
+    """Queue the end of ball k's flight and its first contact with a cushion's nose edge or
+    a jaw tip on the way.
+
+    The nose edge is a horizontal line at the cushion height, ``P_NOSE_INSET`` inside each
+    segment (where a ball on the bed touches it at the nose angle); a flying ball meets it
+    when its centre comes within R of that line, so a high ball clears the cushion and a
+    low one rebounds off the edge, up or down. A jaw tip is a vertical post up to the
+    cushion height. A flight that comes down over a pocket's hole, or on the bed outside
+    the outline (in a pocket's throat), drops into that pocket."""
+    R, g, h = P[P_R], P[P_GRAVITY], P[P_NOSE_H]
+    tau_end, how = _flight_end(P, B[k, X], B[k, Y], B[k, Z], B[k, VX], B[k, VY], B[k, VZ])
+    other = how
+    if how != LAND_OFF:
+        xe, ye = B[k, X] + B[k, VX] * tau_end, B[k, Y] + B[k, VY] * tau_end
+        nearest, best_d = -1, INF
+        for i in range(holes.shape[0]):
+            d = hypot(xe - holes[i, H_X], ye - holes[i, H_Y])
+            if d < holes[i, H_R]:
+                nearest, best_d = i, 0.0
+                break
+            if d < best_d:
+                nearest, best_d = i, d
+        if best_d == 0.0 or (how == LAND_BED and not _inside_outline(segments, xe, ye)):
+            other = LAND_HOLE + nearest
+    _push(times, events, count, on, ver, B[k, TEND], LAND, k, other, 0)
+    # Contacts with the nose edges and jaw tips, from the state at t.
+    x, y, vx, vy, _, _, _ = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
+    z, vz = height_at(B, mode, k, t)
+    horizon = B[k, TEND] - t
+    b0, b1, b2, b3 = B[k, BX0], B[k, BX1], B[k, BY0], B[k, BY1]
+    inset = P[P_NOSE_INSET]
+    d0, d1, d2 = R + z - h, vz, -0.5 * g  # centre height above the nose edge
+    best, kind, which = INF, -1, -1
+    for i in range(segments.shape[0]):
+        s = segments[i]
+        if s[S_B0] > b1 or s[S_B1] < b0 or s[S_B2] > b3 or s[S_B3] < b2:
+            continue
+        nx, ny = s[S_NX], s[S_NY]
+        e0 = nx * (x - s[S_AX]) + ny * (y - s[S_AY]) - inset
+        e1 = nx * vx + ny * vy
+        c0 = e0 * e0 + d0 * d0 - R * R
+        c1 = 2.0 * (e0 * e1 + d0 * d1)
+        c2 = e1 * e1 + d1 * d1 + 2.0 * d0 * d2
+        c3 = 2.0 * d1 * d2
+        c4 = d2 * d2
+        tau = quartic_entry(c0, c1, c2, c3, c4, min(horizon, best))
+        if tau < best:
+            px, py = x + vx * tau - s[S_AX], y + vy * tau - s[S_AY]
+            if 0.0 <= s[S_UX] * px + s[S_UY] * py <= s[S_LEN]:
+                best, kind, which = tau, SEGMENT, i
+    for i in range(tips.shape[0]):
+        q = tips[i]
+        if q[Q_B0] > b1 or q[Q_B1] < b0 or q[Q_B2] > b3 or q[Q_B3] < b2:
+            continue
+        tau = point_entry(x - q[Q_X], y - q[Q_Y], vx, vy, 0.0, 0.0, R * R, min(horizon, best))
+        if tau < best and z + (vz + 0.5 * B[k, AZ] * tau) * tau < h:
+            best, kind, which = tau, TIP, i
+    if kind >= 0:
+        _push(times, events, count, on, ver, t + best, kind, k, which, 0)
+
+
+@kernel()
+def _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count):
+    """Queue the end of ball k's roll on a rail top: its centre passing the rail noses back
+    over the bed (it falls), passing the rail's outer edge (off the table), or entering a
+    pocket's hole. A ball that stops on the rail top is off the table at the end of the shot."""
+    R = P[P_R]
+    L, W, w = P[P_LENGTH], P[P_WIDTH], P[P_RAIL_W]
+    x, y, vx, vy, _, _, _ = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
+    ax, ay = B[k, AX], B[k, AY]
+    horizon = B[k, TEND] - t
+    best, other = INF, -1
+    # Off: gaps to the outer edge, each closing to zero.
+    for c0, c1, c2 in ((x + w, vx, 0.5 * ax), (L + w - x, -vx, -0.5 * ax),
+                       (y + w, vy, 0.5 * ay), (W + w - y, -vy, -0.5 * ay)):
+        tau = quadratic_entry(c0, c1, c2, min(horizon, best))
+        if tau < best:
+            best, other = tau, RAIL_OFF
+    # Back over the bed: every coordinate outside the noses comes back inside.
+    back = 0.0
+    for c0, c1, c2 in ((-x, -vx, -0.5 * ax), (x - L, vx, 0.5 * ax), (-y, -vy, -0.5 * ay), (y - W, vy, 0.5 * ay)):
+        if c0 > 0.0:
+            back = max(back, quadratic_entry(c0, c1, c2, horizon))
+    if 0.0 < back < best:
+        xb, yb = x + (vx + 0.5 * ax * back) * back, y + (vy + 0.5 * ay * back) * back
+        if -1e-9 <= xb <= L + 1e-9 and -1e-9 <= yb <= W + 1e-9:
+            best, other = back, RAIL_FALL
+    for i in range(holes.shape[0]):
+        r = holes[i, H_R]
+        tau = point_entry(x - holes[i, H_X], y - holes[i, H_Y], vx, vy, ax, ay, r * r, min(horizon, best))
+        if tau < best:
+            best, other = tau, RAIL_HOLE + i
+    if other >= 0:
+        _push(times, events, count, on, ver, t + best, RAIL, k, other, 0)
+
+
+@kernel()
 def _schedule_head_string(B, ver, on, k, after, P, times, events, count):
     """Queue the cue ball's next crossing of the head string strictly after ``after``."""
     horizon = B[k, TEND] - B[k, T0]
@@ -376,9 +591,16 @@ def _schedule_head_string(B, ver, on, k, after, P, times, events, count):
 @kernel()
 def _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count):
     """Queue every event ball k may take part in from time t on its current phase."""
-    if mode[k] != STILL:
+    if mode[k] == AIRBORNE:
+        _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, events, count)
+        if k == cue:
+            _schedule_head_string(B, ver, on, k, t, P, times, events, count)
+    elif mode[k] != STILL:
         _push(times, events, count, on, ver, B[k, TEND], TRANSITION, k, -1, 0)
-        _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
+        if B[k, Z] > 0.0:
+            _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count)
+        else:
+            _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
         if k == cue:
             _schedule_head_string(B, ver, on, k, t, P, times, events, count)
     _schedule_pairs(B, mode, ver, on, k, t, -1, P, times, events, count)
@@ -412,6 +634,10 @@ def _ball_ball(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_bo
     R, spin_dec = P[P_R], P[P_SPIN_DEC]
     sk = state_at(B, mode, k, t, R, spin_dec)
     sj = state_at(B, mode, j, t, R, spin_dec)
+    if mode[k] == AIRBORNE or mode[j] == AIRBORNE or B[k, Z] != B[j, Z]:
+        _ball_ball_3d(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_box, times, events,
+                      count, log, record, phases, sk, sj)
+        return
     nx, ny = sj[0] - sk[0], sj[1] - sk[1]
     dist = hypot(nx, ny)
     nx, ny = nx / dist, ny / dist
@@ -432,8 +658,50 @@ def _ball_ball(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_bo
         _log(log, count, BALL, t, k, j, sk[0], sk[1], sj[0], sj[1], 0.0)
     else:
         _log(log, count, BALL, t, j, k, sj[0], sj[1], sk[0], sk[1], 0.0)
-    _set_phase(B, mode, ver, k, t, sk[0], sk[1], vxk, vyk, wk[0], wk[1], wk[2], False, P, record, phases, count)
-    _set_phase(B, mode, ver, j, t, sj[0], sj[1], vxj, vyj, wj[0], wj[1], wj[2], False, P, record, phases, count)
+    _set_phase(B, mode, ver, k, t, sk[0], sk[1], vxk, vyk, wk[0], wk[1], wk[2], False, P, record, phases, count,
+               B[k, Z])
+    _set_phase(B, mode, ver, j, t, sj[0], sj[1], vxj, vyj, wj[0], wj[1], wj[2], False, P, record, phases, count,
+               B[j, Z])
+    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
+    _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count)
+
+
+@kernel()
+def _ball_ball_3d(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_box, times, events, count,
+                  log, record, phases, sk, sj):
+    """``_ball_ball`` for balls at different heights (one in the air or on a rail top):
+    the contact normal is 3-D (``ball_ball_impulse_3d``), and a ball on a surface driven
+    down into it bounces off it (``_resume``)."""
+    R = P[P_R]
+    zk, vzk = height_at(B, mode, k, t)
+    zj, vzj = height_at(B, mode, j, t)
+    nx, ny, nz = sj[0] - sk[0], sj[1] - sk[1], zj - zk
+    dist = math.sqrt(nx * nx + ny * ny + nz * nz)
+    nx, ny, nz = nx / dist, ny / dist, nz / dist
+    closing = (sk[2] - sj[2]) * nx + (sk[3] - sj[3]) * ny + (vzk - vzj) * nz
+    if closing <= 0.0:
+        _schedule_pairs(B, mode, ver, on, k, t + _RETRY_DT, j, P, times, events, count)
+        return
+    (vk, wk), (vj, wj) = ball_ball_impulse_3d(
+        (sk[2], sk[3], vzk), (sk[4], sk[5], sk[6]), (sj[2], sj[3], vzj), (sj[4], sj[5], sj[6]), nx, ny, nz, R,
+        P[P_BALL_E], P[P_BALL_MU_MIN], P[P_BALL_MU_EXTRA], P[P_BALL_MU_DECAY])
+    vxk, vyk, vzk = vk
+    vxj, vyj, vzj = vj
+    still_closing = (vxk - vxj) * nx + (vyk - vyj) * ny + (vzk - vzj) * nz
+    if still_closing > -_MIN_SEPARATION:
+        push = 0.5 * (still_closing + _MIN_SEPARATION)
+        vxk, vyk, vzk = vxk - push * nx, vyk - push * ny, vzk - push * nz
+        vxj, vyj, vzj = vxj + push * nx, vyj + push * ny, vzj + push * nz
+    if sk[2] ** 2 + sk[3] ** 2 >= sj[2] ** 2 + sj[3] ** 2:
+        _log(log, count, BALL, t, k, j, sk[0], sk[1], sj[0], sj[1], 0.0)
+    else:
+        _log(log, count, BALL, t, j, k, sj[0], sj[1], sk[0], sk[1], 0.0)
+    support_k = -1.0 if mode[k] == AIRBORNE else B[k, Z]
+    support_j = -1.0 if mode[j] == AIRBORNE else B[j, Z]
+    _resume(B, mode, ver, k, t, sk[0], sk[1], zk, vxk, vyk, vzk, wk[0], wk[1], wk[2], support_k, P, record,
+            phases, count)
+    _resume(B, mode, ver, j, t, sj[0], sj[1], zj, vxj, vyj, vzj, wj[0], wj[1], wj[2], support_j, P, record,
+            phases, count)
     _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
     _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count)
 
@@ -445,6 +713,10 @@ def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, h
     grazing touch), log it and schedule the ball's new phase."""
     R = P[P_R]
     x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
+    if mode[k] == AIRBORNE:
+        _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, holes, open_box, times,
+                     events, count, log, record, phases, n_segments)
+        return
     if kind == SEGMENT:
         nx, ny = segments[which, S_NX], segments[which, S_NY]
         cushion = which
@@ -465,14 +737,49 @@ def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, h
         vx, vy = vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny
     was_frozen = frozen[k, cushion] and hypot(x - x0[k], y - y0[k]) <= P[P_FROZEN_TOL]
     _log(log, count, SEGMENT, t, k, cushion, x, y, 0.0, 0.0, 1.0 if was_frozen else 0.0)
-    _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, False, P, record, phases, count)
+    _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, False, P, record, phases, count, 0.0)
+    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
+
+
+@kernel()
+def _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, holes, open_box, times, events,
+                 count, log, record, phases, n_segments):
+    """A flying ball meets a cushion's nose edge (``SEGMENT``) or a jaw tip's post (``TIP``):
+    ``surface_impulse`` along the 3-D normal from the contact to the centre, with the
+    cushion's restitution and friction; the ball flies on."""
+    R = P[P_R]
+    x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
+    z, vz = height_at(B, mode, k, t)
+    if kind == SEGMENT:
+        s = segments[which]
+        e = s[S_NX] * (x - s[S_AX]) + s[S_NY] * (y - s[S_AY]) - P[P_NOSE_INSET]
+        nx, ny, nz = e * s[S_NX], e * s[S_NY], R + z - P[P_NOSE_H]
+        cushion = which
+    else:
+        nx, ny, nz = x - tips[which, Q_X], y - tips[which, Q_Y], 0.0
+        cushion = n_segments + which
+    norm = math.sqrt(nx * nx + ny * ny + nz * nz)
+    nx, ny, nz = nx / norm, ny / norm, nz / norm
+    if vx * nx + vy * ny + vz * nz >= 0.0:  # a grazing root: not closing
+        _schedule(B, mode, ver, on, k, t + _RETRY_DT, cue, P, segments, tips, holes, open_box, times, events,
+                  count)
+        return
+    vx, vy, vz, wx, wy, wz = surface_impulse(vx, vy, vz, wx, wy, wz, nx, ny, nz, R, P[P_CUSHION_E],
+                                             P[P_CUSHION_MU])
+    leaving = vx * nx + vy * ny + vz * nz
+    if leaving < _MIN_SEPARATION:
+        vx, vy, vz = (vx + (_MIN_SEPARATION - leaving) * nx, vy + (_MIN_SEPARATION - leaving) * ny,
+                      vz + (_MIN_SEPARATION - leaving) * nz)
+    _log(log, count, SEGMENT, t, k, cushion, x, y, 0.0, 0.0, 0.0)
+    _set_flight(B, mode, ver, k, t, x, y, z, vx, vy, vz, wx, wy, wz, P, record, phases, count)
     _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
 
 
 @kernel("(float64[::1], float64[::1], int64, float64[::1], float64[::1], float64[:, ::1], "
         "float64[:, ::1], float64[:, ::1], float64[::1], boolean[:, ::1], int64, boolean)")
 def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, max_events, record):
-    """Play one shot: ball ``cue`` leaves (x0, y0)[cue] with ``strike`` = (vx, vy, wx, wy, wz).
+    """Play one shot: ball ``cue`` leaves (x0, y0)[cue] with ``strike`` = (vx, vy, wx, wy, wz,
+    vz); a downward vz (an elevated cue) drives it into the bed first.
 
     ``P`` holds the constants (``P_*``), ``segments``/``tips``/``holes`` the table's features
     (``S_*``, ``Q_*``, ``H_*``), ``open_box`` the rectangle no feature reaches (x0, x1, y0,
@@ -501,8 +808,12 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
     phases = np.empty((64 if record else 0, PHASE_COLUMNS))
     n_segments = segments.shape[0]
 
-    _set_phase(B, mode, ver, cue, 0.0, x0[cue], y0[cue], strike[0], strike[1], strike[2], strike[3],
-               strike[4], False, P, record, phases, count)
+    if strike[5] == 0.0:
+        _set_phase(B, mode, ver, cue, 0.0, x0[cue], y0[cue], strike[0], strike[1], strike[2], strike[3],
+                   strike[4], False, P, record, phases, count, 0.0)
+    else:
+        _resume(B, mode, ver, cue, 0.0, x0[cue], y0[cue], 0.0, strike[0], strike[1], strike[5], strike[2],
+                strike[3], strike[4], 0.0, P, record, phases, count)
     _schedule(B, mode, ver, on, cue, 0.0, cue, P, segments, tips, holes, open_box, times, events, count)
     processed = 0
     now = 0.0
@@ -524,7 +835,7 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             # Slip ends exactly at the end of a sliding phase: roll from there, never re-slide
             # on round-off. A rolling phase ends with the ball stopped.
             _set_phase(B, mode, ver, k, time, x, y, vx, vy, wx, wy, wz, mode[k] == SLIDING, P, record,
-                       phases, count)
+                       phases, count, B[k, Z])
             _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
         elif kind == BALL:
             _ball_ball(B, mode, ver, on, k, other, time, cue, P, segments, tips, holes, open_box,
@@ -539,10 +850,30 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             on[k] = False
             ver[k] += 1
             _log(log, count, HOLE, time, k, other, x, y, 0.0, 0.0, 0.0)
-        else:
+        elif kind == HEAD:
             x, y, vx, _, _, _, _ = state_at(B, mode, k, time, R, spin_dec)
             _log(log, count, HEAD, time, k, -1, x, y, 0.0, 0.0, 1.0 if vx > 0.0 else 0.0)
             _schedule_head_string(B, ver, on, k, time, P, times, events, count)
+        else:  # LAND or RAIL
+            x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, time, R, spin_dec)
+            z, vz = height_at(B, mode, k, time)
+            if kind == LAND and other < LAND_OFF:
+                _resume(B, mode, ver, k, time, x, y, z, vx, vy, vz, wx, wy, wz,
+                        0.0 if other == LAND_BED else P[P_NOSE_H], P, record, phases, count)
+                _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
+            elif kind == RAIL and other == RAIL_FALL:
+                _set_flight(B, mode, ver, k, time, x, y, z, vx, vy, 0.0, wx, wy, wz, P, record, phases, count)
+                _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
+            else:  # off the table, or into a pocket
+                if record:
+                    _close_phase(B, mode, k, time, phases, count)
+                on[k] = False
+                ver[k] += 1
+                if (kind == LAND and other == LAND_OFF) or (kind == RAIL and other == RAIL_OFF):
+                    _log(log, count, OFF, time, k, -1, x, y, 0.0, 0.0, z)
+                else:
+                    hole = other - LAND_HOLE if kind == LAND else other - RAIL_HOLE
+                    _log(log, count, HOLE, time, k, hole, x, y, 0.0, 0.0, 0.0)
 
     # At rest: the last translation and the last spin above the rest threshold have stopped.
     duration = now
@@ -554,4 +885,10 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
         for k in range(n):
             if on[k]:
                 _close_phase(B, mode, k, duration, phases, count)
+    # A ball at rest on a rail top is off the table (WPA 8.5).
+    log = _grown(log, count[C_LOG], n)
+    for k in range(n):
+        if on[k] and B[k, Z] > 0.0:
+            on[k] = False
+            _log(log, count, OFF, duration, k, -1, B[k, X], B[k, Y], 0.0, 0.0, B[k, Z])
     return DONE, B, on, log, phases, count, now, duration

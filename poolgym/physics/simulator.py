@@ -28,7 +28,7 @@ from poolgym.physics.result import MotionPhase, ShotResult
 from poolgym.physics.shot import Noise, Shot
 from poolgym.table import Table
 
-_MODE_NAMES = ("sliding", "rolling", "still")
+_MODE_NAMES = ("sliding", "rolling", "still", "airborne")
 MAX_BALL = 15
 
 
@@ -136,6 +136,12 @@ class Simulator:
             core.P_BALL_E: p.ball_restitution, core.P_BALL_MU_MIN: p.ball_friction_min,
             core.P_BALL_MU_EXTRA: p.ball_friction_extra, core.P_BALL_MU_DECAY: p.ball_friction_decay,
             core.P_CUSHION_E: p.cushion_restitution, core.P_CUSHION_MU: p.cushion_friction,
+            core.P_GRAVITY: p.gravity, core.P_BED_E: p.bed_restitution, core.P_BED_MU: p.mu_slide,
+            core.P_MIN_HOP: p.min_hop_speed, core.P_NOSE_H: t.cushion_height,
+            # Where a ball on the bed touches the nose: R cos(nose angle) from its centre,
+            # so the nose edge lies this far inside the segment line (R from the centre).
+            core.P_NOSE_INSET: t.ball_radius * (1.0 - self._cos_nose),
+            core.P_RAIL_W: t.rail_width, core.P_LENGTH: t.length, core.P_WIDTH: t.width,
         }
         return np.array([values[i] for i in range(core.CONSTANTS)], dtype=float)
 
@@ -246,7 +252,7 @@ class Simulator:
 
     def _run(self, start: _Start, shot: Shot, record: bool) -> ShotResult:
         """Play one validated shot from ``start`` in the compiled loop; its result."""
-        strike = np.array(self.strike_state(shot), dtype=float)
+        strike = np.array(self.strike_state(shot), dtype=float)  # (vx, vy, wx, wy, wz, vz)
         max_events = self.params.max_events
         status, balls, on, log, phases, counts, _, duration = core.run_shot(
             start.x0, start.y0, start.cue, strike, self._constants, self._segment_table, self._tip_table,
@@ -266,9 +272,13 @@ class Simulator:
                                    f"({x:.4f}, {y:.4f}); layout {start.layout()} shot {shot}")
         events: list[ev.Event] = [self._strike_event(start, shot)]
         pocketed: dict[int, str] = {}
+        off_table: dict[int, tuple[float, float]] = {}
         for kind, t, a, b, x1, y1, x2, y2, flag in log[:counts[core.C_LOG]].tolist():
             a, b = int(a), int(b)
-            if kind == core.BALL:
+            if kind == core.OFF:
+                off_table[nums[a]] = (x1, y1)
+                events.append(ev.OffTable(t, nums[a], (x1, y1), flag))
+            elif kind == core.BALL:
                 events.append(ev.BallBall(t, nums[a], nums[b], (x1, y1), (x2, y2)))
             elif kind == core.SEGMENT:
                 events.append(ev.BallCushion(t, nums[a], self._cushion_ids[b], (x1, y1), flag != 0.0))
@@ -282,23 +292,28 @@ class Simulator:
         paths = None
         if record:
             paths = {num: [] for num in nums}
-            for k, t0, t1, mode, x, y, vx, vy, ax, ay in phases[:counts[core.C_PHASES]].tolist():
-                paths[nums[int(k)]].append(MotionPhase(t0, t1, _MODE_NAMES[int(mode)], (x, y), (vx, vy), (ax, ay)))
+            for k, t0, t1, mode, x, y, vx, vy, ax, ay, z, vz, az in phases[:counts[core.C_PHASES]].tolist():
+                paths[nums[int(k)]].append(MotionPhase(t0, t1, _MODE_NAMES[int(mode)], (x, y), (vx, vy), (ax, ay),
+                                                       z, vz, az))
             paths = {num: tuple(p) for num, p in paths.items()}
-        return ShotResult(positions, pocketed, tuple(events), duration, shot, paths)
+        return ShotResult(positions, pocketed, tuple(events), duration, shot, paths, off_table)
 
     def _strike_event(self, start: _Start, shot: Shot) -> ev.Strike:
         miscue = math.hypot(shot.side, shot.vertical) > self.params.miscue_limit
         return ev.Strike(0.0, 0, (start.X[start.cue], start.Y[start.cue]), shot.speed, shot.angle_deg,
-                         shot.side, shot.vertical, miscue, start.cushion_frozen, start.cue_frozen)
+                         shot.side, shot.vertical, miscue, start.cushion_frozen, start.cue_frozen,
+                         shot.elevation_deg)
 
-    def strike_state(self, shot: Shot) -> tuple[float, float, float, float, float]:
-        """Cue-ball velocity and spin right after the strike: (vx, vy, wx, wy, wz).
+    def strike_state(self, shot: Shot) -> tuple[float, float, float, float, float, float]:
+        """Cue-ball velocity and spin right after the strike: (vx, vy, wx, wy, wz, vz).
 
         Standard cue-ball formulas (Alciatore TP A.30): an offset of a fraction ``f`` of the
         radius leaves the ball at v = v_centre (1 + m/M) / (1 + m/M + 5 f^2 / 2) with spin
-        5 v f / (2 R) about the axis perpendicular to the offset.
+        5 v f / (2 R) about the axis perpendicular to the offset. With the cue elevated
+        (``elevation``), ``_elevated_strike``.
         """
+        if shot.elevation_deg != 0.0:
+            return self._elevated_strike(shot)
         p, R = self.params, self.table.ball_radius
         ratio = self.table.ball_mass / p.cue_mass
         side, vertical = shot.side, shot.vertical
@@ -311,7 +326,38 @@ class Simulator:
         # Top spin turns about z x v_hat = (-cy, cx). Right english, a tip offset towards
         # the stroke's right (+y for a stroke along +x), has wz < 0: r x F with r along +y
         # and F along +x. Seen from above, with +y to the right of +x, that is anticlockwise.
-        return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side
+        return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side, 0.0
+
+    def _elevated_strike(self, shot: Shot) -> tuple[float, float, float, float, float, float]:
+        """The strike of a cue raised ``elevation_deg`` above level (Alciatore TP A-30 in
+        three dimensions; pooltool 0.6's ``cue_strike`` with its vertical velocity kept).
+
+        The tip meets the ball at Q = (a, b) R on the face the player sees (side ``a``,
+        height ``b``) and depth c = sqrt(1 - a^2 - b^2) R behind, and pushes along the cue,
+        d = cos(theta) h - sin(theta) z (h: the stroke's horizontal direction). The ball leaves
+        along d at v = v_centre (1 + m/M) / (1 + m/M + (a^2 + (b cos(theta) - c sin(theta))^2)
+        / (2/5)) and spins at (5 v / 2 R^2) Q x d: side spin turns about an axis tilted with
+        the cue, its horizontal part along the stroke (what bends a masse), and a steep
+        centre hit adds draw. The downward part of v drives the ball into the bed, whose
+        bounce ``run_shot`` resolves.
+        """
+        p, R = self.params, self.table.ball_radius
+        ratio = self.table.ball_mass / p.cue_mass
+        theta = math.radians(shot.elevation_deg)
+        st, ct = math.sin(theta), math.cos(theta)
+        a, b = shot.side, shot.vertical
+        c = math.sqrt(max(0.0, 1.0 - a * a - b * b))
+        lever = b * ct - c * st
+        v = shot.speed * (1.0 + ratio) / (1.0 + ratio + 2.5 * (a * a + lever * lever))
+        angle = math.radians(shot.angle_deg)
+        if p.squirt and a != 0.0:
+            angle -= squirt_angle(a, self.table.ball_mass, p.cue_end_mass)
+        hx, hy = math.cos(angle), math.sin(angle)   # along the stroke
+        rx, ry = -hy, hx                            # the player's right (z x h)
+        spin = 2.5 * v / R
+        # Q x d in the (h, right, z) frame: (-a sin, b cos - c sin, -a cos).
+        w_h, w_r, w_z = -a * st * spin, lever * spin, -a * ct * spin
+        return (v * ct * hx, v * ct * hy, w_h * hx + w_r * rx, w_h * hy + w_r * ry, w_z, -v * st)
 
 
 class _Start:
