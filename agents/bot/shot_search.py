@@ -22,7 +22,7 @@ from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
 from poolgym.aiming import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
                              mirror, on_rail, path_is_clear, pot_chance, rail_lines)
-from poolgym.agents.bot.jumps import jump_shot, jump_strokes
+from poolgym.agents.bot.jumps import JumpPlanner, jump_shot
 from poolgym.agents.bot.position import plain_call, pot_pairs, state_value
 
 Point = tuple[float, float]
@@ -115,6 +115,7 @@ class ShotSearch:
         self.sigma_deg = sigma_deg
         self.max_speed = max_speed
         self.jump = jump
+        self.jumps = JumpPlanner(self.exact)
 
     # ------------------------------------------------------------------ scoring
     def play(self, state: GameState, move: ShotMove):
@@ -287,12 +288,12 @@ class ShotSearch:
 
     def jump_candidates(self, state: GameState, cue: Point, placement: Point | None, ball: int) -> list[Scored]:
         """Jump shots straight at ``ball`` over the balls in the way
-        (``poolgym.agents.bot.jumps.jump_strokes``), scored."""
+        (``poolgym.agents.bot.jumps.JumpPlanner.strokes``), scored."""
         balls = state.positions
         others = [p for n, p in balls.items() if n not in (0, ball)]
         call = self.safety_call(state)
         angle = direction_deg(cue, balls[ball])
-        strokes = jump_strokes(cue, balls[ball], others, self.table.ball_radius, self.exact.params, self.max_speed)
+        strokes = self.jumps.strokes(cue, balls[ball], others, self.max_speed)
         return [self.score(state, ShotMove(call, placement, jump_shot(speed, _wrap(angle), elevation), ball))
                 for speed, elevation in strokes]
 
