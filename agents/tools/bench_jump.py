@@ -30,12 +30,13 @@ KINDS = ("jump", "kick", "bot_with_jumps", "bot_without_jumps")
 
 
 def run(positions: int = 200, budget: str = "normal", noise: str = "tournament", seed: int = 0,
-        progress=None) -> dict[str, Any]:
+        max_speed: float = 12.0, progress=None) -> dict[str, Any]:
     """Play the best jump, the best kick and both bots' choices from ``positions`` blocked
-    positions; returns the counts and rates per kind (``KINDS``)."""
+    positions, strokes up to ``max_speed`` (the v1 envs' 12 m/s by default); returns the
+    counts and rates per kind (``KINDS``)."""
     rules = get_ruleset("nine_ball")
-    jumper = HeuristicBot(rules, noise=noise, budget=budget, seed=seed, jump=True)
-    plain = HeuristicBot(rules, noise=noise, budget=budget, seed=seed, jump=False)
+    jumper = HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed, jump=True)
+    plain = HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed, jump=False)
     table_sim = Simulator(rules.table, noise=noise)
     tallies = {kind: {"played": 0, "legal_hits": 0, "clean": 0, "jumps": 0} for kind in KINDS}
     for i in range(positions):
@@ -63,7 +64,7 @@ def run(positions: int = 200, budget: str = "normal", noise: str = "tournament",
             tally["jumps"] += move.shot.elevation_deg > 0
         if progress is not None:
             progress(i + 1, positions)
-    return {"positions": positions, "budget": budget, "noise": noise, "seed": seed,
+    return {"positions": positions, "budget": budget, "noise": noise, "seed": seed, "max_speed": max_speed,
             "kinds": {kind: _rates(t, positions) for kind, t in tallies.items()}}
 
 
@@ -80,7 +81,8 @@ def _rates(tally: dict[str, int], positions: int) -> dict[str, Any]:
 def format_report(report: dict[str, Any]) -> str:
     """The report as a Markdown table."""
     lines = [f"Blocked 9-ball positions: {report['positions']} (seed {report['seed']}), the 1 ball shielded "
-             f"from every straight stroke; bot budget {report['budget']}, noise {report['noise']}.",
+             f"from every straight stroke; bot budget {report['budget']}, noise {report['noise']}, "
+             f"strokes up to {report['max_speed']:g} m/s.",
              "",
              "| shot | positions with one | legal hit (first contact the 1) | 95% CI | no foul | 95% CI | jumps played |",
              "|---|---|---|---|---|---|---|"]

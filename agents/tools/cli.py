@@ -278,7 +278,7 @@ def _bench_jump(args: argparse.Namespace) -> int:
     SearchBudget.preset(args.budget)  # an unknown budget is one line naming the choices
     with Progress("bench-jump", args.positions, "positions", enabled=not args.no_progress) as progress:
         report = bench_jump.run(positions=args.positions, budget=args.budget, noise=args.noise, seed=args.seed,
-                                progress=progress.callback)
+                                max_speed=args.max_speed, progress=progress.callback)
     text = bench_jump.format_report(report)
     print(text)
     _write_json(args.json, report)
@@ -424,6 +424,16 @@ def _fps(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number of frames per second, got {text!r}") from None
     if not (math.isfinite(value) and 0.0 < value <= MAX_FPS):
         raise argparse.ArgumentTypeError(f"must be in (0, {MAX_FPS:g}] frames per second, got {text}")
+    return value
+
+
+def _max_speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a stroke speed in m/s, got {text!r}") from None
+    if not (math.isfinite(value) and 0.3 < value <= 15.0):
+        raise argparse.ArgumentTypeError(f"must be in (0.3, 15] m/s, got {text}")
     return value
 
 
@@ -641,6 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
     bj.add_argument("--noise", default="tournament", choices=("none", "tournament"),
                     help="execution noise (default tournament)")
     bj.add_argument("--seed", type=_seed, default=0)
+    bj.add_argument("--max-speed", type=_max_speed, default=12.0, help="stroke cap in m/s (default 12, the v1 envs')")
     bj.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bj.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
     bj.add_argument("--no-progress", action="store_true", help=no_progress)

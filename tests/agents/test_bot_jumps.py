@@ -6,37 +6,57 @@ import numpy as np
 import pytest
 
 from poolgym.envs import PoolEnv
-from poolgym.physics import PhysicsParams
+from poolgym.envs.play import simulate_move
+from poolgym.physics import Simulator
 from poolgym.rules import get_ruleset
 from poolgym.table import Table
 
 from poolgym.agents.bot.blocked import blocked_position
-from poolgym.agents.bot.jumps import (blockers, clears, every_line_blocked, height_at, jump_strokes,
-                                      landing_distance, rules_allow_jump_shots, speed_to_land)
+from poolgym.agents.bot.jumps import (JumpPlanner, blockers, every_line_blocked, jump_shot,
+                                      rules_allow_jump_shots)
 from poolgym.agents.bot.player import HeuristicBot
 
 R = Table.preset("9ft").ball_radius
 
 
-def test_planned_flight_is_the_projectile_of_the_bed_bounce():
-    params = PhysicsParams()
-    for elevation in (40.0, 50.0, 60.0):
+@pytest.mark.parametrize("elevation", [40.0, 50.0, 55.0])
+@pytest.mark.parametrize("speed", [4.0, 8.0])
+def test_planned_flight_is_the_simulators_first_flight(elevation, speed):
+    """The plan beside the simulation: the first airborne phase of a lone cue ball."""
+    sim = Simulator()
+    planner = JumpPlanner(sim)
+    result = sim.simulate({0: (0.5, 0.6)}, jump_shot(speed, 0.0, elevation), trajectories=True)
+    flight = next(p for p in result.trajectories[0] if p.mode == "airborne")
+    u, w = planner.launch(speed, elevation)
+    assert flight.velocity[0] == pytest.approx(u, rel=1e-9) and flight.vertical_velocity == pytest.approx(w, rel=1e-9)
+    run = flight.position_at(flight.t1)[0] - flight.position[0]
+    assert planner.landing_distance(speed, elevation) == pytest.approx(run, rel=1e-6)
+    middle = 0.5 * (flight.t0 + flight.t1)
+    s = flight.position_at(middle)[0] - flight.position[0]
+    assert planner.height_at(s, speed, elevation) == pytest.approx(flight.height_at(middle), rel=1e-6)
+    # The textbook launch (v cos, e v sin) ignores the strike's and the bed's losses.
+    theta = math.radians(elevation)
+    assert u < 0.6 * speed * math.cos(theta)
+
+
+def test_planned_speed_lands_where_asked_and_the_peak_is_the_projectiles():
+    planner = JumpPlanner(Simulator())
+    for elevation in (40.0, 50.0):
         for distance in (0.2, 0.5, 0.9):
-            speed = speed_to_land(distance, elevation, params)
-            assert landing_distance(speed, elevation, params) == pytest.approx(distance)
-            # The peak: (e v sin)^2 / 2g, half-way along.
-            w = params.bed_restitution * speed * math.sin(math.radians(elevation))
-            assert height_at(distance / 2, speed, elevation, params) == pytest.approx(w * w / (2 * params.gravity))
-            assert height_at(distance, speed, elevation, params) == pytest.approx(0.0, abs=1e-12)
+            speed = planner.speed_to_land(distance, elevation)
+            assert planner.landing_distance(speed, elevation) == pytest.approx(distance)
+            _, w = planner.launch(speed, elevation)
+            assert planner.height_at(distance / 2, speed, elevation) == pytest.approx(w * w / (2 * 9.81))
+            assert planner.height_at(distance, speed, elevation) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_clearing_needs_the_flight_above_the_blocker():
-    params = PhysicsParams()
-    speed = speed_to_land(0.6, 50.0, params)
-    assert clears(speed, 50.0, [0.3], R, params)  # the peak, about 8 cm up
-    assert not clears(speed, 50.0, [0.03], R, params)  # just after the take-off, still low
-    low = speed_to_land(0.6, 10.0, params)
-    assert not clears(low, 10.0, [0.3], R, params)  # a flat flight rises a few millimetres
+    planner = JumpPlanner(Simulator())
+    speed = planner.speed_to_land(0.6, 50.0)
+    assert planner.clears(speed, 50.0, [0.3])  # the peak, about 9 cm up
+    assert not planner.clears(speed, 50.0, [0.03])  # just after the take-off, still low
+    low = planner.speed_to_land(0.6, 10.0)
+    assert not planner.clears(low, 10.0, [0.3])  # a flat flight rises a few millimetres
 
 
 def test_blocked_lines_and_jump_strokes():
@@ -45,12 +65,13 @@ def test_blocked_lines_and_jump_strokes():
     assert blockers(cue, ball, wall, R) == pytest.approx([0.4])
     assert every_line_blocked(cue, ball, wall, R)
     assert not every_line_blocked(cue, ball, [(0.9, 0.6 + 3.5 * R)], R)
-    strokes = jump_strokes(cue, ball, wall, R, PhysicsParams(), max_speed=10.0)
+    planner = JumpPlanner(Simulator())
+    strokes = planner.strokes(cue, ball, wall, max_speed=12.0)
     assert strokes and all(e >= 40.0 for _, e in strokes)
     for speed, elevation in strokes:  # each lands between the blocker and the ball
-        assert 0.4 + 2 * R <= landing_distance(speed, elevation, PhysicsParams()) <= 0.8 - 2 * R + 1e-9
-    assert jump_strokes(cue, ball, wall, R, PhysicsParams(), max_speed=1.0) == []
-    assert jump_strokes(cue, ball, [], R, PhysicsParams(), max_speed=10.0) == []
+        assert 0.4 + 2 * R <= planner.landing_distance(speed, elevation) <= 0.8 - 2 * R + 1e-9
+    assert planner.strokes(cue, ball, wall, max_speed=1.0) == []
+    assert planner.strokes(cue, ball, [], max_speed=12.0) == []
 
 
 def test_blocked_positions_are_seeded_and_shield_the_one():
@@ -93,3 +114,24 @@ def test_jump_option_is_checked_and_follows_the_env():
     assert PoolEnv(opponent="bot:fast", elevation=True).opponent.jump is True
     assert PoolEnv(opponent="bot:fast").opponent.jump is False
     assert HeuristicBot(rules, jump=True).policy("aim").mapper.elevation is True
+
+
+def test_from_a_blocked_position_the_bot_jumps_and_makes_a_legal_hit():
+    """Seeded: in blocked position 3 the bot with jumps picks a jump, which (played with the
+    tournament noise) hits the 1 ball first without a foul; the same bot without jumps
+    kicks and fouls there."""
+    rules = get_ruleset("nine_ball")
+    state = blocked_position(rules.table, np.random.default_rng(3))
+    table_sim = Simulator(rules.table, noise="tournament")
+    jumper = HeuristicBot(rules, noise="tournament", budget="fast", seed=0, jump=True, max_speed=12.0)
+    move = jumper.choose(state)
+    assert move.shot.elevation_deg >= 40.0 and move.target == 1
+    events, result = simulate_move(table_sim, rules, state, move, np.random.default_rng(0), trajectories=True)
+    assert result.sample_path(0, 0.002, height=True)[:, 3].max() > 2 * R  # it rose over a ball
+    _, outcome = rules.apply_shot(state, move.call, events)
+    assert events.first_contact == 1 and outcome.legal
+    plain = HeuristicBot(rules, noise="tournament", budget="fast", seed=0, max_speed=12.0)
+    kick = plain.choose(state)
+    assert kick.shot.elevation_deg == 0.0
+    events, _ = simulate_move(table_sim, rules, state, kick, np.random.default_rng(0), False)
+    assert not rules.apply_shot(state, kick.call, events)[1].legal
