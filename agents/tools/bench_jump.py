@@ -78,8 +78,14 @@ def _rates(tally: dict[str, int], positions: int) -> dict[str, Any]:
     return out
 
 
+def command(report: dict[str, Any]) -> str:
+    """The ``poolgym`` command line that reproduces ``report``."""
+    return (f"poolgym bench-jump --positions {report['positions']} --budget {report['budget']} "
+            f"--noise {report['noise']} --seed {report['seed']} --max-speed {report['max_speed']:g}")
+
+
 def format_report(report: dict[str, Any]) -> str:
-    """The report as a Markdown table."""
+    """The report as a Markdown table, with the command that reproduces it."""
     lines = [f"Blocked 9-ball positions: {report['positions']} (seed {report['seed']}), the 1 ball shielded "
              f"from every straight stroke; bot budget {report['budget']}, noise {report['noise']}, "
              f"strokes up to {report['max_speed']:g} m/s.",
@@ -92,4 +98,5 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"| {kind.replace('_', ' ')} | {r['played']} | {r['legal_hits']} ({100 * r['legal_hits_rate']:.1f}%) "
                      f"| {100 * lo:.1f}-{100 * hi:.1f}% | {r['clean']} ({100 * r['clean_rate']:.1f}%) "
                      f"| {100 * clo:.1f}-{100 * chi:.1f}% | {r['jumps']} |")
+    lines += ["", f"Reproduce: `{command(report)}`"]
     return "\n".join(lines)
