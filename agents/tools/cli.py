@@ -205,7 +205,7 @@ def _eval(args: argparse.Namespace) -> int:
     agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode}
     # Built here in every case: a bad spec fails at once, and the references need A.
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=noise, max_speed=played_under.max_speed,
-                         **agent_kwargs)
+                         elevation=played_under.elevation, **agent_kwargs)
               for i, spec in enumerate((args.a, args.b))]
     references = evaluate.reference_agents(args.a, agents[0], rules, seed=args.seed, noise=noise,
                                            max_speed=played_under.max_speed)
@@ -386,7 +386,7 @@ def _play(args: argparse.Namespace) -> int:
     played_under = _protocol(args)
     rules = played_under.rules
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=played_under.noise,
-                         max_speed=played_under.max_speed)
+                         max_speed=played_under.max_speed, elevation=played_under.elevation)
               for i, spec in enumerate((args.a, args.b))]
     # Checked once the other values are: every bad value is named before any play.
     if args.gif is None:

@@ -1,6 +1,7 @@
 """The bot's jump shots: planned flights, blocked positions, when the bot tries them."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -135,3 +136,64 @@ def test_from_a_blocked_position_the_bot_jumps_and_makes_a_legal_hit():
     assert kick.shot.elevation_deg == 0.0
     events, _ = simulate_move(table_sim, rules, state, kick, np.random.default_rng(0), False)
     assert not rules.apply_shot(state, kick.call, events)[1].legal
+
+
+def test_bench_jump_command_writes_its_report(tmp_path, capsys):
+    import json
+
+    from poolgym.agents.tools.cli import build_parser, main
+
+    out_json, out_md = tmp_path / "jump.json", tmp_path / "jump.md"
+    argv = ["bench-jump", "--positions", "4", "--budget", "fast", "--seed", "2", "--no-progress",
+            "--json", str(out_json), "--markdown", str(out_md)]
+    assert main(argv) == 0
+    report = json.loads(out_json.read_text())
+    assert report["positions"] == 4 and set(report["kinds"]) == {"jump", "kick", "bot_with_jumps", "bot_without_jumps"}
+    for kind in report["kinds"].values():
+        assert 0 <= kind["legal_hits"] <= kind["played"] <= 4
+        low, high = kind["legal_hits_ci95"]
+        assert low <= kind["legal_hits_rate"] <= high
+    assert report["kinds"]["kick"]["jumps"] == 0 and report["kinds"]["bot_without_jumps"]["jumps"] == 0
+    assert report["kinds"]["jump"]["jumps"] == report["kinds"]["jump"]["played"]
+    text = out_md.read_text()
+    assert "| jump |" in text and "poolgym bench-jump --positions 4 --budget fast --noise tournament --seed 2" in text
+    capsys.readouterr()
+    assert main(argv) == 0  # seeded: the same figures again
+    assert json.loads(out_json.read_text()) == report
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bench-jump", "--max-speed", "40"])
+    assert "argument --max-speed" in capsys.readouterr().err
+    assert main(["bench-jump", "--positions", "1", "--budget", "huge"]) == 2
+    assert "unknown search budget 'huge'" in capsys.readouterr().err
+
+
+def test_evaluation_protocol_carries_the_elevation_to_the_bots():
+    import poolgym
+    from poolgym.configs import config_path
+
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
+
+    elevated = protocol(poolgym.register_from_yaml(config_path("variants/nine_ball_elevated.yaml")))
+    level = protocol("poolgym/NineBall-v1")
+    assert elevated.elevation is True and "elevated cue" in elevated.describe()
+    assert level.elevation is False and "elevated" not in level.describe()
+    for played_under, jumps in ((elevated, True), (level, False)):
+        bot = make_agent("bot:fast", played_under.rules, noise=played_under.noise,
+                         max_speed=played_under.max_speed, elevation=played_under.elevation)
+        assert bot.jump is jumps
+    assert not hasattr(make_agent("fixed", level.rules, elevation=True), "jump")
+
+
+def test_a_bot_opponent_plays_its_jump_through_an_elevated_env():
+    env = PoolEnv(opponent="bot:fast", action_mode="aim", elevation=True, noise="tournament", max_speed=12.0)
+    env.reset(seed=0, options={"breaker": 0, "play_opponent": False})
+    state = blocked_position(env.table, np.random.default_rng(3))
+    env.state = replace(state, shooter=1)
+    move = env.opponent.choose(env.state)
+    assert move.shot.elevation_deg > 0
+    action = env.opponent_mapper.encode(move, env.state, env.rules)
+    record = env.play_move(action, mapping=env.opponent_mapper.mode)
+    assert record.player == 1 and record.move.shot.elevation_deg == pytest.approx(move.shot.elevation_deg)
+    assert record.move.shot.speed == pytest.approx(move.shot.speed)
+    assert record.result.shot.elevation_deg == pytest.approx(move.shot.elevation_deg)
