@@ -98,5 +98,9 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"| {kind.replace('_', ' ')} | {r['played']} | {r['legal_hits']} ({100 * r['legal_hits_rate']:.1f}%) "
                      f"| {100 * lo:.1f}-{100 * hi:.1f}% | {r['clean']} ({100 * r['clean_rate']:.1f}%) "
                      f"| {100 * clo:.1f}-{100 * chi:.1f}% | {r['jumps']} |")
-    lines += ["", f"Reproduce: `{command(report)}`"]
+    lines += ["", "Rates are over all positions: one where the bot has no candidate of the kind (no flight "
+              "clears the blockers within the stroke cap, no one-rail line) counts as no hit. The bots' "
+              "rows are their own choice among all their candidates; the jump and kick rows the best "
+              "of that kind alone. Each is played once with the noise and judged by the 9-ball rules.",
+              "", f"Reproduce: `{command(report)}`"]
     return "\n".join(lines)

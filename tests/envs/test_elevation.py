@@ -152,3 +152,9 @@ def test_model_records_carry_the_elevation():
         check_env_matches(record, level)
     old = {k: v for k, v in env_side(level).items() if k != "elevation"}  # written before the flag
     check_env_matches(old, level)
+
+
+def test_pettingzoo_api_test_passes_with_the_elevated_cue():
+    from pettingzoo.test import api_test
+
+    api_test(aec.env(elevation=True, action_mode="raw", obs_mode="flat"), num_cycles=3)
