@@ -139,8 +139,9 @@ class PoolEnv(RenderMixin, gym.Env):
     | choice | slot_0..slot_19, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
     | choice_discrete | slot, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
 
-    A ball driven off the table (``ShotResult.off_table``) is judged by the rules (WPA 8.5,
-    6.5): the cue ball off is a foul with ball in hand, an object ball off is spotted.
+    A ball driven off the table (``ShotResult.off_table``) is judged by the rules (WPA 8.5):
+    the cue ball off is a foul with ball in hand (6.1), an object ball off a foul (6.5),
+    spotted where the game spots it (in 9-ball only the 9).
 
     ## Observation Space
 

@@ -64,7 +64,7 @@ class PotBallEnv(RenderMixin, gym.Env):
 
     ``pot_reward`` (1) when the target drops and the cue ball stays up, ``scratch_penalty``
     (-1) when the cue ball drops or any ball leaves the table (``ShotResult.off_table``: the
-    fouls of WPA 6.4 and 6.5), ``miss_penalty`` (0) otherwise; with ``shaping`` on, a miss
+    fouls of WPA 6.1 and 6.5), ``miss_penalty`` (0) otherwise; with ``shaping`` on, a miss
     also earns up to 0.5 for bringing the target closer to its nearest pocket. ``info``
     says ``potted``, ``scratched`` (the cue ball dropped or left the table) and
     ``off_table`` (the balls that left it).
