@@ -232,3 +232,19 @@ def test_a_ball_pinched_between_a_landing_ball_and_the_bed_is_one_contact_in_the
     contacts = [e for e in result.events if isinstance(e, ev.BallBall)]
     assert contacts[0].a == 0 and contacts[0].b == 2
     assert all(b.time - a.time > 1e-6 for a, b in zip(contacts, contacts[1:]))
+
+
+def test_elevation_noise_draws_after_the_other_four_and_stays_in_range():
+    from poolgym.physics import Noise
+
+    shot = Shot(speed=3.0, angle_deg=10.0, side=0.1, vertical=0.1, elevation_deg=79.5)
+    plain = Noise.preset("tournament")
+    raised = Noise(**{**plain.__dict__, "elevation_deg": 2.0})
+    a = plain.apply(shot, np.random.default_rng(7))
+    b = raised.apply(shot, np.random.default_rng(7))
+    assert (a.speed, a.angle_deg, a.side, a.vertical) == (b.speed, b.angle_deg, b.side, b.vertical)
+    assert a.elevation_deg == 79.5
+    draws = [raised.apply(shot, np.random.default_rng(s)).elevation_deg for s in range(200)]
+    assert max(draws) == Shot.MAX_ELEVATION_DEG and min(draws) < 79.5  # clipped at the cue's limit
+    with pytest.raises(ValueError, match="Noise.elevation_deg"):
+        Noise(elevation_deg=11.0)
