@@ -41,9 +41,9 @@ _YAML_KEYS: dict[str, tuple[type, ...]] = {
     "id": (str,), "game": (str,), "table": (str, dict), "rules_options": (dict,), "rack": (str,),
     "reward": (dict,), "noise": (str, dict), "opponent": (str,), "action_mode": (str,),
     "obs_mode": (str,), "race_to": (int,), "max_speed": (int, float), "max_episode_steps": (int,),
-    "description": (str,),
+    "description": (str,), "elevation": (bool,),
 }
-_ENV_KWARGS = ("opponent", "action_mode", "obs_mode", "race_to", "max_speed")
+_ENV_KWARGS = ("opponent", "action_mode", "obs_mode", "race_to", "max_speed", "elevation")
 
 
 def _import(path: str, what: str):
@@ -183,7 +183,8 @@ def register_from_yaml(path: str | Path, trusted: bool = False) -> str:
         if key not in _YAML_KEYS:
             raise ValueError(f"{path}: unknown key {quote(key)}; keys are {sorted(_YAML_KEYS)}")
         types = _YAML_KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, types):
+        # YAML's true/false are Python bools, which are ints too: only a bool key takes them.
+        if isinstance(value, bool) != (bool in types) or not isinstance(value, types):
             raise ValueError(f"{path}: key {key!r} must be {' or '.join(t.__name__ for t in types)}, "
                              f"got {type(value).__name__} {quote(value)}")
     for key in ("id", "game"):

@@ -19,7 +19,9 @@ the file and the entry at fault.
 Version 2 records with each move the action mapping it was decoded with (``"mapping"``:
 the agent's mode, or ``"raw"`` for an opponent agent's moves, which the env encodes in raw
 mode) and names the ladder opponent in the config; version 1 files, which have neither,
-still load: their moves were all decoded with the agent's mapping.
+still load: their moves were all decoded with the agent's mapping. Version 3 records the
+cue's elevation with each executed shot (``"elevation_deg"``); the shots of version 1 and 2
+files, from before the cue could be raised, load with an elevation of 0.
 """
 
 from __future__ import annotations
@@ -37,13 +39,13 @@ from poolgym.envs.observations import actor
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
 from poolgym.numbers import is_finite_number, quote
-from poolgym.physics import Noise
+from poolgym.physics import Noise, PhysicsParams, Shot
 from poolgym.rules import Decision, GameState, RuleOptions, check_state
 from poolgym.table import Table
 
 FORMAT = "poolgym.saved_game"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 _CONFIG_KEYS = ("game", "table", "opponent", "action_mode", "obs_mode", "noise", "reward_weights",
                 "rule_options", "race_to", "max_speed")
 # Keys added with the v1 envs; a version-1 game saved before them has their v0 values.
@@ -56,7 +58,9 @@ _V2_CONFIG_KEYS = _CONFIG_KEYS + tuple(_OPTIONAL_CONFIG_KEYS) + ("opponent_resee
 # any other agent with choose(state)) is recorded as the opponent, whose moves are recorded.
 _V1_OPPONENTS = ("random", "solo", "policy")
 _OPPONENTS = (UNIFORM_ACTION, SOLO, "policy", "agent") + LADDER
-_SHOT_FIELDS = ("speed", "angle_deg", "side", "vertical")
+_SHOT_FIELDS = ("speed", "angle_deg", "side", "vertical", "elevation_deg")
+# Shots saved before the cue could be raised (versions 1 and 2) have no elevation: level.
+_LEVEL_SHOT_FIELDS = _SHOT_FIELDS[:4]
 # A saved game is read whole: a long 14.1 match is a few megabytes, nothing needs more.
 MAX_BYTES = 32 * 1024 * 1024
 # What a corrupt entry can raise beyond ValueError: an integer past the float range, a
@@ -429,16 +433,28 @@ def _move(data: Any, env: PoolEnv, where: str, version: int) -> SavedMove:
     if (not isinstance(action, list) or len(action) != n
             or not all(is_finite_number(v) and -1.0 <= v <= 1.0 for v in action)):
         raise SavedGameError(f"{where}.action must be a list of {n} numbers in [-1, 1], got {quote(action)}")
-    shot = data["shot"]
-    if shot is not None and (not isinstance(shot, dict) or set(shot) != set(_SHOT_FIELDS)
-                             or not all(is_finite_number(v) for v in shot.values())):
-        raise SavedGameError(f"{where}.shot must be null or an object of the numbers "
-                             f"{list(_SHOT_FIELDS)}, got {quote(shot)}")
+    shot = _shot(data["shot"], where, version)
     if data["decision"] is not None and not isinstance(data["decision"], str):
         raise SavedGameError(f"{where}.decision must be a choice name or null, got {quote(data['decision'])}")
     if data["outcome"] is not None and not isinstance(data["outcome"], dict):
         raise SavedGameError(f"{where}.outcome must be an object or null, got {quote(data['outcome'])}")
     return SavedMove(data["player"], tuple(float(v) for v in action), shot, data["decision"],
                      _state(data["state"], env, f"{where}.state"), data["outcome"], mapping)
+
+
+def _shot(shot: Any, where: str, version: int) -> dict[str, float] | None:
+    """A move's executed shot: null, or the numbers of a stroke the simulator accepts (a
+    version 1 or 2 shot, which has no elevation, is level)."""
+    names = _SHOT_FIELDS if version >= 3 else _LEVEL_SHOT_FIELDS
+    if shot is None:
+        return None
+    if not isinstance(shot, dict) or set(shot) != set(names) or not all(is_finite_number(v) for v in shot.values()):
+        raise SavedGameError(f"{where}.shot must be null or an object of the numbers {list(names)}, got {quote(shot)}")
+    shot = {name: shot.get(name, 0.0) for name in _SHOT_FIELDS}
+    try:
+        Shot(**shot).validate(PhysicsParams().max_speed)
+    except ValueError as exc:
+        raise SavedGameError(f"{where}.shot: {_short(exc)}") from None
+    return shot
 
 

@@ -6,7 +6,9 @@ shots (each legal ball into each pocket aimed at the ghost ball, at a few speeds
 one-cushion banks when nothing direct drops; safeties and kicks when nothing is makeable),
 plays each with the real simulator, judges it with the real rules, and scores the position
 it leaves by the next shot's chance (``poolgym.agents.bot.position``). With execution noise the best
-few are replayed with noise and ranked by their mean. Breaks, ball-in-hand placement,
+few are replayed with noise and ranked by their mean. With ``jump=True`` it also tries jump
+shots over the balls in the way when every line to a legal ball is blocked
+(``poolgym.agents.bot.jumps``). Breaks, ball-in-hand placement,
 push outs, every pending decision and every call go through the same scoring.
 
 Use it on states (``bot.choose(state)`` returns a ``Decision`` or a ``ShotMove``) or as an
@@ -27,6 +29,7 @@ from poolgym.table import Table
 
 from poolgym.envs.baseline_agents import decision_options
 
+from poolgym.agents.bot.jumps import rules_allow_jump_shots
 from poolgym.agents.bot.position import state_value
 from poolgym.agents.bot.shot_search import Scored, SearchBudget, ShotSearch
 
@@ -45,12 +48,16 @@ class HeuristicBot:
     ``rules`` is a ``Ruleset`` or a registered game name; ``noise`` the execution noise of
     the table it plays on (a ``Noise`` or preset name; the bot plans with it); ``budget`` a
     ``SearchBudget`` or preset name; ``seed`` seeds its noise samples; ``max_speed`` caps its
-    strokes (m/s; an environment's action space caps them at its ``max_speed``).
+    strokes (m/s; an environment's action space caps them at its ``max_speed``); ``jump``
+    lets it play jump shots (a raised cue, ``Shot.elevation_deg``) when every line to a
+    legal ball is blocked: off by default, as an environment without ``elevation=True``
+    cannot play them; an environment made with it turns them on for its bot opponents
+    where the rules allow jump shots (``rules_allow_jump_shots``: every WPA game, 8.16).
     """
 
     def __init__(self, rules: Ruleset | str = "nine_ball", noise: Noise | str = "none",
                  budget: SearchBudget | str = "normal", seed: int | None = 0,
-                 max_speed: float = 10.0, table: Table | str | None = None) -> None:
+                 max_speed: float = 10.0, table: Table | str | None = None, jump: bool = False) -> None:
         if isinstance(rules, str):
             table = Table.preset(table) if isinstance(table, str) else table
             rules = get_ruleset(rules, table=table)
@@ -59,10 +66,15 @@ class HeuristicBot:
         self.noise = Noise.preset(noise) if isinstance(noise, str) else noise
         self.budget = SearchBudget.preset(budget) if isinstance(budget, str) else budget
         self.max_speed = max_speed
+        if not isinstance(jump, bool):
+            raise ValueError(f"jump must be True or False, got {jump!r}")
+        if jump and not rules_allow_jump_shots(rules):
+            raise ValueError(f"jump=True, but {rules.name} does not allow jump shots")
+        self.jump = jump
         sigma = max(self.noise.angle_deg, PLANNING_SIGMA_DEG)
         noisy = None if self.noise.is_zero else Simulator(self.table, noise=self.noise)
         self.search = ShotSearch(rules, self.budget, noisy, np.random.default_rng(seed), sigma,
-                                 max_speed)
+                                 max_speed, jump=jump)
 
     def __repr__(self) -> str:
         return f"HeuristicBot({self.rules.name!r})"
@@ -143,8 +155,10 @@ class HeuristicBot:
     # ------------------------------------------------------------------ as an env opponent
     def policy(self, action_mode: str = "raw", max_speed: float = 10.0):
         """An environment opponent ``policy(obs, info) -> action`` playing this bot's moves
-        in ``action_mode`` (the env's ``max_speed`` too): it reads ``info["state"]``."""
-        return MovePolicy(self, make_action_mapper(self.table, action_mode, max_speed=max_speed), self.rules)
+        in ``action_mode`` (the env's ``max_speed`` too; with the elevation component when
+        the bot plays jumps): it reads ``info["state"]``."""
+        mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, elevation=self.jump)
+        return MovePolicy(self, mapper, self.rules)
 
 
 class MovePolicy:

@@ -22,6 +22,7 @@ from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
 from poolgym.aiming import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
                              mirror, on_rail, path_is_clear, pot_chance, rail_lines)
+from poolgym.agents.bot.jumps import JumpPlanner, jump_shot
 from poolgym.agents.bot.position import plain_call, pot_pairs, state_value
 
 Point = tuple[float, float]
@@ -98,10 +99,13 @@ class Scored:
 
 
 class ShotSearch:
-    """Generates and scores shots for the shooter of a state (see the module docstring)."""
+    """Generates and scores shots for the shooter of a state (see the module docstring).
+    ``jump``: when every line to a legal ball is blocked, jump shots over the blockers are
+    tried beside the kicks (``poolgym.agents.bot.jumps``)."""
 
     def __init__(self, rules: Ruleset, budget: SearchBudget, noisy: Simulator | None,
-                 rng: np.random.Generator, sigma_deg: float, max_speed: float = 10.0) -> None:
+                 rng: np.random.Generator, sigma_deg: float, max_speed: float = 10.0,
+                 jump: bool = False) -> None:
         self.rules = rules
         self.table = rules.table
         self.budget = budget
@@ -110,6 +114,8 @@ class ShotSearch:
         self.rng = rng
         self.sigma_deg = sigma_deg
         self.max_speed = max_speed
+        self.jump = jump
+        self.jumps = JumpPlanner(self.exact)
 
     # ------------------------------------------------------------------ scoring
     def play(self, state: GameState, move: ShotMove):
@@ -153,6 +159,10 @@ class ShotSearch:
              pocket: str | None = None) -> ShotMove:
         speed = min(max(speed, MIN_SPEED), self.max_speed)
         return ShotMove(call, placement, Shot(speed, _wrap(angle), side, vertical), target, pocket)
+
+    def safety_call(self, state: GameState) -> ShotCall:
+        """The call of a shot that only has to hit a ball: a safety where the game has one."""
+        return plain_call(self.rules.call_options(state), safety=True)
 
     def pot_candidates(self, state: GameState, cue: Point, placement: Point | None) -> list[Scored]:
         """Direct pots of the best ``max_pairs`` (ball, pocket) pairs, each at every speed
@@ -234,9 +244,9 @@ class ShotSearch:
 
     def safety_candidates(self, state: GameState, cue: Point, placement: Point | None) -> list[Scored]:
         """Soft and firm hits on each legal ball at several thicknesses, and one-cushion
-        kicks at it when the direct path is blocked; ``target`` set and no pocket."""
-        calls = self.rules.call_options(state)
-        call = plain_call(calls, safety=True)
+        kicks at it (and jumps over the blockers, with ``jump``) when every direct path is
+        blocked; ``target`` set and no pocket."""
+        call = self.safety_call(state)
         balls = state.positions
         R = self.table.ball_radius
         targets = sorted(b for b in self.rules.legal_targets(state) if b in balls) or sorted(
@@ -257,12 +267,35 @@ class ShotSearch:
                 if path_is_clear(cue, contact, others, R):
                     aims.append(math.degrees(a))
             if not aims:
-                aims += self.kick_angles(cue, balls[ball], others)
+                out += self.kick_candidates(state, cue, placement, ball)
+                if self.jump:
+                    out += self.jump_candidates(state, cue, placement, ball)
             for angle in aims:
                 for speed in self.budget.safety_speeds:
                     out.append(self.score(state, self.move(state, call, placement, angle, speed,
                                                            target=ball)))
         return out
+
+    def kick_candidates(self, state: GameState, cue: Point, placement: Point | None, ball: int) -> list[Scored]:
+        """One-cushion kicks at ``ball`` at each safety speed, scored (the kicks of
+        ``safety_candidates``)."""
+        balls = state.positions
+        others = [p for n, p in balls.items() if n not in (0, ball)]
+        call = self.safety_call(state)
+        return [self.score(state, self.move(state, call, placement, angle, speed, target=ball))
+                for angle in self.kick_angles(cue, balls[ball], others)
+                for speed in self.budget.safety_speeds]
+
+    def jump_candidates(self, state: GameState, cue: Point, placement: Point | None, ball: int) -> list[Scored]:
+        """Jump shots straight at ``ball`` over the balls in the way
+        (``poolgym.agents.bot.jumps.JumpPlanner.strokes``), scored."""
+        balls = state.positions
+        others = [p for n, p in balls.items() if n not in (0, ball)]
+        call = self.safety_call(state)
+        angle = direction_deg(cue, balls[ball])
+        strokes = self.jumps.strokes(cue, balls[ball], others, self.max_speed)
+        return [self.score(state, ShotMove(call, placement, jump_shot(speed, _wrap(angle), elevation), ball))
+                for speed, elevation in strokes]
 
     def kick_angles(self, cue: Point, point: Point, others: list[Point]) -> list[float]:
         """Stroke angles that reach ``point`` off one rail, the bounce swept along it."""

@@ -33,7 +33,8 @@ def play_pairing(env_id: str, a: str, b: str, racks: int, seed: int) -> dict:
     protocol of ``env_id``."""
     played_under = protocol(env_id)
     rules, noise = played_under.rules, played_under.noise
-    agents = [make_agent(spec, rules, seed=seed + i, noise=noise, max_speed=played_under.max_speed)
+    agents = [make_agent(spec, rules, seed=seed + i, noise=noise, max_speed=played_under.max_speed,
+                         elevation=played_under.elevation)
               for i, spec in enumerate((a, b))]
     started = time.perf_counter()
     match = run_match(rules, agents, (a, b), racks, seed=seed, noise=noise)

@@ -20,7 +20,7 @@ def _play_chunk(terms: tuple[str, str | None, str | None], specs: tuple[str, str
 
     rules_of = protocol(*terms)
     agents = [make_agent(spec, rules_of.rules, seed=seed + i, noise=rules_of.noise,
-                         max_speed=rules_of.max_speed, **agent_kwargs)
+                         max_speed=rules_of.max_speed, elevation=rules_of.elevation, **agent_kwargs)
               for i, spec in enumerate(specs)]
     return run_match(rules_of.rules, agents, specs, numbers, seed=seed, noise=rules_of.noise).racks
 

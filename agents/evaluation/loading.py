@@ -25,6 +25,7 @@ from poolgym.envs.observations import actor, flatten_observation, observe_candid
 from poolgym.envs.sb3_models import SB3_ALGORITHMS, action_mapper, check_spaces, infer_record, parse_model_spec
 from poolgym.rules import GameState, Ruleset
 
+from poolgym.agents.bot.jumps import rules_allow_jump_shots
 from poolgym.agents.bot.player import HeuristicBot
 from poolgym.agents.pretrained import PREFIX, PRETRAINED, pretrained_card, pretrained_model
 
@@ -121,9 +122,10 @@ def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
 
 def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
                action_mode: str | None = None, obs_mode: str | None = None,
-               max_speed: float = 10.0) -> Any:
+               max_speed: float = 10.0, elevation: bool = False) -> Any:
     """The agent a spec names (module docstring), seeded with ``seed``; bots plan with
-    ``noise``; no stroke is faster than ``max_speed``. ``action_mode`` / ``obs_mode`` say
+    ``noise``; no stroke is faster than ``max_speed``; ``elevation``: the env plays elevated
+    strokes, so bots play jump shots where the rules allow them. ``action_mode`` / ``obs_mode`` say
     how a policy callable's actions are read and what it sees (default raw, dict); for a
     saved model they are checked against its record. An unknown agent, a missing model
     file or a module that does not import is a one-line ``ValueError``."""
@@ -135,7 +137,8 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
         budget = spec.partition(":")[2] or "normal"
         if budget not in BOT_BUDGETS:
             raise ValueError(f"unknown agent {spec!r}: bot budgets are {list(BOT_BUDGETS)}")
-        return HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed)
+        return HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed,
+                            jump=bool(elevation) and rules_allow_jump_shots(rules))
     if spec.startswith(PREFIX):
         return load_pretrained(spec[len(PREFIX):], rules, action_mode, obs_mode)
     if spec.endswith(".zip"):

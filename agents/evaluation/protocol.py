@@ -23,12 +23,14 @@ NOISE_PRESETS = ("none", "tournament")
 @dataclass(frozen=True)
 class Protocol:
     """What racks are played under: ``rules`` (with the env's rack model), ``noise`` (a
-    preset name) and ``max_speed`` (m/s), taken from the game env ``env_id``."""
+    preset name), ``max_speed`` (m/s) and ``elevation`` (the env's elevated cue: bots then
+    play jump shots where the rules allow them), taken from the game env ``env_id``."""
 
     env_id: str
     rules: Ruleset
     noise: str
     max_speed: float
+    elevation: bool = False
 
     @property
     def game(self) -> str:
@@ -37,7 +39,7 @@ class Protocol:
     def describe(self) -> str:
         return (f"{self.env_id} protocol: {self.game}, {self.noise} noise, rack gaps "
                 f"{self.rules.rack_model.spacing_mm}/{self.rules.rack_model.jitter_mm} mm, "
-                f"strokes up to {self.max_speed} m/s")
+                f"strokes up to {self.max_speed} m/s" + (", elevated cue" if self.elevation else ""))
 
 
 def protocol(env_id: str = DEFAULT_ENV, game: str | None = None, noise: str | None = None) -> Protocol:
@@ -59,7 +61,7 @@ def protocol(env_id: str = DEFAULT_ENV, game: str | None = None, noise: str | No
     elif noise not in NOISE_PRESETS:
         raise ValueError(f"noise must be one of {list(NOISE_PRESETS)}, got {noise!r}")
     env.close()
-    return Protocol(env_id, rules, noise, float(env.mapper.max_speed))
+    return Protocol(env_id, rules, noise, float(env.mapper.max_speed), env.elevation)
 
 
 def _tournament():

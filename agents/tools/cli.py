@@ -217,7 +217,7 @@ def _eval(args: argparse.Namespace) -> int:
     agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode}
     # Built here in every case: a bad spec fails at once, and the references need A.
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=noise, max_speed=played_under.max_speed,
-                         **agent_kwargs)
+                         elevation=played_under.elevation, **agent_kwargs)
               for i, spec in enumerate((args.a, args.b))]
     references = evaluate.reference_agents(args.a, agents[0], rules, seed=args.seed, noise=noise,
                                            max_speed=played_under.max_speed)
@@ -278,6 +278,25 @@ def _bench_bot(args: argparse.Namespace) -> int:
                                noises=noises, progress=progress.callback)
     print(bench_bot.format_report(report))
     _write_json(args.json, report)
+    return 0
+
+
+def _bench_jump(args: argparse.Namespace) -> int:
+    from poolgym.agents.tools import bench_jump
+    from poolgym.agents.tools.progress import Progress
+
+    from poolgym.agents.bot.shot_search import SearchBudget
+
+    SearchBudget.preset(args.budget)  # an unknown budget is one line naming the choices
+    with Progress("bench-jump", args.positions, "positions", enabled=not args.no_progress) as progress:
+        report = bench_jump.run(positions=args.positions, budget=args.budget, noise=args.noise, seed=args.seed,
+                                max_speed=args.max_speed, progress=progress.callback)
+    text = bench_jump.format_report(report)
+    print(text)
+    _write_json(args.json, report)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
     return 0
 
 
@@ -379,7 +398,7 @@ def _play(args: argparse.Namespace) -> int:
     played_under = _protocol(args)
     rules = played_under.rules
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=played_under.noise,
-                         max_speed=played_under.max_speed)
+                         max_speed=played_under.max_speed, elevation=played_under.elevation)
               for i, spec in enumerate((args.a, args.b))]
     # Checked once the other values are: every bad value is named before any play.
     if args.gif is None:
@@ -430,6 +449,16 @@ def _elevation(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number of degrees, got {text!r}") from None
     if not (math.isfinite(value) and 0.0 <= value <= Shot.MAX_ELEVATION_DEG):
         raise argparse.ArgumentTypeError(f"must be in [0, {Shot.MAX_ELEVATION_DEG:g}] degrees, got {text}")
+    return value
+
+
+def _max_speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a stroke speed in m/s, got {text!r}") from None
+    if not (math.isfinite(value) and 0.3 < value <= 15.0):
+        raise argparse.ArgumentTypeError(f"must be in (0.3, 15] m/s, got {text}")
     return value
 
 
@@ -644,6 +673,19 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bb.add_argument("--no-progress", action="store_true", help=no_progress)
     bb.set_defaults(handler=_bench_bot)
+
+    bj = sub.add_parser("bench-jump", help="from blocked 9-ball positions: how often the bot's jump shot and its "
+                        "best kick make a legal hit (Wilson intervals)")
+    bj.add_argument("--positions", type=_positive_int, default=200, help="blocked positions (default 200)")
+    bj.add_argument("--budget", default="normal", help="the bot's search budget (default normal)")
+    bj.add_argument("--noise", default="tournament", choices=("none", "tournament"),
+                    help="execution noise (default tournament)")
+    bj.add_argument("--seed", type=_seed, default=0)
+    bj.add_argument("--max-speed", type=_max_speed, default=12.0, help="stroke cap in m/s (default 12, the v1 envs')")
+    bj.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
+    bj.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
+    bj.add_argument("--no-progress", action="store_true", help=no_progress)
+    bj.set_defaults(handler=_bench_jump)
 
     cb = sub.add_parser("check-benchmark", help="break statistics and sweeps of constant actions on "
                                                 "a v1 game env (can a memorised action win?)")

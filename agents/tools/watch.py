@@ -15,7 +15,7 @@ from poolgym.envs.observations import actor
 from poolgym.envs.play import simulate_move
 from poolgym.physics import ShotResult, Simulator
 from poolgym.render import HumanWindow, render_rgb
-from poolgym.render.animation import positions_at
+from poolgym.render.animation import heights_at, positions_at
 from poolgym.render.rgb import FramePainter
 from poolgym.rules import GameState, Ruleset
 
@@ -27,11 +27,12 @@ MAX_SHOT_SECONDS = 8.0
 
 def shot_frames(result: ShotResult, table, fps: float, width_px: int) -> list[np.ndarray]:
     """Frames of one shot's motion, every ``1 / fps`` seconds of simulated time (the balls
-    where ``poolgym.render.animation.positions_at`` puts them), the first
-    ``MAX_SHOT_SECONDS`` of it."""
+    where ``poolgym.render.animation.positions_at`` puts them, as high as ``heights_at``
+    says), the first ``MAX_SHOT_SECONDS`` of it."""
     painter = FramePainter(table, width_px)
     end = min(result.duration, MAX_SHOT_SECONDS)
-    return [painter.paint(positions_at(result, t)) for t in np.arange(0.0, end + 1.0 / fps, 1.0 / fps)]
+    return [painter.paint(positions_at(result, t), heights=heights_at(result, t))
+            for t in np.arange(0.0, end + 1.0 / fps, 1.0 / fps)]
 
 
 def play_and_draw(rules: Ruleset, simulator: Simulator, agents, seed: int,

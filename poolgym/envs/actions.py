@@ -27,6 +27,8 @@ RAW_COMPONENTS = ("aim", "speed", "side", "vertical", "place_x", "place_y", "dec
 AIM_COMPONENTS = ("target", "cut", "speed", "side", "vertical", "place_x", "place_y", "decision",
                   "push_out", "safety")
 ACTION_MODES = {"raw": RAW_COMPONENTS, "aim": AIM_COMPONENTS}
+# The component an elevated cue adds (``elevation=True``), last in every mode.
+ELEVATION = "elevation"
 # The widest turn off the ghost-ball line that ``cut`` can ask for: a quarter turn either way.
 MAX_CUT_TURN_DEG = 90.0
 
@@ -56,6 +58,10 @@ class ActionMapper:
     the head string; anywhere: the whole surface), ignored otherwise; ``decision`` -> one of
     the pending decision's choices, in the order the rules list them.
 
+    ``elevation`` (only with ``elevation=True``, the last component): the cue's rise above
+    level, -1..1 -> 0..``Shot.MAX_ELEVATION_DEG`` degrees linearly (swerve, masse, jump
+    shots); without it every stroke is level.
+
     ``raw``: ``aim`` -> stroke direction, -1..1 = -180..180 degrees (0 = towards the foot
     cushion); ``call`` -> one of the calls the rules allow now (no call, push out, a ball and
     pocket, safety; in ``Ruleset.call_options`` order).
@@ -68,7 +74,8 @@ class ActionMapper:
     """
 
     def __init__(self, table: Table, mode: str = "raw", min_speed: float = 0.3,
-                 max_speed: float = 10.0, max_tip_offset: float = 0.5, max_cut_deg: float = 5.0) -> None:
+                 max_speed: float = 10.0, max_tip_offset: float = 0.5, max_cut_deg: float = 5.0,
+                 elevation: bool = False) -> None:
         if mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {sorted(ACTION_MODES)}, got {mode!r}")
         try:
@@ -86,7 +93,8 @@ class ActionMapper:
         if not 0 <= max_cut_deg <= MAX_CUT_TURN_DEG:
             raise ValueError(f"max_cut_deg must be in [0, {MAX_CUT_TURN_DEG:g}] degrees, got {max_cut_deg!r}")
         self.table, self.mode = table, mode
-        self.components = ACTION_MODES[mode]
+        self.elevation = check_elevation_flag(elevation)
+        self.components = ACTION_MODES[mode] + ((ELEVATION,) if self.elevation else ())
         self.min_speed, self.max_speed = min_speed, max_speed
         self.max_tip_offset, self.max_cut_deg = max_tip_offset, max_cut_deg
         self.space = spaces.Box(-1.0, 1.0, shape=(len(self.components),), dtype=np.float32)
@@ -124,20 +132,23 @@ class ActionMapper:
         speed = self.min_speed + (a["speed"] + 1.0) * 0.5 * (self.max_speed - self.min_speed)
         side = a["side"] * self.max_tip_offset
         vertical = a["vertical"] * self.max_tip_offset
+        elevation = elevation_deg(a.get(ELEVATION, -1.0))
         if self.mode == "raw":
             calls = self.derived.call_options(state, rules)
             call = calls[bin_index(a["call"], len(calls))]
-            return ShotMove(call, placement, Shot(speed, 180.0 * a["aim"], side, vertical))
+            return ShotMove(call, placement, Shot(speed, 180.0 * a["aim"], side, vertical, elevation))
         target, pocket, call = self._target(a, state, rules, cue)
         angle = ghost_ball_angle(self.table, cue, state.position(target), pocket) + a["cut"] * self.max_cut_deg
-        return ShotMove(call, placement, Shot(speed, angle, side, vertical), target, pocket)
+        return ShotMove(call, placement, Shot(speed, angle, side, vertical, elevation), target, pocket)
 
     # ------------------------------------------------------------------ encoding
     def encode(self, move: Decision | ShotMove, state: GameState, rules: Ruleset) -> np.ndarray:
         """An action that ``decode`` turns back into ``move`` in ``state`` (the inverse map).
 
         Values beyond the mapping's range are clipped (a speed above ``max_speed``, a tip
-        offset beyond ``max_tip_offset``, a placement outside the zone). A decision keeps
+        offset beyond ``max_tip_offset``, a placement outside the zone). An elevated stroke
+        needs the ``elevation`` component: without it (``elevation=False``) it is a
+        ``ValueError``, as no action of this mapping plays it. A decision keeps
         its choice; a ``SPOT_BALL`` decodes to the first ball the rules offer. In ``raw``
         mode the stroke and the call are exact. In ``aim`` mode the (ball, pocket)
         candidate is the call's, else the one named by ``move.target`` / ``move.pocket``,
@@ -150,6 +161,10 @@ class ActionMapper:
             a["decision"] = bin_centre(index, n)
             return np.array([a[c] for c in self.components], dtype=np.float64)
         shot = move.shot
+        if self.elevation:
+            a[ELEVATION] = elevation_action(shot.elevation_deg)
+        else:
+            refuse_elevated(shot)
         a["speed"] = 2.0 * (shot.speed - self.min_speed) / (self.max_speed - self.min_speed) - 1.0
         if self.max_tip_offset > 0:
             a["side"] = shot.side / self.max_tip_offset
@@ -254,6 +269,31 @@ class ActionMapper:
         elif a["safety"] > 0.0 and ShotCall.safety_shot() in calls:
             call = ShotCall.safety_shot()
         return ball, pocket, call
+
+
+def check_elevation_flag(elevation) -> bool:
+    """``elevation`` as a bool, or ``ValueError`` naming it."""
+    if not isinstance(elevation, (bool, np.bool_)):
+        raise ValueError(f"elevation must be True or False (an elevated-cue action component), got {elevation!r}")
+    return bool(elevation)
+
+
+def elevation_deg(value: float) -> float:
+    """The cue elevation (degrees) of an ``elevation`` component: -1..1 -> 0..``Shot.MAX_ELEVATION_DEG``."""
+    return (float(value) + 1.0) * 0.5 * Shot.MAX_ELEVATION_DEG
+
+
+def elevation_action(degrees: float) -> float:
+    """The ``elevation`` component of a cue elevation (``elevation_deg``'s inverse), clipped."""
+    return float(np.clip(2.0 * degrees / Shot.MAX_ELEVATION_DEG - 1.0, -1.0, 1.0))
+
+
+def refuse_elevated(shot: Shot) -> None:
+    """``ValueError`` when ``shot`` is elevated: a mapping without the ``elevation``
+    component cannot play it (clipping it level would play another shot)."""
+    if shot.elevation_deg != 0.0:
+        raise ValueError(f"the stroke has elevation_deg={shot.elevation_deg!r}, but this action mapping "
+                         "has no elevation component (make the env with elevation=True)")
 
 
 def offered_choice(move: Decision, state: GameState) -> tuple[int, int]:

@@ -58,8 +58,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
     ## Action Space
 
     As ``poolgym.envs.PoolEnv`` (``action_mode`` "aim" by default, "raw", "choice" or
-    "choice_discrete"). "choice_discrete" is a ``MultiDiscrete`` (``FlatMaskMultiDiscrete``:
-    its ``sample(mask)`` also takes the observation's flat ``action_mask``); the others are
+    "choice_discrete"; ``elevation=True`` adds the elevated cue's component, as there).
+    "choice_discrete" is a ``MultiDiscrete`` (``FlatMaskMultiDiscrete``: its
+    ``sample(mask)`` also takes the observation's flat ``action_mask``); the others are
     ``Box`` spaces, which have no mask. ``action_masks(agent)`` gives the "choice_discrete"
     masks as ``MaskablePPO`` reads them; the player not to act gets masks allowing only the
     first value of each dimension (a legal no-op: its action is never played).
@@ -105,7 +106,8 @@ class PoolAECEnv(RenderMixin, AECEnv):
     ## Arguments
 
     ``game``, ``table``, ``action_mode``, ``obs_mode``, ``noise``, ``reward_weights``,
-    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``render_mode`` (as
+    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``elevation`` (default
+    False), ``render_mode`` (as
     ``PoolEnv``: "rgb_array", "rgb_array_list" or "human", which draws each shot in
     ``step``), ``width``, ``height``, ``render_fps``, ``shaping_gamma`` (default 0.99).
 
@@ -121,14 +123,14 @@ class PoolAECEnv(RenderMixin, AECEnv):
                  obs_mode: str = "dict", noise: Any = "none", reward_weights: dict | None = None,
                  rule_options: dict | None = None, max_turns: int = 500, max_speed: float = 10.0,
                  render_mode: str | None = None, shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH,
-                 height: int | None = None, render_fps: int = DEFAULT_RENDER_FPS) -> None:
+                 height: int | None = None, render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False) -> None:
         super().__init__()
         self._init_render(render_mode, width, height, render_fps)
         self.table = make_table(table)
         self.rules = get_ruleset(game, options=make_rule_options(rule_options), table=self.table)
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed,
-                                         sigma_deg=self.simulator.noise.angle_deg)
+                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation)
         self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)

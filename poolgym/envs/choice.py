@@ -13,6 +13,8 @@ Parameters (each in [-1, 1] before binning), after the slot choice:
   the slot (``candidates.placement``: 5-55 cm behind the ghost ball, 30 cm at 0, turned up
   to 75 degrees off the straight line; so "straight in from 30 cm" is (0, 0)); ignored
   otherwise.
+- ``elevation`` (only with ``elevation=True``, before ``decision``): the cue's rise above
+  level, -1..1 -> 0..``Shot.MAX_ELEVATION_DEG`` degrees (``poolgym.envs.actions``).
 - ``decision``: the answer to a pending decision (push-out response, 8-ball break options,
   14.1 re-break, spot request); ignored when none is pending (then the slot and stroke are
   ignored instead).
@@ -39,8 +41,9 @@ from gymnasium import spaces
 
 from poolgym.envs import candidates as cand
 from poolgym.envs.derived import PerStateCache
-from poolgym.envs.actions import (ACTION_MODES, ActionMapper, ShotMove, bin_centre, bin_index, offered_choice,
-                                  real_array, wrap_deg)
+from poolgym.envs.actions import (ACTION_MODES, ELEVATION, ActionMapper, ShotMove, bin_centre, bin_index,
+                                  check_elevation_flag, elevation_action, elevation_deg, offered_choice,
+                                  real_array, refuse_elevated, wrap_deg)
 from poolgym.physics import Shot
 from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset
 from poolgym.table import Table
@@ -50,6 +53,8 @@ PARAMS = ("cut", "speed", "side", "vertical", "place_distance", "place_angle", "
 # Bins of each parameter in choice_discrete; odd counts keep 0 (straight, centre ball,
 # 30 cm straight behind) a bin of its own.
 PARAM_BINS = {"cut": 11, "speed": 10, "side": 5, "vertical": 5, "place_distance": 5, "place_angle": 7}
+# With ``elevation=True``: the elevation's bins in choice_discrete (0, 20, 40, 60, 80 degrees).
+ELEVATION_BINS = 5
 CHOICES = tuple(Choice)
 
 
@@ -69,10 +74,14 @@ class ChoiceMapper:
 
     ``sigma_deg`` is the env's aim noise, for the slots' make probability (the slot order
     does not depend on it). ``slots(state, rules)`` are the candidate slots of the state.
+    ``elevation`` adds the ``elevation`` parameter (before ``decision``); ``params`` and
+    ``param_bins`` are the mapping's parameters and their bins (``PARAMS`` and
+    ``PARAM_BINS`` without it).
     """
 
     def __init__(self, table: Table, mode: str = "choice", min_speed: float = 0.3, max_speed: float = 10.0,
-                 max_tip_offset: float = 0.5, max_cut_deg: float = 5.0, sigma_deg: float = 0.0) -> None:
+                 max_tip_offset: float = 0.5, max_cut_deg: float = 5.0, sigma_deg: float = 0.0,
+                 elevation: bool = False) -> None:
         if mode not in CHOICE_MODES:
             raise ValueError(f"a choice action mode is one of {list(CHOICE_MODES)}, got {mode!r}")
         # The shared checks of speeds and tip offsets.
@@ -85,12 +94,15 @@ class ChoiceMapper:
         self.min_speed, self.max_speed = min_speed, max_speed
         self.max_tip_offset, self.max_cut_deg = max_tip_offset, max_cut_deg
         self.sigma_deg = float(sigma_deg)
+        self.elevation = check_elevation_flag(elevation)
+        self.params = PARAMS[:-1] + ((ELEVATION,) if self.elevation else ()) + PARAMS[-1:]
+        self.param_bins = {**PARAM_BINS, **({ELEVATION: ELEVATION_BINS} if self.elevation else {})}
         if mode == "choice":
-            self.components = tuple(f"slot_{i}" for i in range(cand.N_SLOTS)) + PARAMS
+            self.components = tuple(f"slot_{i}" for i in range(cand.N_SLOTS)) + self.params
             self.space = spaces.Box(-1.0, 1.0, shape=(len(self.components),), dtype=np.float32)
         else:
-            self.components = ("slot",) + PARAMS
-            self.nvec = np.array([cand.N_SLOTS, *PARAM_BINS.values(), len(CHOICES)], dtype=np.int64)
+            self.components = ("slot",) + self.params
+            self.nvec = np.array([cand.N_SLOTS, *self.param_bins.values(), len(CHOICES)], dtype=np.int64)
             self.space = spaces.MultiDiscrete(self.nvec)
         # The current state's slots, call options and legal targets, worked out once per
         # state (an env shares it with its observation and its other mapping).
@@ -122,7 +134,7 @@ class ChoiceMapper:
                 decision[CHOICES.index(c)] = True
         else:
             decision[0] = True
-        params = [np.ones(n, dtype=bool) for n in PARAM_BINS.values()]
+        params = [np.ones(n, dtype=bool) for n in self.param_bins.values()]
         return np.concatenate([slot, *params, decision])
 
     # ------------------------------------------------------------------ validation
@@ -167,13 +179,13 @@ class ChoiceMapper:
             + params["cut"] * cand.residual_range_deg(state, self.table, slot, cue, self.max_cut_deg)
         speed = self.min_speed + (params["speed"] + 1.0) * 0.5 * (self.max_speed - self.min_speed)
         shot = Shot(speed, wrap_deg(angle), params["side"] * self.max_tip_offset,
-                    params["vertical"] * self.max_tip_offset)
+                    params["vertical"] * self.max_tip_offset, elevation_deg(params.get(ELEVATION, -1.0)))
         return ShotMove(slot.call, spot, shot, slot.ball, slot.pocket)
 
     def _parameters(self, action: np.ndarray) -> dict[str, float]:
         if self.mode == "choice":
-            return dict(zip(PARAMS, (float(v) for v in action[cand.N_SLOTS:])))
-        values = {name: bin_value(int(action[1 + i]), n) for i, (name, n) in enumerate(PARAM_BINS.items())}
+            return dict(zip(self.params, (float(v) for v in action[cand.N_SLOTS:])))
+        values = {name: bin_value(int(action[1 + i]), n) for i, (name, n) in enumerate(self.param_bins.items())}
         values["decision"] = float(action[-1])
         return values
 
@@ -198,12 +210,16 @@ class ChoiceMapper:
         when it lies within the slot's residual range and the placement within its range;
         beyond, the parameters are clipped.
         """
-        params = dict.fromkeys(PARAMS, 0.0)
+        params = dict.fromkeys(self.params, 0.0)
         chosen = 0
         if isinstance(move, Decision):
             index, n = offered_choice(move, state)
             params["decision"] = bin_centre(index, n) if self.mode == "choice" else CHOICES.index(move.choice)
         else:
+            if self.elevation:
+                params[ELEVATION] = elevation_action(move.shot.elevation_deg)
+            else:
+                refuse_elevated(move.shot)
             slots = self.slots(state, rules)
             chosen = self._slot_of(move, slots, state)
             slot = slots[chosen]
@@ -218,13 +234,13 @@ class ChoiceMapper:
             if self.max_tip_offset > 0:
                 params["side"] = move.shot.side / self.max_tip_offset
                 params["vertical"] = move.shot.vertical / self.max_tip_offset
-        for name in PARAMS[:-1]:
+        for name in self.params[:-1]:
             params[name] = float(np.clip(params[name], -1.0, 1.0))
         if self.mode == "choice":
             scores = -np.ones(cand.N_SLOTS)
             scores[chosen] = 1.0
-            return np.concatenate([scores, [params[p] for p in PARAMS]]).astype(np.float64)
-        bins = [nearest_bin(params[name], n) for name, n in PARAM_BINS.items()]
+            return np.concatenate([scores, [params[p] for p in self.params]]).astype(np.float64)
+        bins = [nearest_bin(params[name], n) for name, n in self.param_bins.items()]
         return np.array([chosen, *bins, int(params["decision"])], dtype=np.int64)
 
     def _slot_of(self, move: ShotMove, slots, state: GameState) -> int:

@@ -101,11 +101,12 @@ _CHOICES = (f"opponent must be one of {list(LADDER)}, {SOLO!r}, {UNIFORM_ACTION!
 
 
 def make_opponent(spec, action_space, rules: Ruleset | None = None, noise: Any = "none",
-                  max_speed: float = 10.0):
+                  max_speed: float = 10.0, elevation: bool = False):
     """The opponent for an env's ``opponent`` argument (module docstring): None for solo
-    play, an agent with ``choose(state)``, or a policy callable. ``rules``, ``noise`` and
-    ``max_speed`` are the env's, for the ladder names (the bots plan with the env's noise;
-    no opponent strokes faster than the env allows)."""
+    play, an agent with ``choose(state)``, or a policy callable. ``rules``, ``noise``,
+    ``max_speed`` and ``elevation`` are the env's, for the ladder names (the bots plan with
+    the env's noise; no opponent strokes faster than the env allows; the bots play jump
+    shots only in an env with the elevated cue, where the rules allow them)."""
     if spec is None or spec == SOLO:
         return None
     if isinstance(spec, str):
@@ -118,7 +119,7 @@ def make_opponent(spec, action_space, rules: Ruleset | None = None, noise: Any =
         from poolgym.agents.evaluation.loading import make_agent  # the env layer's one reach into agents/
 
         try:
-            return make_agent(spec, rules, seed=0, noise=noise, max_speed=max_speed)
+            return make_agent(spec, rules, seed=0, noise=noise, max_speed=max_speed, elevation=elevation)
         except ValueError as exc:
             raise ValueError(f"{_CHOICES}; {spec!r}: {exc}") from None
     if hasattr(spec, "choose") or callable(spec):

@@ -125,6 +125,24 @@ class PoolEnv(RenderMixin, gym.Env):
     ``poolgym.rules.Choice``; ``action_masks()`` returns the masks sb3-contrib's
     ``MaskablePPO`` reads (valid slots, offered choices).
 
+    ``elevation=True`` (off by default) adds one component to every mode: the cue's rise
+    above level, mapped linearly from [-1, 1] to [0, ``Shot.MAX_ELEVATION_DEG``] = [0, 80]
+    degrees (``Shot.elevation_deg``: swerve, masse, jump shots), last in "raw" (n = 9) and
+    "aim" (n = 11), before ``decision`` in the choice modes ("choice": 28 components;
+    "choice_discrete": 5 bins, 0/20/40/60/80 degrees). Opponent agents then play elevated
+    strokes too (the bots' jump shots, WPA 8.16).
+
+    | mode | components |
+    |---|---|
+    | raw | aim, speed, side, vertical, place_x, place_y, decision, call[, elevation] |
+    | aim | target, cut, speed, side, vertical, place_x, place_y, decision, push_out, safety[, elevation] |
+    | choice | slot_0..slot_19, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
+    | choice_discrete | slot, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
+
+    A ball driven off the table (``ShotResult.off_table``) is judged by the rules (WPA 8.5):
+    the cue ball off is a foul with ball in hand (6.1), an object ball off a foul (6.5),
+    spotted where the game spots it (in 9-ball only the 9).
+
     ## Observation Space
 
     ``obs_mode="dict"``: the ``Dict`` of ``poolgym.envs.observations.observation_space``
@@ -177,7 +195,8 @@ class PoolEnv(RenderMixin, gym.Env):
     ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
     ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
-    ``max_cut_deg`` (the aim-assisted cut residual's range),
+    ``max_cut_deg`` (the aim-assisted cut residual's range), ``elevation`` (the elevated-cue
+    component, above; default False),
     ``render_mode`` ("rgb_array", "rgb_array_list" or "human"; see ``poolgym.envs.rendering``:
     "human" draws each step's shots in a window as they roll, "rgb_array_list" returns
     their frames, for ``poolgym.envs.video.RecordEveryFrame``), ``width`` and ``height``
@@ -210,7 +229,7 @@ class PoolEnv(RenderMixin, gym.Env):
                  ruleset_kwargs: dict | None = None, breaker: str = "agent",
                  rack_model: RackModel | str | dict | None = None, observe_match: bool = False,
                  shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH, height: int | None = None,
-                 render_fps: int = DEFAULT_RENDER_FPS) -> None:
+                 render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False) -> None:
         self._init_render(render_mode, width, height, render_fps)
         if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
@@ -225,7 +244,8 @@ class PoolEnv(RenderMixin, gym.Env):
         self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
-                                         sigma_deg=self.simulator.noise.angle_deg)
+                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation)
+        self.elevation = self.mapper.elevation
         self.action_space = self.mapper.space
         self.choice = action_mode in CHOICE_MODES
         self.observe_match = observe_match
@@ -234,12 +254,12 @@ class PoolEnv(RenderMixin, gym.Env):
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)
         # Opponent agents' moves are encoded here: raw mode is exact for strokes and calls.
-        self.opponent_mapper = ActionMapper(self.table, "raw", max_speed=max_speed)
+        self.opponent_mapper = ActionMapper(self.table, "raw", max_speed=max_speed, elevation=self.elevation)
         # One cache of the current state's derived values (legal targets, call options,
         # candidates) for both mappings and the observation.
         self.opponent_mapper.derived = self.mapper.derived
         self.opponent = make_opponent(opponent, self.action_space, rules=self.rules,
-                                      noise=self.simulator.noise, max_speed=max_speed)
+                                      noise=self.simulator.noise, max_speed=max_speed, elevation=self.elevation)
         # The name the opponent was given by (saved games record it), None for an object.
         self.opponent_name = opponent if isinstance(opponent, str) else None
         self.solo = self.opponent is None

@@ -52,7 +52,8 @@ class PotBallEnv(RenderMixin, gym.Env):
     side, vertical, ...; "raw"; "choice" or "choice_discrete", with ``action_masks()``).
     Only the target ball can be chosen in aim and choice modes (the choice modes' pot slots
     are the target into each of the six pockets, and one safety slot); placement, decision
-    and call components are ignored (the cue ball is never in hand).
+    and call components are ignored (the cue ball is never in hand). ``elevation=True`` adds
+    the elevated cue's component (as ``PoolEnv``: 0 to 80 degrees).
 
     ## Observation Space
 
@@ -62,8 +63,11 @@ class PotBallEnv(RenderMixin, gym.Env):
     ## Rewards
 
     ``pot_reward`` (1) when the target drops and the cue ball stays up, ``scratch_penalty``
-    (-1) when the cue ball drops, ``miss_penalty`` (0) otherwise; with ``shaping`` on, a
-    miss also earns up to 0.5 for bringing the target closer to its nearest pocket.
+    (-1) when the cue ball drops or any ball leaves the table (``ShotResult.off_table``: the
+    fouls of WPA 6.1 and 6.5), ``miss_penalty`` (0) otherwise; with ``shaping`` on, a miss
+    also earns up to 0.5 for bringing the target closer to its nearest pocket. ``info``
+    says ``potted``, ``scratched`` (the cue ball dropped or left the table) and
+    ``off_table`` (the balls that left it).
 
     ## Starting State
 
@@ -77,7 +81,8 @@ class PotBallEnv(RenderMixin, gym.Env):
     ## Arguments
 
     ``table``, ``n_balls`` (default (1, 5)), ``action_mode``, ``obs_mode``, ``noise``,
-    ``max_speed``, ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_reward``,
+    ``max_speed``, ``max_cut_deg`` (the aim-assisted cut residual's range), ``elevation``
+    (default False), ``pot_reward``,
     ``scratch_penalty``, ``miss_penalty``, ``shaping``,
     ``render_mode`` ("rgb_array", "rgb_array_list" or "human", as ``PoolEnv``: the target is
     ringed, the shot animated), ``width``, ``height`` and ``render_fps`` (as ``PoolEnv``).
@@ -96,7 +101,7 @@ class PotBallEnv(RenderMixin, gym.Env):
                  scratch_penalty: float = -1.0,
                  miss_penalty: float = 0.0, shaping: bool = False, render_mode: str | None = None,
                  width: int = DEFAULT_WIDTH, height: int | None = None,
-                 render_fps: int = DEFAULT_RENDER_FPS) -> None:
+                 render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False) -> None:
         bounds = (n_balls, n_balls) if isinstance(n_balls, int) else n_balls
         if (not isinstance(bounds, (tuple, list)) or len(bounds) != 2
                 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
@@ -116,7 +121,7 @@ class PotBallEnv(RenderMixin, gym.Env):
         self.n_balls = (low, high)
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
-                                         sigma_deg=self.simulator.noise.angle_deg)
+                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation)
         self.action_space = self.mapper.space
         self.choice = action_mode in CHOICE_MODES
         self.observation_space = observation_spaces(obs_mode, choice=self.choice)
@@ -157,9 +162,11 @@ class PotBallEnv(RenderMixin, gym.Env):
         result = self.simulator.simulate(self.state.positions, move.shot, rng=rng,
                                          trajectories=self.render_mode is not None)
         self._last_result = result
-        potted, scratched = self.target in result.pocketed, 0 in result.pocketed
+        off_table = tuple(sorted(result.off_table))
+        potted = self.target in result.pocketed
+        scratched = 0 in result.pocketed or 0 in result.off_table
         pot_reward, scratch_penalty, miss_penalty = self.rewards
-        if scratched:
+        if scratched or off_table:
             reward = scratch_penalty
         elif potted:
             reward = pot_reward
@@ -170,17 +177,19 @@ class PotBallEnv(RenderMixin, gym.Env):
                 after = self._pocket_distance(result.positions[self.target])
                 reward += 0.5 * max(0.0, before - after) / max(before, 1e-9)
         self.state = GameState(game="pot_ball", balls=result.positions,
-                               out_of_play=tuple(b for b in result.pocketed if b != 0),
+                               out_of_play=tuple(b for b in (*result.pocketed, *off_table) if b != 0),
                                awaiting_break=False,
                                cue_ball_in_hand=CueBallZone.ANYWHERE if scratched else CueBallZone.NONE)
         self._done = True
         if self.render_mode is not None:
-            self._verdict = ("scratch: the cue ball dropped" if scratched
+            self._verdict = ("scratch: the cue ball dropped" if 0 in result.pocketed
+                             else f"foul: {_ball_names(off_table)} off the table" if off_table
                              else f"potted the {self.target}" if potted else "missed")
             end = self._render_scene(paths=False)
             self._render_add(Motion(result, (end.status[0], "shooting"), end, highlight=self.target))
             self._render_human()
-        info = {"target": self.target, "potted": potted, "scratched": scratched, "shot": result}
+        info = {"target": self.target, "potted": potted, "scratched": scratched, "off_table": off_table,
+                "shot": result}
         return self._observation(), float(reward), True, False, info
 
     def _pocket_distance(self, position) -> float:
@@ -213,3 +222,8 @@ class PotBallEnv(RenderMixin, gym.Env):
         return Still(positions, (f"pot ball {self.target} in any pocket", self._verdict),
                      paths=trajectories, highlight=self.target, in_hand=in_hand)
 
+
+def _ball_names(balls: tuple[int, ...]) -> str:
+    """"the cue ball", "the 3" or "the cue ball, the 3 and the 5"."""
+    names = ["the cue ball" if b == 0 else f"the {b}" for b in balls]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

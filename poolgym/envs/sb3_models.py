@@ -11,9 +11,9 @@ with, and the action mapping and observation format as the env resolved them::
      "max_cut_deg": 2.0, "obs_mode": "flat", "observe_match": false, "sigma_deg": 0.125,
      "noise": {...}}
 
-``observe_match`` (the ``match`` entry of the v1 game envs) and ``sigma_deg`` (the aim noise
-the choice modes' candidate features assume) are absent from records written before them,
-and read as False and 0. ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
+``observe_match`` (the ``match`` entry of the v1 game envs), ``sigma_deg`` (the aim noise
+the choice modes' candidate features assume) and ``elevation`` (the elevated cue's action
+component) are absent from records written before them, and read as False, 0 and False. ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
 ``poolgym train``; a spec without an ``ALGO:`` prefix loads with it (``parse_model_spec``).
 
 ``action_mapper(record, table)`` rebuilds the mapping; ``check_spaces`` refuses a model
@@ -204,7 +204,8 @@ def action_mapper(record: dict, table):
 
     return make_action_mapper(table, record["action_mode"], min_speed=record["min_speed"],
                               max_speed=record["max_speed"], max_tip_offset=record["max_tip_offset"],
-                              max_cut_deg=record["max_cut_deg"], sigma_deg=record.get("sigma_deg", 0.0))
+                              max_cut_deg=record["max_cut_deg"], sigma_deg=record.get("sigma_deg", 0.0),
+                              elevation=record.get("elevation", False))
 
 
 def record_observation_space(record: dict):
@@ -244,7 +245,7 @@ def check_spaces(model, record: dict, path: str = "the model") -> None:
 
 
 MAPPING_FIELDS = ("action_mode", "min_speed", "max_speed", "max_tip_offset", "max_cut_deg", "obs_mode",
-                  "observe_match")
+                  "observe_match", "elevation")
 
 
 def env_side(env) -> dict:
@@ -253,7 +254,8 @@ def env_side(env) -> dict:
     m = game.mapper
     return {"action_mode": m.mode, "min_speed": m.min_speed, "max_speed": m.max_speed,
             "max_tip_offset": m.max_tip_offset, "max_cut_deg": m.max_cut_deg, "obs_mode": game.obs_mode,
-            "observe_match": bool(getattr(game, "observe_match", False))}
+            "observe_match": bool(getattr(game, "observe_match", False)),
+            "elevation": bool(getattr(m, "elevation", False))}
 
 
 def check_env_matches(record: dict, env, path: str = "the model") -> None:

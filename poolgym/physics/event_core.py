@@ -79,6 +79,9 @@ _RETRY_DT = 1e-9
 # again and again in ever shorter intervals (inelastic collapse); parting at 1 mm/s makes
 # that a bounded sequence of soft pushes, at an energy cost of micro-joules.
 _MIN_SEPARATION = 1e-3
+# Contacts of the same two balls closer in time than this are one contact resolved in
+# steps (a ball pinched between a landing ball and the bed), logged once.
+_PINCH_DT = 1e-9
 # Heap slots per shot. Valid queued events are at most n (n + 2) for n balls (each ball's
 # transition, cushion and head-string event, and one contact per partner), 288 for 16 balls;
 # a full heap is compacted by dropping the stale ones, which the loop would skip anyway.
@@ -692,10 +695,16 @@ def _ball_ball_3d(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open
         push = 0.5 * (still_closing + _MIN_SEPARATION)
         vxk, vyk, vzk = vxk - push * nx, vyk - push * ny, vzk - push * nz
         vxj, vyj, vzj = vxj + push * nx, vyj + push * ny, vzj + push * nz
-    if sk[2] ** 2 + sk[3] ** 2 >= sj[2] ** 2 + sj[3] ** 2:
-        _log(log, count, BALL, t, k, j, sk[0], sk[1], sj[0], sj[1], 0.0)
-    else:
-        _log(log, count, BALL, t, j, k, sj[0], sj[1], sk[0], sk[1], 0.0)
+    # A ball driven into the bed by a ball landing on it bounces back into that ball at
+    # once: one pinch, resolved in steps (ball, bed, ball again). It is logged once.
+    last = count[C_LOG] - 1
+    again = (last >= 0 and log[last, L_KIND] == BALL and t - log[last, L_TIME] < _PINCH_DT
+             and ((log[last, L_A] == k and log[last, L_B] == j) or (log[last, L_A] == j and log[last, L_B] == k)))
+    if not again:
+        if sk[2] ** 2 + sk[3] ** 2 >= sj[2] ** 2 + sj[3] ** 2:
+            _log(log, count, BALL, t, k, j, sk[0], sk[1], sj[0], sj[1], 0.0)
+        else:
+            _log(log, count, BALL, t, j, k, sj[0], sj[1], sk[0], sk[1], 0.0)
     support_k = -1.0 if mode[k] == AIRBORNE else B[k, Z]
     support_j = -1.0 if mode[j] == AIRBORNE else B[j, Z]
     _resume(B, mode, ver, k, t, sk[0], sk[1], zk, vxk, vyk, vzk, wk[0], wk[1], wk[2], support_k, P, record,

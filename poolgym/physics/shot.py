@@ -81,20 +81,25 @@ class Noise:
 
     Tip offsets are in fractions of the ball radius. ``Noise.preset("tournament")`` is the
     computational-pool tournament noise: tip offsets 0.5 mm, aim 0.125 degrees, speed
-    0.075 m/s; ``Noise.preset("none")`` executes shots exactly.
+    0.075 m/s; ``Noise.preset("none")`` executes shots exactly. ``elevation_deg`` (cue
+    elevation, degrees) is 0 in both presets, as the tournament defines no cue elevation;
+    when set, its draw comes after the other four, so the other draws are those of a
+    noise without it.
     """
 
     speed: float = 0.0
     angle_deg: float = 0.0
     side: float = 0.0
     vertical: float = 0.0
+    elevation_deg: float = 0.0
 
     PRESETS = ("none", "tournament")
     # The largest standard deviation accepted per field: well past any human player (a
     # beginner's speed error is ~0.3 m/s, aim ~2 degrees), small enough that the executed
     # shot stays a stroke of the cue.
-    LIMITS = {"speed": 1.0, "angle_deg": 10.0, "side": 0.5, "vertical": 0.5}
-    UNITS = {"speed": "m/s", "angle_deg": "degrees", "side": "ball radii", "vertical": "ball radii"}
+    LIMITS = {"speed": 1.0, "angle_deg": 10.0, "side": 0.5, "vertical": 0.5, "elevation_deg": 10.0}
+    UNITS = {"speed": "m/s", "angle_deg": "degrees", "side": "ball radii", "vertical": "ball radii",
+             "elevation_deg": "degrees"}
 
     def __post_init__(self) -> None:
         for name, limit in self.LIMITS.items():
@@ -126,17 +131,16 @@ class Noise:
         if isinstance(spec, str):
             return cls.preset(spec)
         if isinstance(spec, Mapping):
-            unknown = sorted(set(spec) - {"speed", "angle_deg", "side", "vertical"})
+            unknown = sorted(set(spec) - set(cls.LIMITS))
             if unknown:
-                raise ValueError(f"unknown noise fields {unknown}; fields are "
-                                 "['angle_deg', 'side', 'speed', 'vertical']")
+                raise ValueError(f"unknown noise fields {unknown}; fields are {sorted(cls.LIMITS)}")
             return cls(**spec)
         raise ValueError(f"noise must be a preset name {list(cls.PRESETS)}, a Noise or a mapping "
                          f"of its fields, got {spec!r}")
 
     @property
     def is_zero(self) -> bool:
-        return self.speed == self.angle_deg == self.side == self.vertical == 0.0
+        return self.speed == self.angle_deg == self.side == self.vertical == self.elevation_deg == 0.0
 
     def apply(self, shot: Shot, rng: np.random.Generator, max_speed: float = 15.0) -> Shot:
         """The shot as executed: each parameter plus a Gaussian draw from ``rng``.
@@ -154,5 +158,9 @@ class Noise:
         reach = math.hypot(side, vertical)
         if reach >= 0.99:
             side, vertical = side * 0.99 / reach, vertical * 0.99 / reach
+        elevation = shot.elevation_deg
+        if self.elevation_deg > 0.0:
+            elevation = min(Shot.MAX_ELEVATION_DEG,
+                            max(0.0, elevation + self.elevation_deg * float(rng.normal(0.0, 1.0))))
         return replace(shot, speed=speed, angle_deg=shot.angle_deg + self.angle_deg * d_angle,
-                       side=side, vertical=vertical)
+                       side=side, vertical=vertical, elevation_deg=elevation)

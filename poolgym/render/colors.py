@@ -20,6 +20,7 @@ LABEL_DISC: RGB = (250, 250, 244)
 LABEL_TEXT: RGB = (0, 0, 0)
 HIGHLIGHT: RGB = (90, 230, 255)  # cyan: unlike any ball colour
 IN_HAND_RING: RGB = (255, 255, 255)
+SHADOW: RGB = (0, 0, 0)  # under a ball off the bed, drawn see-through
 BACKGROUND: RGB = (16, 16, 16)  # around a table scaled to fit a picture of another shape
 STATUS_BAR: RGB = (16, 16, 16)
 STATUS_TEXT: RGB = (236, 236, 236)

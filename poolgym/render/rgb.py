@@ -2,7 +2,8 @@
 
 Orientation (see ``geometry``): table x runs left to right, table y downwards, so the
 head end is on the left and the y = 0 rail at the top. A picture may carry a status bar
-below the table: lines of text such as ``overlay.status_lines`` writes.
+below the table: lines of text such as ``overlay.status_lines`` writes. A ball off the bed
+is drawn over its shadow, raised and enlarged by its height (``geometry.lifted``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 
 from poolgym.render import colors
 from poolgym.render._pygame import load_pygame
-from poolgym.render.geometry import (CUSHION_WIDTH, diamonds, outer_margin, outline,
+from poolgym.render.geometry import (CUSHION_WIDTH, diamonds, dashes, lifted, outer_margin, outline,
                                      trajectory_items)
 from poolgym.table import Point, Table
 
@@ -33,6 +34,10 @@ MIN_STATUS_FONT_PX = 11
 MAX_STATUS_FONT_PX = 22
 # How opaque the cue ball in hand is drawn (0-255): seen, but clearly not on the table.
 IN_HAND_ALPHA = 110
+# How opaque a raised ball's shadow is on the bed (0-255).
+SHADOW_ALPHA = 120
+# Dashes of a path through the air: on and off lengths, in ball radii.
+DASH_ON, DASH_OFF = 1.5, 1.0
 
 
 def status_font_px(width_px: int) -> int:
@@ -107,12 +112,12 @@ def table_to_pixel(table: Table, point: Point, width_px: int = 800, height_px: i
 def render_rgb(table: Table, positions: Mapping[int, Point], *, trajectories: Mapping | None = None,
                highlight: int | Iterable[int] | None = None, width_px: int = 800,
                height_px: int | None = None, labels: bool = True, status: Sequence[str] = (),
-               in_hand: Point | None = None) -> np.ndarray:
+               in_hand: Point | None = None, heights: Mapping[int, float] | None = None) -> np.ndarray:
     """A top-down picture of ``table`` with the balls at ``positions``, as (H, W, 3) uint8.
 
-    - ``trajectories``: ball -> path, either rows of (t, x, y) or the ball's motion phases
-      (``ShotResult.trajectories``); each path is drawn in the ball's colour, with a faint
-      ring where it started.
+    - ``trajectories``: ball -> path, either rows of (t, x, y) or (t, x, y, z) or the ball's
+      motion phases (``ShotResult.trajectories``); each path is drawn in the ball's colour,
+      with a faint ring where it started, dashed where the ball was off the bed.
     - ``highlight``: a ball or balls to ring, e.g. the ball the agent is aiming at.
     - ``width_px``: the picture's width; ``height_px``: its height (default: the table's
       proportions plus the status bar). See ``FrameLayout``.
@@ -120,10 +125,13 @@ def render_rgb(table: Table, positions: Mapping[int, Point], *, trajectories: Ma
     - ``status``: lines of text for a bar along the bottom (``overlay.status_lines``).
     - ``in_hand``: where to show the cue ball while it is in hand: drawn see-through with
       a dashed ring, as it is not on the table.
+    - ``heights``: ball -> the height of its lowest point above the bed (``heights_at``;
+      missing balls are on the bed): a ball above the bed is drawn raised and enlarged
+      over its shadow at its (x, y), above the balls on the bed.
     """
     return FramePainter(table, width_px, height_px, len(status)).paint(
         positions, trajectories=trajectories, highlight=highlight, labels=labels, status=status,
-        in_hand=in_hand)
+        in_hand=in_hand, heights=heights)
 
 
 class FramePainter:
@@ -142,7 +150,8 @@ class FramePainter:
 
     def paint(self, positions: Mapping[int, Point], *, trajectories: Mapping | None = None,
               highlight: int | Iterable[int] | None = None, labels: bool = True,
-              status: Sequence[str] = (), in_hand: Point | None = None) -> np.ndarray:
+              status: Sequence[str] = (), in_hand: Point | None = None,
+              heights: Mapping[int, float] | None = None) -> np.ndarray:
         """One picture, as ``render_rgb`` describes; ``status`` has at most the painter's
         ``status_rows`` lines."""
         if len(status) > self.layout.status_rows:
@@ -156,8 +165,15 @@ class FramePainter:
         view, table = self.layout, self.table
         _draw_paths(surface, view, table, trajectories)
         marked = {int(highlight)} if isinstance(highlight, Integral) else {int(b) for b in highlight or ()}
+        heights = heights or {}
+        raised = sorted((b for b in positions if heights.get(b, 0.0) > 0.0), key=lambda b: heights[b])
+        for ball in raised:
+            _draw_shadow(surface, view, table, positions[ball], labels)
         for ball, point in positions.items():
-            _draw_ball(surface, view, table, int(ball), point, labels, ball in marked)
+            if ball not in raised:
+                _draw_ball(surface, view, table, int(ball), point, labels, ball in marked)
+        for ball in raised:  # the highest last: it is nearest the eye
+            _draw_ball(surface, view, table, int(ball), positions[ball], labels, ball in marked, heights[ball])
         if in_hand is not None:
             _draw_in_hand(surface, view, table, in_hand, labels)
         _draw_status(surface, view, status)
@@ -192,19 +208,25 @@ def _draw_table(surface, view: FrameLayout, table: Table) -> None:
 def _draw_paths(surface, view: FrameLayout, table: Table, trajectories: Mapping | None) -> None:
     pygame = load_pygame()
     width = max(1, view.length(table.ball_radius) // 4)
-    for ball, xy in trajectory_items(trajectories):
+    dash = (DASH_ON * table.ball_radius, DASH_OFF * table.ball_radius)
+    for ball, pieces in trajectory_items(trajectories):
         color = colors.ball_color(ball)
-        x0, y0 = view.px(xy[0])
+        x0, y0 = view.px(pieces[0][0][0])
         pygame.gfxdraw.aacircle(surface, x0, y0, view.length(table.ball_radius), color)
-        pygame.draw.lines(surface, color, False, [view.px(p) for p in xy], width)
+        for xy, off_bed in pieces:
+            for line in (dashes(xy, *dash) if off_bed else [xy]):
+                pygame.draw.lines(surface, color, False, [view.px(p) for p in line], width)
 
 
 def _draw_ball(surface, view: FrameLayout, table: Table, ball: int, point: Point, labels: bool,
-               highlighted: bool) -> None:
+               highlighted: bool, height: float = 0.0) -> None:
+    """``ball`` with its lowest point ``height`` above the bed at ``point``."""
     pygame = load_pygame()
-    cx, cy = centre = view.px(point)
-    true_r = view.length(table.ball_radius)
-    r = ball_radius_px(true_r, labels)
+    drawn, scale = lifted(point, height)
+    cx, cy = centre = view.px(drawn)
+    # Scaled after the small-picture minimum, so a raised ball grows in any picture.
+    true_r = view.length(table.ball_radius * scale)
+    r = int(round(ball_radius_px(view.length(table.ball_radius), labels) * scale))
     if highlighted:
         _disc(surface, centre, r + max(2, r // 3), colors.HIGHLIGHT)
     if colors.is_striped(ball):
@@ -220,6 +242,15 @@ def _draw_ball(surface, view: FrameLayout, table: Table, ball: int, point: Point
     pygame.gfxdraw.aacircle(surface, cx, cy, r, colors.BALL_EDGE)
     if labels and ball != 0:
         _draw_label(surface, centre, r, label_font_px(true_r), str(ball))
+
+
+def _draw_shadow(surface, view: FrameLayout, table: Table, point: Point, labels: bool) -> None:
+    """The shadow on the bed of a ball above ``point``: a dark see-through disc the size the
+    ball is drawn at on the bed."""
+    pygame = load_pygame()
+    cx, cy = view.px(point)
+    r = ball_radius_px(view.length(table.ball_radius), labels)
+    pygame.gfxdraw.filled_circle(surface, cx, cy, r, (*colors.SHADOW, SHADOW_ALPHA))
 
 
 def label_font_px(radius_px: int) -> int:

@@ -41,7 +41,7 @@ MIN_FIGURES = {
     "01_quickstart.ipynb": 3,
     "02_evaluate_policy.ipynb": 8,
     "03_custom_variant.ipynb": 3,
-    "04_physics.ipynb": 7,
+    "04_physics.ipynb": 10,
     "05_round_robin.ipynb": 2,
 }
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"

@@ -220,3 +220,31 @@ def test_a_jumping_cue_ball_landing_on_a_ball_is_thrown_up_and_drives_it_into_th
     struck = next(p for p in result.trajectories[1] if p.t0 == hit.time)
     # Driven down into the bed, the struck ball bounces off it.
     assert struck.mode == "airborne" and struck.height == 0.0 and struck.vertical_velocity > 0.0
+
+
+def test_a_ball_pinched_between_a_landing_ball_and_the_bed_is_one_contact_in_the_log():
+    """The struck ball bounces off the bed straight back into the ball that landed on it:
+    the contact is resolved in steps, and logged once."""
+    from poolgym import events as ev
+
+    layout = {0: (1.27, 1.07), 2: (1.27, 0.77), 1: (1.27, 0.37)}
+    result = Simulator(TABLE).simulate(layout, Shot(3.0, -90.0, 0.0, 0.0, 50.0))
+    contacts = [e for e in result.events if isinstance(e, ev.BallBall)]
+    assert contacts[0].a == 0 and contacts[0].b == 2
+    assert all(b.time - a.time > 1e-6 for a, b in zip(contacts, contacts[1:]))
+
+
+def test_elevation_noise_draws_after_the_other_four_and_stays_in_range():
+    from poolgym.physics import Noise
+
+    shot = Shot(speed=3.0, angle_deg=10.0, side=0.1, vertical=0.1, elevation_deg=79.5)
+    plain = Noise.preset("tournament")
+    raised = Noise(**{**plain.__dict__, "elevation_deg": 2.0})
+    a = plain.apply(shot, np.random.default_rng(7))
+    b = raised.apply(shot, np.random.default_rng(7))
+    assert (a.speed, a.angle_deg, a.side, a.vertical) == (b.speed, b.angle_deg, b.side, b.vertical)
+    assert a.elevation_deg == 79.5
+    draws = [raised.apply(shot, np.random.default_rng(s)).elevation_deg for s in range(200)]
+    assert max(draws) == Shot.MAX_ELEVATION_DEG and min(draws) < 79.5  # clipped at the cue's limit
+    with pytest.raises(ValueError, match="Noise.elevation_deg"):
+        Noise(elevation_deg=11.0)

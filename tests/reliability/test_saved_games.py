@@ -6,17 +6,20 @@ import os
 import subprocess
 import sys
 from dataclasses import asdict, replace
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
+from poolgym.envs.actions import ActionMapper, ShotMove
 from poolgym.physics import Noise
-from poolgym.saved_game import RecordGame, ReplayMismatch, SavedGameError, load, replay
+from poolgym.saved_game import VERSION, RecordGame, ReplayMismatch, SavedGameError, load, replay
 
 from .helpers import env_ids, random_actions
 
 GAME_IDS = env_ids(games_only=True)
+DATA = Path(__file__).resolve().parent / "data"
 MAX_STEPS = 30
 
 
@@ -151,6 +154,16 @@ CORRUPTIONS = [
     (_set(["moves", 0, "action", 0], float("nan")), r"moves\[0\].action must be a list"),
     (_set(["moves", 0, "action", 0], 1.5), r"moves\[0\].action must be a list"),
     (_set(["moves", 0, "shot"], {"speed": 1.0}), r"moves\[0\].shot must be null or an object"),
+    (_set(["moves", 0, "shot", "elevation_deg"], KeyError), r"moves\[0\].shot must be null or an object of the "
+                                                            r"numbers \[.*'elevation_deg'\]"),
+    (_set(["moves", 0, "shot", "elevation_deg"], 95.0),
+     r"moves\[0\].shot: Shot.elevation_deg must be in \[0, 80.0\] degrees .*got 95.0"),
+    (_set(["moves", 0, "shot", "elevation_deg"], -1e-9), r"moves\[0\].shot: Shot.elevation_deg must be in \[0, 80.0\]"),
+    (_set(["moves", 0, "shot", "elevation_deg"], "high"), r"moves\[0\].shot must be null or an object"),
+    (_set(["moves", 0, "shot", "elevation_deg"], float("inf")), r"moves\[0\].shot must be null or an object"),
+    (_set(["moves", 0, "shot", "speed"], 99.0), r"moves\[0\].shot: Shot.speed must be in \(0, 15.0\] m/s"),
+    (lambda d: d["moves"][0]["shot"].update(side=0.8, vertical=0.8),
+     r"moves\[0\].shot: Shot.side and Shot.vertical must satisfy"),
     (_set(["moves", 0, "state", "shooter"], 7), r"moves\[0\].state: shooter must be player 0 or 1"),
     (_set(["moves", 1, "outcome"], "foul"), r"moves\[1\].outcome must be an object"),
     # hostile values: integers past the float range, degenerate tables, broken generator states
@@ -253,3 +266,67 @@ def test_a_saved_game_replays_identically_in_new_processes(recorded):
                            check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
             for seed in (1, 2)]
     assert runs[0] == runs[1] == f"{here} {len(env.saved_game.moves)}\n"
+
+
+# ---------------------------------------------------------------- the cue's elevation
+def test_shots_are_saved_with_their_elevation(recorded):
+    path, env = recorded
+    data = json.loads(path.read_text())
+    assert data["version"] == VERSION == 3
+    shots = [m["shot"] for m in data["moves"] if m["shot"] is not None]
+    assert shots and all(shot["elevation_deg"] == 0.0 for shot in shots)
+    assert load(path) == env.saved_game
+
+
+def test_a_version_2_game_loads_level_and_replays_exactly(tmp_path):
+    """A game saved before the cue could be raised: its shots have no elevation, load
+    level, and the replay reproduces every shot, outcome and state."""
+    path = DATA / "nine_ball_v2.json"
+    data = json.loads(path.read_text())
+    assert data["version"] == 2 and all("elevation_deg" not in m["shot"] for m in data["moves"] if m["shot"])
+    saved = load(path)
+    assert all(m.shot["elevation_deg"] == 0.0 for m in saved.moves if m.shot is not None)
+    steps = replay(saved)
+    assert [s.state for s in steps] == [m.state for m in saved.moves]
+    # A version-2 shot holds the four numbers of a level stroke, no more.
+    data["moves"][0]["shot"]["elevation_deg"] = 30.0
+    (tmp_path / "v2.json").write_text(json.dumps(data))
+    with pytest.raises(SavedGameError, match=r"moves\[0\].shot must be null or an object of the numbers "
+                                             r"\['speed', 'angle_deg', 'side', 'vertical'\]"):
+        load(tmp_path / "v2.json")
+
+
+ELEVATION_DEG = 55.0
+
+
+@pytest.fixture
+def raised_cue(monkeypatch):
+    """Every stroke the envs decode is played with the cue raised ``ELEVATION_DEG``: the
+    action spaces have no elevation, so the test raises it where actions become shots."""
+    decode = ActionMapper.decode
+
+    def raised(self, action, state, rules):
+        move = decode(self, action, state, rules)
+        if isinstance(move, ShotMove):
+            move = replace(move, shot=replace(move.shot, elevation_deg=ELEVATION_DEG))
+        return move
+
+    monkeypatch.setattr(ActionMapper, "decode", raised)
+
+
+def test_a_game_of_elevated_shots_saves_and_replays_exactly(raised_cue, monkeypatch, tmp_path):
+    env = RecordGame(gym.make("poolgym/NineBall-v1", noise="tournament"))
+    play(env, seed=11, steps=6)
+    saved = env.saved_game
+    shots = [m.shot for m in saved.moves if m.shot is not None]
+    assert shots and all(shot["elevation_deg"] == ELEVATION_DEG for shot in shots)
+    env.save(tmp_path / "raised.json")
+    assert load(tmp_path / "raised.json") == saved
+    steps = replay(tmp_path / "raised.json")  # raises ReplayMismatch on any difference
+    assert [s.shot for s in steps] == [m.shot for m in saved.moves]
+    assert [s.state for s in steps] == [m.state for m in saved.moves]
+    # The elevation is played, not only recorded: the same actions struck level end elsewhere.
+    monkeypatch.undo()
+    level = replay(tmp_path / "raised.json", check=False)
+    assert level[0].shot == {**saved.moves[0].shot, "elevation_deg": 0.0}
+    assert level[0].state != saved.moves[0].state
