@@ -197,9 +197,12 @@ def game_env_ids() -> list[str]:
 
 
 def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
-                  max_steps: int | None = None, progress: Callable[[str], None] | None = None) -> dict:
+                  max_steps: int | None = None, progress: Callable[[str], None] | None = None,
+                  elevation: bool = False) -> dict:
     """Play ``games`` random-vs-random games in each game environment and ``games`` random
-    games through each ruleset's checker; count every kind of failure.
+    games through each ruleset's checker; count every kind of failure. With ``elevation``
+    the environments are made with ``elevation=True``: the random actions raise the cue
+    anywhere in [0, 80] degrees, so balls leave the table and the rules judge them.
 
     An id whose environment cannot be made (its game is not installed) is listed under
     ``unavailable`` with the reason, not counted as a crash. ``max_steps`` truncates each
@@ -207,10 +210,13 @@ def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
     it). ``progress`` is given each environment's and ruleset's lines of the report as soon
     as they are done (long runs).
     """
-    report: dict = {"games": games, "seed": seed, "envs": {}, "unavailable": {}, "rules": {}}
+    report: dict = {"games": games, "seed": seed, "elevation": elevation, "envs": {}, "unavailable": {},
+                    "rules": {}}
+    # Only an elevated soak passes the flag, so a flat one makes the environments as ever.
+    raised = {"elevation": True} if elevation else {}
     for env_id in env_ids if env_ids is not None else game_env_ids():
         try:
-            env = gym.make(env_id, max_episode_steps=max_steps)
+            env = gym.make(env_id, max_episode_steps=max_steps, **raised)
         except ValueError as exc:
             report["unavailable"][env_id] = str(exc)
             continue
@@ -252,6 +258,7 @@ def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
     def check_move(record: MoveRecord) -> None:
         counts["shots" if record.outcome is not None else "decisions"] += 1
         if record.result is not None:
+            counts["balls_off"] += len(record.result.off_table)
             for problem in shot_violations(base.table, record.layout, record.result):
                 note(_kind(problem), f"{problem}; layout {record.layout}; {record.result.shot}")
         for problem in state_violations(base.rules, record.after, overlap_tolerance=MAX_OVERLAP):
@@ -283,7 +290,7 @@ def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
     return {
         "games": games, "finished": counts["finished"], "truncated": counts["truncated"],
         "wins": [counts["won_by_0"], counts["won_by_1"]], "steps": counts["steps"],
-        "shots": counts["shots"], "decisions": counts["decisions"],
+        "shots": counts["shots"], "decisions": counts["decisions"], "balls_off": counts["balls_off"],
         "crashes": failures["crash"], "escapes": failures["escape"], "overlaps": failures["overlap"],
         "lost_balls": failures["conservation"], "non_finite": failures["non-finite"],
         "log_mismatches": failures["log"], "off_table_events": failures["off-table"],
@@ -328,13 +335,15 @@ def format_game_report(report: dict) -> str:
 
 def game_report_title(report: dict) -> str:
     """The first line of the game-soak report."""
+    raised = ", the environments with the elevated cue" if report.get("elevation") else ""
     return (f"{report['games']} random-vs-random games per game environment and per ruleset "
-            f"(seed {report['seed']})")
+            f"(seed {report['seed']}{raised})")
 
 
 def _env_lines(env_id: str, r: dict) -> str:
     lines = [f"  {env_id}: {r['finished']} finished, {r['truncated']} truncated, wins {r['wins']}, "
-             f"{r['shots']} shots, {r['decisions']} decisions; {r['games_per_s']} games/s, "
+             f"{r['shots']} shots, {r['decisions']} decisions, {r['balls_off']} balls off the table; "
+             f"{r['games_per_s']} games/s, "
              f"{r['shots_per_s']} shots/s, {r['seconds']} s",
              "    " + ", ".join(f"{key.replace('_', ' ')} {r[key]}" for key in GAME_FAILURES)]
     lines.extend(f"    e.g. {example}" for example in r["examples"])

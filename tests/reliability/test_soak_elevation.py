@@ -1,5 +1,6 @@
-"""``poolgym soak --elevation``: random shots with a raised cue keep every invariant, balls
-that leave the table included, and the report counts the flights and the balls off."""
+"""``poolgym soak --elevation`` and ``--elevated-games``: random shots and games with a raised
+cue keep every invariant, balls that leave the table included, and the reports count the
+flights and the balls off."""
 
 import json
 import math
@@ -7,7 +8,8 @@ import math
 import pytest
 
 from poolgym.agents.tools.cli import build_parser, main
-from poolgym.agents.tools.soak import FLIGHT_COUNTS, PHYSICS_FAILURES, run_physics_soak
+from poolgym.agents.tools.soak import (FLIGHT_COUNTS, PHYSICS_FAILURES, game_failures, run_game_soak,
+                                      run_physics_soak)
 
 
 def test_elevated_random_shots_keep_every_invariant_and_leave_the_table():
@@ -56,3 +58,26 @@ def test_bad_soak_elevation_exits_with_usage(value, capsys):
         build_parser().parse_args(["soak", "--elevation", value])
     assert exit_info.value.code == 2
     assert "--elevation" in capsys.readouterr().err
+
+
+def test_elevated_random_games_keep_every_invariant_with_balls_off_the_table():
+    envs = ["poolgym/NineBall-v1", "poolgym/EightBall-v1", "poolgym/StraightPool-v1", "poolgym/TenBall-v1"]
+    report = run_game_soak(games=3, seed=5, env_ids=envs, max_steps=60, elevation=True)
+    assert report["elevation"] and set(report["envs"]) == set(envs)
+    assert game_failures(report) == 0
+    for row in report["envs"].values():
+        assert row["examples"] == []
+    # Random raised strokes drive balls off in every game, so the rules judge them.
+    assert all(row["balls_off"] > 0 for row in report["envs"].values())
+
+
+def test_the_flat_game_soak_drives_no_ball_off():
+    report = run_game_soak(games=2, seed=5, env_ids=["poolgym/EightBall-v1"], max_steps=40)
+    assert not report["elevation"] and report["envs"]["poolgym/EightBall-v1"]["balls_off"] == 0
+
+
+def test_soak_command_with_elevated_games_says_so(capsys):
+    assert main(["soak", "--shots", "0", "--games", "1", "--env", "poolgym/NineBall-v1", "--max-steps", "10",
+                 "--elevated-games"]) == 0
+    text = capsys.readouterr().out
+    assert "the environments with the elevated cue" in text and "balls off the table" in text
