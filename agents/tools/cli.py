@@ -74,15 +74,16 @@ def _soak(args: argparse.Namespace) -> int:
             physics = report["physics"] = soak.run_physics_soak(shots=args.shots, seed=args.seed,
                                                                 table_name=args.table,
                                                                 random_tables=args.random_tables,
-                                                                progress=progress.callback)
+                                                                progress=progress.callback,
+                                                                max_elevation=args.elevation)
         print(soak.format_report(physics), flush=True)
-        failures += sum(physics[k] for k in ("crashes", "escapes", "overlaps", "lost_balls",
-                                             "non_finite", "log_mismatches"))
+        failures += sum(physics[k] for k in soak.PHYSICS_FAILURES)
     if args.games:
-        print(soak.game_report_title({"games": args.games, "seed": args.seed}), flush=True)
+        print(soak.game_report_title({"games": args.games, "seed": args.seed,
+                                      "elevation": args.elevated_games}), flush=True)
         games = report["games"] = soak.run_game_soak(
             games=args.games, seed=args.seed, env_ids=args.env, max_steps=args.max_steps,
-            progress=lambda lines: print(lines, flush=True))
+            progress=lambda lines: print(lines, flush=True), elevation=args.elevated_games)
         for env_id, reason in games["unavailable"].items():
             print(f"  {env_id}: not played ({reason})")
         failures += soak.game_failures(games)
@@ -439,6 +440,19 @@ def _fps(text: str) -> float:
     return value
 
 
+def _elevation(text: str) -> float:
+    """The soak's largest cue elevation: degrees in [0, ``Shot.MAX_ELEVATION_DEG``]."""
+    from poolgym.physics import Shot
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of degrees, got {text!r}") from None
+    if not (math.isfinite(value) and 0.0 <= value <= Shot.MAX_ELEVATION_DEG):
+        raise argparse.ArgumentTypeError(f"must be in [0, {Shot.MAX_ELEVATION_DEG:g}] degrees, got {text}")
+    return value
+
+
 def _max_speed(text: str) -> float:
     try:
         value = float(text)
@@ -561,6 +575,12 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--random-tables", action="store_true",
                       help="shots on random tables drawn from the valid geometry range, a new "
                            "one every 50 shots (instead of --table)")
+    soak.add_argument("--elevation", type=_elevation, metavar="MAX_DEG",
+                      help="draw each random shot's cue elevation uniformly from [0, MAX_DEG] "
+                           "degrees (at most 80; default: level cue, as before)")
+    soak.add_argument("--elevated-games", action="store_true",
+                      help="make the game environments with elevation=True: random actions raise "
+                           "the cue 0-80 degrees, so balls leave the table (default: level cue)")
     soak.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     soak.add_argument("--no-progress", action="store_true", help=f"{no_progress} (random shots)")
     soak.set_defaults(handler=_soak)

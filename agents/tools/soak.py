@@ -3,8 +3,11 @@
 Physics (``run_physics_soak``): half the shots break or play from a 9-ball rack with the
 cue ball anywhere, half from random layouts of 1-15 object balls; speeds up to 12 m/s, any
 direction, random spin. Each result is checked with
-``poolgym.physics.invariants.shot_violations``. With ``random_tables`` the table changes
+``poolgym.physics.invariants.shot_violations`` (balls end exactly once: at rest, pocketed or
+off the table with their ``OffTable`` event). With ``random_tables`` the table changes
 every ``TABLE_EVERY`` shots to one drawn from the valid geometry range (``random_table``).
+With ``max_elevation`` each shot's cue elevation is drawn uniformly from [0, max_elevation]
+degrees, and the report counts the flights and the balls that left the table.
 
 Games (``run_game_soak``): random-vs-random games through every registered game
 environment (every id made by ``PoolEnv``), each move checked for the physics invariants
@@ -18,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from dataclasses import replace
 from typing import Callable
 
 import gymnasium as gym
@@ -25,15 +29,17 @@ import numpy as np
 
 import poolgym  # noqa: F401  (registers the environments)
 from poolgym.envs import MoveRecord
-from poolgym.physics import Simulator
+from poolgym import events as ev
+from poolgym.physics import Shot, Simulator
 from poolgym.physics.invariants import MAX_OVERLAP, random_layout, random_shot, shot_violations
 from poolgym.rules import RulesetCheckError, available_rulesets, check_ruleset, get_ruleset, state_violations
 from poolgym.table import Table
 
 GAME_ENTRY_POINT = "poolgym.envs.pool_env:PoolEnv"
 # What counts as a failure in a game-soak report, per environment and per ruleset.
-GAME_FAILURES = ("crashes", "escapes", "overlaps", "lost_balls", "non_finite", "log_mismatches",
-                 "rule_violations", "invalid_observations")
+PHYSICS_FAILURES = ("crashes", "escapes", "overlaps", "lost_balls", "non_finite", "log_mismatches",
+                    "off_table_events")
+GAME_FAILURES = PHYSICS_FAILURES + ("rule_violations", "invalid_observations")
 _EXAMPLES = 5
 # Shots played on each random table before the next is drawn.
 TABLE_EVERY = 50
@@ -79,18 +85,29 @@ def _rack_layout(table: Table, rng: np.random.Generator) -> dict[int, tuple[floa
 
 
 def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_tables: bool = False,
-                     progress: Callable[[int, int], None] | None = None) -> dict:
+                     progress: Callable[[int, int], None] | None = None,
+                     max_elevation: float | None = None) -> dict:
     """Simulate ``shots`` random shots and count every kind of failure; with
-    ``random_tables``, on a new random table every ``TABLE_EVERY`` shots. ``progress(done,
-    shots)`` is called after each shot."""
+    ``random_tables``, on a new random table every ``TABLE_EVERY`` shots; with
+    ``max_elevation`` (degrees, in [0, ``Shot.MAX_ELEVATION_DEG``]) each shot's cue
+    elevation drawn uniformly from [0, max_elevation], after the rest of the shot, so that
+    without it the soak draws the same numbers as ever. ``progress(done, shots)`` is called
+    after each shot."""
+    if max_elevation is not None and (
+            isinstance(max_elevation, bool) or not isinstance(max_elevation, (int, float))
+            or not 0.0 <= max_elevation <= Shot.MAX_ELEVATION_DEG):
+        raise ValueError(f"max_elevation must be in [0, {Shot.MAX_ELEVATION_DEG:g}] degrees, "
+                         f"got {max_elevation!r}")
     table = Table.preset(table_name)
     sim = Simulator(table)
     rng = np.random.default_rng(seed)
     failures: Counter[str] = Counter()
+    leaving: Counter[str] = Counter()
     examples: list[str] = []
     events = 0
     max_events = 0
     tables = refused = 0
+    elevated = max_elevation is not None
     start = time.perf_counter()
     for i in range(shots):
         if random_tables and i % TABLE_EVERY == 0:
@@ -99,12 +116,16 @@ def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_
             tables, refused = tables + 1, refused + n_refused
         layout = _rack_layout(table, rng) if i % 2 == 0 else random_layout(table, int(rng.integers(1, 16)), rng)
         shot = random_shot(rng)
+        if elevated:
+            shot = replace(shot, elevation_deg=float(rng.uniform(0.0, max_elevation)))
         try:
-            result = sim.simulate(layout, shot)
+            # With elevation the motion phases show the flights the report counts.
+            result = sim.simulate(layout, shot, trajectories=elevated)
         except Exception as exc:  # a crash is what the soak is looking for
             failures["crash"] += 1
             if len(examples) < 5:
-                examples.append(f"shot {i}: {type(exc).__name__}: {exc}; {_table_text(table)}")
+                examples.append(f"shot {i}: {type(exc).__name__}: {exc}; layout {layout}; {shot}; "
+                                f"{_table_text(table)}")
         else:
             events += len(result.events)
             max_events = max(max_events, len(result.events))
@@ -112,18 +133,53 @@ def run_physics_soak(shots: int, seed: int = 0, table_name: str = "9ft", random_
                 failures[_kind(problem)] += 1
                 if len(examples) < 5:
                     examples.append(f"shot {i}: {problem}; layout {layout}; {shot}; {_table_text(table)}")
+            if elevated:
+                leaving.update(_flights_and_exits(table, result))
         if progress is not None:
             progress(i + 1, shots)
     elapsed = time.perf_counter() - start
-    return {
+    report = {
         "shots": shots, "seed": seed, "table": "random" if random_tables else table_name,
         "random_tables": tables, "refused_table_draws": refused,
         "crashes": failures["crash"], "escapes": failures["escape"], "overlaps": failures["overlap"],
         "lost_balls": failures["conservation"], "non_finite": failures["non-finite"],
-        "log_mismatches": failures["log"], "seconds": round(elapsed, 2),
+        "log_mismatches": failures["log"], "off_table_events": failures["off-table"],
+        "seconds": round(elapsed, 2),
         "shots_per_s": round(shots / max(elapsed, 1e-9), 1), "mean_events": round(events / max(1, shots), 1),
         "max_events": max_events, "examples": examples,
     }
+    if elevated:
+        report["max_elevation"] = max_elevation
+        report.update({key: leaving[key] for key in FLIGHT_COUNTS})
+    return report
+
+
+# What an elevated soak counts besides failures (``_flights_and_exits``).
+RAIL_EDGE_TOLERANCE = 1e-9
+FLIGHT_COUNTS = ("shots_with_flights", "shots_with_object_ball_flights", "shots_with_balls_off",
+                 "cue_balls_off", "object_balls_off", "balls_stopped_on_rail_tops",
+                 "pocketed_from_flight")
+
+
+def _flights_and_exits(table: Table, result) -> Counter[str]:
+    """The ``FLIGHT_COUNTS`` of one shot simulated with trajectories."""
+    counts: Counter[str] = Counter()
+    flying = {ball for ball, phases in result.trajectories.items()
+              if any(p.mode == "airborne" for p in phases)}
+    counts["shots_with_flights"] = bool(flying)
+    counts["shots_with_object_ball_flights"] = bool(flying - {0})
+    counts["shots_with_balls_off"] = bool(result.off_table)
+    counts["cue_balls_off"] = int(0 in result.off_table)
+    counts["object_balls_off"] = len(set(result.off_table) - {0})
+    # A ball that left anywhere but a rail's outer edge (up to round-off) stopped on a rail top.
+    L, W, edge = table.length, table.width, table.rail_width - RAIL_EDGE_TOLERANCE
+    for e in result.events:
+        if isinstance(e, ev.OffTable):
+            x, y = e.position
+            counts["balls_stopped_on_rail_tops"] += -edge < x < L + edge and -edge < y < W + edge
+    counts["pocketed_from_flight"] = sum(1 for ball in result.pocketed
+                                         if result.trajectories[ball][-1].mode == "airborne")
+    return counts
 
 
 def _table_text(table: Table) -> str:
@@ -141,9 +197,12 @@ def game_env_ids() -> list[str]:
 
 
 def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
-                  max_steps: int | None = None, progress: Callable[[str], None] | None = None) -> dict:
+                  max_steps: int | None = None, progress: Callable[[str], None] | None = None,
+                  elevation: bool = False) -> dict:
     """Play ``games`` random-vs-random games in each game environment and ``games`` random
-    games through each ruleset's checker; count every kind of failure.
+    games through each ruleset's checker; count every kind of failure. With ``elevation``
+    the environments are made with ``elevation=True``: the random actions raise the cue
+    anywhere in [0, 80] degrees, so balls leave the table and the rules judge them.
 
     An id whose environment cannot be made (its game is not installed) is listed under
     ``unavailable`` with the reason, not counted as a crash. ``max_steps`` truncates each
@@ -151,10 +210,13 @@ def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
     it). ``progress`` is given each environment's and ruleset's lines of the report as soon
     as they are done (long runs).
     """
-    report: dict = {"games": games, "seed": seed, "envs": {}, "unavailable": {}, "rules": {}}
+    report: dict = {"games": games, "seed": seed, "elevation": elevation, "envs": {}, "unavailable": {},
+                    "rules": {}}
+    # Only an elevated soak passes the flag, so a flat one makes the environments as ever.
+    raised = {"elevation": True} if elevation else {}
     for env_id in env_ids if env_ids is not None else game_env_ids():
         try:
-            env = gym.make(env_id, max_episode_steps=max_steps)
+            env = gym.make(env_id, max_episode_steps=max_steps, **raised)
         except ValueError as exc:
             report["unavailable"][env_id] = str(exc)
             continue
@@ -196,6 +258,7 @@ def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
     def check_move(record: MoveRecord) -> None:
         counts["shots" if record.outcome is not None else "decisions"] += 1
         if record.result is not None:
+            counts["balls_off"] += len(record.result.off_table)
             for problem in shot_violations(base.table, record.layout, record.result):
                 note(_kind(problem), f"{problem}; layout {record.layout}; {record.result.shot}")
         for problem in state_violations(base.rules, record.after, overlap_tolerance=MAX_OVERLAP):
@@ -227,10 +290,11 @@ def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
     return {
         "games": games, "finished": counts["finished"], "truncated": counts["truncated"],
         "wins": [counts["won_by_0"], counts["won_by_1"]], "steps": counts["steps"],
-        "shots": counts["shots"], "decisions": counts["decisions"],
+        "shots": counts["shots"], "decisions": counts["decisions"], "balls_off": counts["balls_off"],
         "crashes": failures["crash"], "escapes": failures["escape"], "overlaps": failures["overlap"],
         "lost_balls": failures["conservation"], "non_finite": failures["non-finite"],
-        "log_mismatches": failures["log"], "rule_violations": failures["rule_violations"],
+        "log_mismatches": failures["log"], "off_table_events": failures["off-table"],
+        "rule_violations": failures["rule_violations"],
         "invalid_observations": failures["invalid_observations"], "seconds": round(elapsed, 2),
         "games_per_s": round(games / elapsed, 2), "shots_per_s": round(counts["shots"] / elapsed, 1),
         "examples": examples,
@@ -271,13 +335,15 @@ def format_game_report(report: dict) -> str:
 
 def game_report_title(report: dict) -> str:
     """The first line of the game-soak report."""
+    raised = ", the environments with the elevated cue" if report.get("elevation") else ""
     return (f"{report['games']} random-vs-random games per game environment and per ruleset "
-            f"(seed {report['seed']})")
+            f"(seed {report['seed']}{raised})")
 
 
 def _env_lines(env_id: str, r: dict) -> str:
     lines = [f"  {env_id}: {r['finished']} finished, {r['truncated']} truncated, wins {r['wins']}, "
-             f"{r['shots']} shots, {r['decisions']} decisions; {r['games_per_s']} games/s, "
+             f"{r['shots']} shots, {r['decisions']} decisions, {r['balls_off']} balls off the table; "
+             f"{r['games_per_s']} games/s, "
              f"{r['shots_per_s']} shots/s, {r['seconds']} s",
              "    " + ", ".join(f"{key.replace('_', ' ')} {r[key]}" for key in GAME_FAILURES)]
     lines.extend(f"    e.g. {example}" for example in r["examples"])
@@ -292,8 +358,11 @@ def _ruleset_lines(name: str, r: dict) -> str:
 
 
 def _kind(problem: str) -> str:
+    """The failure kind of a ``shot_violations`` problem (``failures`` keys of the soaks)."""
     for key, kind in (("escaped", "escape"), ("overlap", "overlap"), ("conserved", "conservation"),
-                      ("both on the table", "conservation"), ("non-finite", "non-finite")):
+                      ("balls both", "conservation"), ("non-finite", "non-finite"),
+                      ("leave the table", "off-table"), ("off-table balls", "off-table"),
+                      ("left the table", "off-table")):
         if key in problem:
             return kind
     return "log"
@@ -302,10 +371,14 @@ def _kind(problem: str) -> str:
 def format_report(report: dict) -> str:
     where = (f"{report['random_tables']} random tables ({report['refused_table_draws']} draws refused)"
              if report.get("random_tables") else f"the {report['table']} table")
-    lines = [f"{report['shots']} random shots on {where} (seed {report['seed']}): "
+    elevation = (f", cue elevation uniform in [0, {report['max_elevation']:g}] degrees"
+                 if report.get("max_elevation") is not None else "")
+    lines = [f"{report['shots']} random shots on {where}{elevation} (seed {report['seed']}): "
              f"{report['shots_per_s']} shots/s, {report['seconds']} s, "
              f"{report['mean_events']} events per shot (max {report['max_events']})"]
-    for key in ("crashes", "escapes", "overlaps", "lost_balls", "non_finite", "log_mismatches"):
-        lines.append(f"  {key.replace('_', ' '):15s} {report[key]}")
+    for key in PHYSICS_FAILURES:
+        lines.append(f"  {key.replace('_', ' '):17s} {report[key]}")
+    if report.get("max_elevation") is not None:
+        lines.append("  " + ", ".join(f"{key.replace('_', ' ')} {report[key]}" for key in FLIGHT_COUNTS))
     lines.extend(f"  e.g. {example}" for example in report["examples"])
     return "\n".join(lines)
