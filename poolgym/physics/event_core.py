@@ -35,7 +35,7 @@ SLIDING, ROLLING, STILL, AIRBORNE = 0, 1, 2, 3
 TRANSITION, BALL, SEGMENT, TIP, HOLE, HEAD, LAND, RAIL = range(8)
 OFF = 8
 LAND_BED, LAND_RAIL, LAND_OFF, LAND_HOLE = range(4)
-RAIL_FALL, RAIL_OFF, RAIL_HOLE = range(3)
+RAIL_OFF, RAIL_FALL, RAIL_HOLE = 0, 1, 5  # RAIL_FALL + side (0-3), RAIL_HOLE + hole
 
 # Columns of the ball table: the current phase's start time, position, velocity, spin and
 # acceleration, its end time, the box its centre sweeps (x0, x1, y0, y1), and the height of
@@ -532,10 +532,11 @@ def _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, ev
 
 @kernel()
 def _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count):
-    """Queue the end of ball k's roll on a rail top: its centre passing the rail noses back
-    over the bed (it falls), passing the rail's outer edge (off the table), or entering a
-    pocket's hole. A ball that stops on the rail top is off the table at the end of the shot."""
-    R = P[P_R]
+    """Queue the end of ball k's roll on a rail top: its centre passing over the cushion's
+    nose edge back towards the bed (it rolls off the edge, ``_roll_off_edge``), passing the
+    rail's outer edge (off the table), or entering a pocket's hole. A ball that stops on the
+    rail top is off the table at the end of the shot."""
+    R, inset = P[P_R], P[P_NOSE_INSET]
     L, W, w = P[P_LENGTH], P[P_WIDTH], P[P_RAIL_W]
     x, y, vx, vy, _, _, _ = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
     ax, ay = B[k, AX], B[k, AY]
@@ -547,15 +548,20 @@ def _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count):
         tau = quadratic_entry(c0, c1, c2, min(horizon, best))
         if tau < best:
             best, other = tau, RAIL_OFF
-    # Back over the bed: every coordinate outside the noses comes back inside.
-    back = 0.0
-    for c0, c1, c2 in ((-x, -vx, -0.5 * ax), (x - L, vx, 0.5 * ax), (-y, -vy, -0.5 * ay), (y - W, vy, 0.5 * ay)):
+    # Back over the bed: every coordinate outside the nose edges comes back inside; the
+    # side crossed last is the edge the ball rolls off.
+    back, side = 0.0, -1
+    lo_x, hi_x, lo_y, hi_y = inset, L - inset, inset, W - inset
+    for i, (c0, c1, c2) in enumerate(((lo_x - x, -vx, -0.5 * ax), (x - hi_x, vx, 0.5 * ax),
+                                      (lo_y - y, -vy, -0.5 * ay), (y - hi_y, vy, 0.5 * ay))):
         if c0 > 0.0:
-            back = max(back, quadratic_entry(c0, c1, c2, horizon))
+            tau = quadratic_entry(c0, c1, c2, horizon)
+            if tau >= back:
+                back, side = tau, i
     if 0.0 < back < best:
         xb, yb = x + (vx + 0.5 * ax * back) * back, y + (vy + 0.5 * ay * back) * back
-        if -1e-9 <= xb <= L + 1e-9 and -1e-9 <= yb <= W + 1e-9:
-            best, other = back, RAIL_FALL
+        if lo_x - 1e-9 <= xb <= hi_x + 1e-9 and lo_y - 1e-9 <= yb <= hi_y + 1e-9:
+            best, other = back, RAIL_FALL + side
     for i in range(holes.shape[0]):
         r = holes[i, H_R]
         tau = point_entry(x - holes[i, H_X], y - holes[i, H_Y], vx, vy, ax, ay, r * r, min(horizon, best))
@@ -563,6 +569,40 @@ def _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count):
             best, other = tau, RAIL_HOLE + i
     if other >= 0:
         _push(times, events, count, on, ver, t + best, RAIL, k, other, 0)
+
+
+@kernel()
+def _roll_off_edge(B, mode, ver, k, t, side, P, record, phases, count):
+    """Ball k, rolling on a rail top, has its centre over the cushion's nose edge (side 0-3:
+    the x = inset, x = L - inset, y = inset, y = W - inset edge). It pivots over the edge,
+    rolling on it, until the edge no longer holds it up, then flies.
+
+    A sphere rolling over an edge with speed v0 across it leaves it when the normal force
+    vanishes, at the angle phi from the vertical with cos(phi) = (10 + 7 v0^2 / (g R)) / 17
+    (energy with rolling, I = 2/5 m R^2, and g cos(phi) = v^2 / R there); at or above
+    v0^2 = g R it leaves at once. It flies on from there with v = sqrt(g R cos(phi)) along
+    the tangent, rolling about the edge, its speed along the edge and its spin about the
+    vertical kept. The pivot itself takes no time here (a few hundredths of a second at
+    most). Bouncing down the edge instead would be hundreds of tiny impacts."""
+    R, g, h = P[P_R], P[P_GRAVITY], P[P_NOSE_H]
+    x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
+    nx = 1.0 if side == 0 else (-1.0 if side == 1 else 0.0)
+    ny = 1.0 if side == 2 else (-1.0 if side == 3 else 0.0)
+    tx, ty = -ny, nx
+    across = max(vx * nx + vy * ny, 0.0)
+    along = vx * tx + vy * ty
+    cos_phi = min(1.0, (10.0 + 7.0 * across * across / (g * R)) / 17.0)
+    # Just past the point of leaving, where the edge falls away from the ball.
+    cos_phi *= 1.0 - 1e-9
+    sin_phi = math.sqrt(1.0 - cos_phi * cos_phi)
+    v = max(across, math.sqrt(g * R * cos_phi))
+    x, y = x + R * sin_phi * nx, y + R * sin_phi * ny
+    z = h + R * cos_phi - R
+    v_n, vz = v * cos_phi, -v * sin_phi
+    vx, vy = v_n * nx + along * tx, v_n * ny + along * ty
+    # Rolling about the edge (z x n) and along it (z x t).
+    wx, wy = (v * (-ny) + along * (-ty)) / R, (v * nx + along * tx) / R
+    _set_flight(B, mode, ver, k, t, x, y, z, vx, vy, vz, wx, wy, wz, P, record, phases, count)
 
 
 @kernel()
@@ -870,8 +910,8 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
                 _resume(B, mode, ver, k, time, x, y, z, vx, vy, vz, wx, wy, wz,
                         0.0 if other == LAND_BED else P[P_NOSE_H], P, record, phases, count)
                 _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
-            elif kind == RAIL and other == RAIL_FALL:
-                _set_flight(B, mode, ver, k, time, x, y, z, vx, vy, 0.0, wx, wy, wz, P, record, phases, count)
+            elif kind == RAIL and RAIL_FALL <= other < RAIL_HOLE:
+                _roll_off_edge(B, mode, ver, k, time, other - RAIL_FALL, P, record, phases, count)
                 _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
             else:  # off the table, or into a pocket
                 if record:

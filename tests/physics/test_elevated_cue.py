@@ -248,3 +248,24 @@ def test_elevation_noise_draws_after_the_other_four_and_stays_in_range():
     assert max(draws) == Shot.MAX_ELEVATION_DEG and min(draws) < 79.5  # clipped at the cue's limit
     with pytest.raises(ValueError, match="Noise.elevation_deg"):
         Noise(elevation_deg=11.0)
+
+
+def test_a_ball_rolling_back_off_a_rail_top_leaves_the_nose_edge_where_a_rolling_sphere_does():
+    """Rolling over an edge: the ball leaves it at cos(phi) = (10 + 7 v0^2 / (g R)) / 17 from
+    the vertical, at speed sqrt(g R cos(phi)); no chatter of tiny cushion contacts."""
+    from poolgym import events as ev
+
+    result = Simulator(TABLE).simulate({0: (2.38, 0.77)}, Shot(speed=6.2, angle_deg=349.0, vertical=-0.5,
+                                                              elevation_deg=65.0), trajectories=True)
+    phases = result.trajectories[0]
+    h = TABLE.cushion_height
+    i = next(i for i, p in enumerate(phases) if p.mode == "rolling" and p.height == h)
+    on_rail, off = phases[i], phases[i + 1]
+    v0 = abs(on_rail.velocity_at(on_rail.t1)[0])  # across the foot rail's edge (x)
+    cos_phi = (10 + 7 * v0 ** 2 / (G * R)) / 17
+    assert off.mode == "airborne" and off.t0 == on_rail.t1
+    assert off.height == pytest.approx(h + R * cos_phi - R, rel=1e-6)
+    across = math.hypot(off.velocity[0], off.vertical_velocity)  # its speed along the rail is kept
+    assert across == pytest.approx(math.sqrt(G * R * cos_phi), rel=1e-6)
+    assert not any(isinstance(e, ev.BallCushion) for e in result.events)
+    assert 0 in result.positions  # back on the bed
