@@ -20,13 +20,14 @@ from poolgym.agents.bot.player import HeuristicBot
 R = Table.preset("9ft").ball_radius
 
 
-@pytest.mark.parametrize("elevation", [40.0, 50.0, 55.0])
-@pytest.mark.parametrize("speed", [4.0, 8.0])
+@pytest.mark.parametrize("elevation", [40.0, 50.0, 65.0])
+@pytest.mark.parametrize("speed", [4.0, 7.0])
 def test_planned_flight_is_the_simulators_first_flight(elevation, speed):
-    """The plan beside the simulation: the first airborne phase of a lone cue ball."""
+    """The plan beside the simulation: the first airborne phase of a lone cue ball (which
+    lands on the bed: at most 1.9 m from its start)."""
     sim = Simulator()
     planner = JumpPlanner(sim)
-    result = sim.simulate({0: (0.5, 0.6)}, jump_shot(speed, 0.0, elevation), trajectories=True)
+    result = sim.simulate({0: (0.4, 0.6)}, jump_shot(speed, 0.0, elevation), trajectories=True)
     flight = next(p for p in result.trajectories[0] if p.mode == "airborne")
     u, w = planner.launch(speed, elevation)
     assert flight.velocity[0] == pytest.approx(u, rel=1e-9) and flight.vertical_velocity == pytest.approx(w, rel=1e-9)
@@ -35,9 +36,14 @@ def test_planned_flight_is_the_simulators_first_flight(elevation, speed):
     middle = 0.5 * (flight.t0 + flight.t1)
     s = flight.position_at(middle)[0] - flight.position[0]
     assert planner.height_at(s, speed, elevation) == pytest.approx(flight.height_at(middle), rel=1e-6)
-    # The textbook launch (v cos, e v sin) ignores the strike's and the bed's losses.
-    theta = math.radians(elevation)
-    assert u < 0.6 * speed * math.cos(theta)
+    # Closed form: a centre hit leaves along the cue at the stroke's speed without spin; the
+    # bed returns e of the vertical part and its friction impulse, at most mu (1 + e) v
+    # sin(theta), slows the skid, down to rolling (5/7 of it) at the steeper elevations.
+    p, theta = sim.params, math.radians(elevation)
+    friction = min(p.mu_slide * (1.0 + p.bed_restitution) * math.sin(theta), math.cos(theta) / 3.5)
+    assert w == pytest.approx(p.bed_restitution * speed * math.sin(theta), rel=1e-12)
+    assert u == pytest.approx(speed * (math.cos(theta) - friction), rel=1e-12)
+    assert u < speed * math.cos(theta)
 
 
 def test_planned_speed_lands_where_asked_and_the_peak_is_the_projectiles():
@@ -54,7 +60,7 @@ def test_planned_speed_lands_where_asked_and_the_peak_is_the_projectiles():
 def test_clearing_needs_the_flight_above_the_blocker():
     planner = JumpPlanner(Simulator())
     speed = planner.speed_to_land(0.6, 50.0)
-    assert planner.clears(speed, 50.0, [0.3])  # the peak, about 9 cm up
+    assert planner.clears(speed, 50.0, [0.3])  # the peak, about 12 cm up
     assert not planner.clears(speed, 50.0, [0.03])  # just after the take-off, still low
     low = planner.speed_to_land(0.6, 10.0)
     assert not planner.clears(low, 10.0, [0.3])  # a flat flight rises a few millimetres
