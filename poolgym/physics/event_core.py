@@ -189,11 +189,11 @@ def _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, force_roll, P, reco
 def _flight_end(P, x, y, z, vx, vy, vz):
     """(tau, how) for a flight from (x, y) at height z with velocity (vx, vy, vz): how long
     until it lands on the bed (``LAND_BED``), on a rail top (``LAND_RAIL``: coming down to
-    the cushion height over the band between the rail noses and the rail's outer edge) or
+    the cushion height over the band between the nose edges and the rail's outer edge) or
     its centre passes that outer edge (``LAND_OFF``), whichever comes first. Pockets and
     contacts on the way are the caller's."""
     g, h, w = P[P_GRAVITY], P[P_NOSE_H], P[P_RAIL_W]
-    L, W = P[P_LENGTH], P[P_WIDTH]
+    L, W, inset = P[P_LENGTH], P[P_WIDTH], P[P_NOSE_INSET]
     z = max(z, 0.0)
     t_bed = (vz + math.sqrt(vz * vz + 2.0 * g * z)) / g
     # The centre leaves the outer edge of the rails (straight lines in the air).
@@ -212,7 +212,8 @@ def _flight_end(P, x, y, z, vx, vy, vz):
         t_rail = (vz + math.sqrt(disc)) / g  # coming down through the cushion height
         if 1e-9 < t_rail < t_out:
             xr, yr = x + vx * t_rail, y + vy * t_rail
-            if xr < 0.0 or xr > L or yr < 0.0 or yr > W:
+            # Beyond a nose edge the ball comes down on the cushion's top.
+            if xr < inset or xr > L - inset or yr < inset or yr > W - inset:
                 return t_rail, LAND_RAIL
     if t_bed < t_out:
         return t_bed, LAND_BED
@@ -476,7 +477,8 @@ def _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, ev
     segment (where a ball on the bed touches it at the nose angle); a flying ball meets it
     when its centre comes within R of that line, so a high ball clears the cushion and a
     low one rebounds off the edge, up or down. A jaw tip is a vertical post up to the
-    cushion height. A flight that comes down over a pocket's hole, or on the bed outside
+    cushion height: a ball whose centre is below its top meets its side, one above it its
+    top corner. A flight that comes down over a pocket's hole, or on the bed outside
     the outline (in a pocket's throat), drops into that pocket."""
     R, g, h = P[P_R], P[P_GRAVITY], P[P_NOSE_H]
     tau_end, how = _flight_end(P, B[k, X], B[k, Y], B[k, Z], B[k, VX], B[k, VY], B[k, VZ])
@@ -523,8 +525,17 @@ def _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, ev
         q = tips[i]
         if q[Q_B0] > b1 or q[Q_B1] < b0 or q[Q_B2] > b3 or q[Q_B3] < b2:
             continue
-        tau = point_entry(x - q[Q_X], y - q[Q_Y], vx, vy, 0.0, 0.0, R * R, min(horizon, best))
-        if tau < best and z + (vz + 0.5 * B[k, AZ] * tau) * tau < h:
+        # The post's side, met by a ball whose centre is below its top ...
+        px, py = x - q[Q_X], y - q[Q_Y]
+        tau = point_entry(px, py, vx, vy, 0.0, 0.0, R * R, min(horizon, best))
+        if tau < best and d0 + (d1 + d2 * tau) * tau <= 0.0:
+            best, kind, which = tau, TIP, i
+        # ... and its top corner, a point at the cushion height, by one above it.
+        c0 = px * px + py * py + d0 * d0 - R * R
+        c1 = 2.0 * (px * vx + py * vy + d0 * d1)
+        c2 = vx * vx + vy * vy + d1 * d1 + 2.0 * d0 * d2
+        tau = quartic_entry(c0, c1, c2, 2.0 * d1 * d2, d2 * d2, min(horizon, best))
+        if tau < best and d0 + (d1 + d2 * tau) * tau > 0.0:
             best, kind, which = tau, TIP, i
     if kind >= 0:
         _push(times, events, count, on, ver, t + best, kind, k, which, 0)
@@ -804,8 +815,8 @@ def _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, ho
         e = s[S_NX] * (x - s[S_AX]) + s[S_NY] * (y - s[S_AY]) - P[P_NOSE_INSET]
         nx, ny, nz = e * s[S_NX], e * s[S_NY], R + z - P[P_NOSE_H]
         cushion = which
-    else:
-        nx, ny, nz = x - tips[which, Q_X], y - tips[which, Q_Y], 0.0
+    else:  # the post's side, or its top corner when the centre is above it
+        nx, ny, nz = x - tips[which, Q_X], y - tips[which, Q_Y], max(R + z - P[P_NOSE_H], 0.0)
         cushion = n_segments + which
     norm = math.sqrt(nx * nx + ny * ny + nz * nz)
     nx, ny, nz = nx / norm, ny / norm, nz / norm

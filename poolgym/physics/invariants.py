@@ -68,7 +68,7 @@ def _off_table_violations(table: Table, result: ShotResult) -> list[str]:
     """The off-table part of ``shot_violations``: one ``OffTable`` event per ball in
     ``result.off_table``, at the same point, and that point where a ball can leave the
     table: past a rail's outer edge (its centre on the line ``Table.rail_width`` beyond a
-    nose line) or at rest on a rail top (at the cushion height, between the nose lines and
+    nose line) or at rest on a rail top (at the cushion height, between the nose edges and
     the outer edge)."""
     problems = []
     leaving = [e for e in result.events if isinstance(e, ev.OffTable)]
@@ -80,6 +80,10 @@ def _off_table_violations(table: Table, result: ShotResult) -> list[str]:
         problems.append(f"the event log's off-table balls {sorted(counts)} differ from the result's "
                         f"{sorted(result.off_table)}")
     L, W, w, tol = table.length, table.width, table.rail_width, _EDGE_TOLERANCE
+    # The rail top begins at the cushion's nose edge, where a ball on the bed touches the
+    # nose: R (1 - cos(nose angle)) inside the nose line.
+    R = table.ball_radius
+    edge = R * (1.0 - math.sqrt(1.0 - (table.cushion_height / R - 1.0) ** 2)) + tol
     for e in leaving:
         x, y = e.position
         if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(e.height)):
@@ -92,7 +96,7 @@ def _off_table_violations(table: Table, result: ShotResult) -> list[str]:
         past_edge = min(abs(x + w), abs(x - L - w)) <= tol or min(abs(y + w), abs(y - W - w)) <= tol
         within = -w - tol <= x <= L + w + tol and -w - tol <= y <= W + w + tol
         on_rail_top = (abs(e.height - table.cushion_height) <= tol and within
-                       and (x <= tol or x >= L - tol or y <= tol or y >= W - tol))
+                       and (x <= edge or x >= L - edge or y <= edge or y >= W - edge))
         if not (within and (past_edge or on_rail_top)):
             problems.append(f"ball {e.ball} left the table at ({x:.6f}, {y:.6f}), height {e.height:.6f}: "
                             "neither at a rail's outer edge nor on a rail top")

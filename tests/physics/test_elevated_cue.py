@@ -269,3 +269,21 @@ def test_a_ball_rolling_back_off_a_rail_top_leaves_the_nose_edge_where_a_rolling
     assert across == pytest.approx(math.sqrt(G * R * cos_phi), rel=1e-6)
     assert not any(isinstance(e, ev.BallCushion) for e in result.events)
     assert 0 in result.positions  # back on the bed
+
+
+def test_a_flight_over_a_jaw_tip_meets_its_top_corner_and_never_comes_down_inside_a_cushion():
+    """A jumped cue ball crossing the head-right pocket's throat just above the cushion
+    height: it clips the jaw tip's top corner and the rail, and ends on the playing surface
+    (it once came down behind the nose and stopped inside the cushion)."""
+    layout = {0: (1.4346176925169392, 0.8738521219209867), 1: (0.32592350971790585, 1.09541849121686),
+              2: (0.8573528509516505, 0.9773083898858139), 4: (0.46075583750985005, 0.13542606885840927),
+              6: (0.21994181415695896, 1.126424795053381), 8: (0.6783782707462085, 0.5676033730490138),
+              9: (2.030740809736403, 1.002624594608722)}
+    shot = Shot(4.817223154290952, 168.54137069520323, -0.002439759094192427, 0.004343323103112672, 40.0)
+    result = Simulator(TABLE).simulate(layout, shot)
+    from poolgym import events as ev
+    from poolgym.physics.invariants import shot_violations
+
+    assert shot_violations(TABLE, layout, result) == []
+    assert any(isinstance(e, ev.BallCushion) and e.cushion == "head_right_jaw_long" for e in result.events)
+    assert all(TABLE.contains(x, y) for x, y in result.positions.values())
