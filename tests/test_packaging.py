@@ -134,7 +134,7 @@ def test_one_script_regenerates_the_readme_figures_with_commands_the_cli_takes(t
     parser = build_parser()
     commands = [c for name in ("readme_figures.sh", "run_v1_checks.sh")
                 for c in _script_commands(ROOT / "benchmarks" / name, values)]
-    assert {c[0] for c in commands} == {"quickstart", "check-benchmark", "baselines"}
+    assert {c[0] for c in commands} == {"quickstart", "check-benchmark", "baselines", "bench-jump", "soak", "bench"}
     for command in commands:
         parser.parse_args(command)
     quick = [parser.parse_args(c) for c in commands if c[0] == "quickstart"]
