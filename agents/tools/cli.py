@@ -747,7 +747,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except ValueError as exc:
         text = " ".join(str(exc).split()) or type(exc).__name__
-        if len(text) > MAX_ERROR_CHARS:
+        # A long message from elsewhere is cut; the command's own usage errors list what
+        # is allowed (every registered game, however many variants are registered) in full.
+        if len(text) > MAX_ERROR_CHARS and not isinstance(exc, UsageError):
             text = text[:MAX_ERROR_CHARS] + "…"
         print(f"poolgym {args.command}: error: {text}", file=sys.stderr)
         return 2
