@@ -17,15 +17,22 @@ LOG_EVERY_STEPS = 10_000
 
 def training_log(monitor_dir: Path) -> list[dict]:
     """Episodes of every monitor file in step order, summed per ``LOG_EVERY_STEPS`` steps of
-    one env: episodes, mean return and mean length per bucket."""
+    one env: episodes, mean return and mean length per bucket. A curriculum's run keeps one
+    folder per stage (``stage0``, ``stage1``, ...): each env's steps run on across them."""
+    monitor_dir = Path(monitor_dir)
+    stages = sorted((p for p in monitor_dir.glob("stage*") if p.is_dir() and p.name[5:].isdigit()),
+                    key=lambda p: int(p.name[5:])) or [monitor_dir]
     rows: dict[int, list[tuple[float, int]]] = {}
-    for path in sorted(Path(monitor_dir).glob("*.monitor.csv")):
-        steps = 0
-        with path.open() as f:
-            next(f)  # the JSON header line
-            for row in csv.DictReader(f):
-                steps += int(row["l"])
-                rows.setdefault(steps // LOG_EVERY_STEPS, []).append((float(row["r"]), int(row["l"])))
+    env_steps: dict[str, int] = {}
+    for stage in stages:
+        for path in sorted(stage.glob("*.monitor.csv")):
+            steps = env_steps.get(path.name, 0)
+            with path.open() as f:
+                next(f)  # the JSON header line
+                for row in csv.DictReader(f):
+                    steps += int(row["l"])
+                    rows.setdefault(steps // LOG_EVERY_STEPS, []).append((float(row["r"]), int(row["l"])))
+            env_steps[path.name] = steps
     return [{"env_steps_from": k * LOG_EVERY_STEPS, "episodes": len(v),
              "mean_return": round(sum(r for r, _ in v) / len(v), 4),
              "mean_length": round(sum(n for _, n in v) / len(v), 2)} for k, v in sorted(rows.items())]

@@ -107,6 +107,11 @@ def test_recipe_trains_writes_curve_and_model_plays_legal_game(run):
         assert len(snapshots) == 2 and read_env_record(str(snapshots[0]))["algorithm"] == "MaskablePPO"
     if name == "curriculum":
         assert len(list((out / "monitor").glob("stage*"))) == 4
+        # The training log runs on across the stages' monitor folders.
+        from poolgym.agents.training.shipping import training_log
+
+        episodes = sum(len(f.read_text().splitlines()) - 2 for f in (out / "monitor").glob("stage*/*.monitor.csv"))
+        assert sum(row["episodes"] for row in training_log(out / "monitor")) == episodes > 0
 
 
 def test_return_statistics_saved_in_model_and_resumed(maskable_run, tmp_path):
