@@ -14,6 +14,7 @@ depend on ``workers``.
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Sequence
@@ -26,6 +27,10 @@ from poolgym.agents.evaluation.protocol import protocol
 
 # The README's table: the ladder up to the fastest bot (the slower budgets cost minutes a rack).
 TABLE_PLAYERS = LADDER[:LADDER.index("bot:fast") + 1]
+
+# Workers start from a fresh interpreter: a forked child of a process in which torch has
+# started its thread pool (loading a model agent does) can hang on its first tensor.
+_POOL_CONTEXT = multiprocessing.get_context("forkserver")
 
 
 def play_pairing(env_id: str, a: str, b: str, racks: int, seed: int) -> dict:
@@ -52,7 +57,7 @@ def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] =
     """Every pairing of ``players`` (each once; A breaks the even racks), ``racks`` each."""
     jobs = [(env_id, a, b, racks, seed) for a, b in itertools.combinations(players, 2)]
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_POOL_CONTEXT) as pool:
             pairings = list(pool.map(_play, jobs))
     else:
         pairings = [_play(job) for job in jobs]
@@ -115,7 +120,7 @@ def agent_table(agents: Sequence[str], opponents: Sequence[str] = ("legal-random
     """Each of ``agents`` against each of ``opponents``, ``racks`` racks on the same seeds."""
     jobs = [(env_id, a, b, racks, seed) for a in agents for b in opponents]
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_POOL_CONTEXT) as pool:
             results = list(pool.map(_play_agent, jobs))
     else:
         results = [_play_agent(job) for job in jobs]

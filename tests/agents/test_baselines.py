@@ -35,3 +35,16 @@ def test_baselines_agents_option_refuses_unknown_agents(capsys):
     assert len(err) == 1 and "nobody" in err[0]
     with pytest.raises(ValueError, match="unknown pretrained agent"):
         baselines.training_run("pretrained:nobody")
+
+
+def test_a_model_agent_plays_in_worker_processes():
+    """The command loads a model agent (torch) before it starts its workers; forked workers
+    of such a process hung. Run as the user would, in a process of its own, with a bound."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "poolgym.agents.tools.cli", "baselines", "--agents", "pretrained:nine_ball,fixed",
+               "--opponents", "legal-random", "--racks", "1", "--workers", "2"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "| pretrained:nine_ball |" in done.stdout and "| fixed |" in done.stdout
