@@ -307,13 +307,21 @@ class Simulator:
     def strike_state(self, shot: Shot) -> tuple[float, float, float, float, float, float]:
         """Cue-ball velocity and spin right after the strike: (vx, vy, wx, wy, wz, vz).
 
-        Standard cue-ball formulas (Alciatore TP A.30): an offset of a fraction ``f`` of the
-        radius leaves the ball at v = v_centre (1 + m/M) / (1 + m/M + 5 f^2 / 2) with spin
-        5 v f / (2 R) about the axis perpendicular to the offset. With the cue elevated
-        (``elevation``), ``_elevated_strike``.
+        Standard cue-ball formulas (Alciatore TP A-30) along the cue: an offset of a fraction
+        ``f`` of the radius leaves the ball at v = v_centre (1 + m/M) / (1 + m/M + 5 f^2 / 2)
+        with spin 5 v f / (2 R) about the axis perpendicular to the offset.
+
+        With the cue raised ``elevation_deg`` it pushes along d = cos(theta) h - sin(theta) z
+        (h: the stroke's horizontal direction), and the tip offsets are measured across the
+        cue: ``side`` along the player's right r, ``vertical`` along u = d x r (up, tilted
+        back with the cue). The ball leaves along d, and spins at (5 v / 2 R) (vertical r -
+        side u): side spin turns about the tilted axis u, whose horizontal part along the
+        stroke is what curves a swerve or masse shot. A centre hit (no offsets) drives the
+        ball through its centre, down into the bed, without spin: a jump shot. pooltool 0.6's
+        instantaneous-point stick model takes its offsets across the cue too and gives the
+        same velocity and spin, but drops the vertical velocity. The bed's answer to the
+        downward part of v is ``run_shot``'s.
         """
-        if shot.elevation_deg != 0.0:
-            return self._elevated_strike(shot)
         p, R = self.params, self.table.ball_radius
         ratio = self.table.ball_mass / p.cue_mass
         side, vertical = shot.side, shot.vertical
@@ -323,43 +331,19 @@ class Simulator:
             angle -= squirt_angle(side, self.table.ball_mass, p.cue_end_mass)
         cx, cy = math.cos(angle), math.sin(angle)
         spin = 2.5 * v / R
-        # Top spin turns about z x v_hat = (-cy, cx). Right english, a tip offset towards
-        # the stroke's right (+y for a stroke along +x), has wz < 0: r x F with r along +y
-        # and F along +x. Seen from above, with +y to the right of +x, that is anticlockwise.
-        return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side, 0.0
-
-    def _elevated_strike(self, shot: Shot) -> tuple[float, float, float, float, float, float]:
-        """The strike of a cue raised ``elevation_deg`` above level: TP A-30 along the cue.
-
-        The cue pushes along d = cos(theta) h - sin(theta) z (h: the stroke's horizontal
-        direction), and the tip offsets are measured across the cue, as for a level cue:
-        ``side`` along the player's right r, ``vertical`` along u = d x r (up, tilted back
-        with the cue). The ball leaves along d at the speed of a level strike with the same
-        offsets, and spins at (5 v / 2 R) (vertical r - side u): side spin turns about the
-        tilted axis u, whose horizontal part along the stroke is what curves a swerve or
-        masse shot. A centre hit (no offsets) drives the ball through its centre, down into
-        the bed, without spin: a jump shot. pooltool 0.6's instantaneous-point stick model
-        takes its offsets across the cue too and gives the same velocity and spin, but
-        drops the vertical velocity. The bed's answer to the downward part of v is
-        ``run_shot``'s.
-        """
-        p, R = self.params, self.table.ball_radius
-        ratio = self.table.ball_mass / p.cue_mass
-        side, vertical = shot.side, shot.vertical
-        v = shot.speed * (1.0 + ratio) / (1.0 + ratio + 2.5 * (side * side + vertical * vertical))
+        if shot.elevation_deg == 0.0:
+            # Top spin turns about z x v_hat = (-cy, cx). Right english, a tip offset towards
+            # the stroke's right (+y for a stroke along +x), has wz < 0: r x F with r along +y
+            # and F along +x. Seen from above, with +y to the right of +x, that is anticlockwise.
+            return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side, 0.0
         theta = math.radians(shot.elevation_deg)
         st, ct = math.sin(theta), math.cos(theta)
-        angle = math.radians(shot.angle_deg)
-        if p.squirt and side != 0.0:
-            angle -= squirt_angle(side, self.table.ball_mass, p.cue_end_mass)
-        hx, hy = math.cos(angle), math.sin(angle)   # the stroke, horizontally
-        rx, ry = -hy, hx                            # the player's right (z x h)
-        spin = 2.5 * v / R
+        rx, ry = -cy, cx  # the player's right (z x h)
         # u = d x r = (sin(theta) h, cos(theta)) in (horizontal, z).
-        wx = spin * (vertical * rx - side * st * hx)
-        wy = spin * (vertical * ry - side * st * hy)
+        wx = spin * (vertical * rx - side * st * cx)
+        wy = spin * (vertical * ry - side * st * cy)
         wz = -spin * side * ct
-        return v * ct * hx, v * ct * hy, wx, wy, wz, -v * st
+        return v * ct * cx, v * ct * cy, wx, wy, wz, -v * st
 
 
 class _Start:
