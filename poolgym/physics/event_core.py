@@ -583,10 +583,11 @@ def _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count):
 
 
 @kernel()
-def _roll_off_edge(B, mode, ver, k, t, side, P, record, phases, count):
-    """Ball k, rolling on a rail top, has its centre over the cushion's nose edge (side 0-3:
-    the x = inset, x = L - inset, y = inset, y = W - inset edge). It pivots over the edge,
-    rolling on it, until the edge no longer holds it up, then flies.
+def _roll_off_edge(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, side, P, record, phases, count):
+    """Ball k, rolling on a rail top with the given state at t, has its centre over the
+    cushion's nose edge (side 0-3: the x = inset, x = L - inset, y = inset, y = W - inset
+    edge). It pivots over the edge, rolling on it, until the edge no longer holds it up,
+    then flies.
 
     A sphere rolling over an edge with speed v0 across it leaves it when the normal force
     vanishes, at the angle phi from the vertical with cos(phi) = (10 + 7 v0^2 / (g R)) / 17
@@ -596,7 +597,6 @@ def _roll_off_edge(B, mode, ver, k, t, side, P, record, phases, count):
     vertical kept. The pivot itself takes no time here (a few hundredths of a second at
     most). Bouncing down the edge instead would be hundreds of tiny impacts."""
     R, g, h = P[P_R], P[P_GRAVITY], P[P_NOSE_H]
-    x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
     nx = 1.0 if side == 0 else (-1.0 if side == 1 else 0.0)
     ny = 1.0 if side == 2 else (-1.0 if side == 3 else 0.0)
     tx, ty = -ny, nx
@@ -922,7 +922,8 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
                         0.0 if other == LAND_BED else P[P_NOSE_H], P, record, phases, count)
                 _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
             elif kind == RAIL and RAIL_FALL <= other < RAIL_HOLE:
-                _roll_off_edge(B, mode, ver, k, time, other - RAIL_FALL, P, record, phases, count)
+                _roll_off_edge(B, mode, ver, k, time, x, y, vx, vy, wx, wy, wz, other - RAIL_FALL, P, record,
+                               phases, count)
                 _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
             else:  # off the table, or into a pocket
                 if record:
