@@ -357,14 +357,15 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
 def _check_resumable(path: str, record: dict) -> None:
     """``ValueError`` unless the model at ``path`` was trained by this config's algorithm
     with its action mapping and observation format (checked before anything is built)."""
-    from poolgym.envs.sb3_models import MAPPING_FIELDS, check_model_path, read_env_record
+    from poolgym.envs.sb3_models import check_model_path, read_env_record, recorded_mapping
 
     saved = read_env_record(check_model_path(path))
     if saved is None:
         raise ValueError(f"resume: {path} carries no env record; only models and checkpoints "
                          f"written by poolgym train can be resumed")
-    differ = [f"{k}: model {saved.get(k)!r}, config {record.get(k)!r}"
-              for k in ("algorithm", *MAPPING_FIELDS) if saved.get(k) != record.get(k)]
+    ours = {"algorithm": record.get("algorithm"), **recorded_mapping(record)}
+    theirs = {"algorithm": saved.get("algorithm"), **recorded_mapping(saved)}
+    differ = [f"{k}: model {theirs[k]!r}, config {ours[k]!r}" for k in ours if theirs[k] != ours[k]]
     if differ:
         raise ValueError(f"resume: {path} was not trained with this config's algorithm, action "
                          f"mapping and observation format: {'; '.join(differ)}")

@@ -246,6 +246,14 @@ def check_spaces(model, record: dict, path: str = "the model") -> None:
 
 MAPPING_FIELDS = ("action_mode", "min_speed", "max_speed", "max_tip_offset", "max_cut_deg", "obs_mode",
                   "observe_match", "elevation")
+# Mapping fields added after the first records: a record without one was written before the
+# option existed, when its value was this.
+LATER_FIELDS = {"observe_match": False, "elevation": False}
+
+
+def recorded_mapping(record: dict) -> dict:
+    """A record's mapping fields, those it predates at the value they then had."""
+    return {k: record.get(k, LATER_FIELDS.get(k)) for k in MAPPING_FIELDS}
 
 
 def env_side(env) -> dict:
@@ -261,9 +269,8 @@ def env_side(env) -> dict:
 def check_env_matches(record: dict, env, path: str = "the model") -> None:
     """``ValueError`` naming both sides when a model recorded with ``record`` would act in
     ``env`` with another action mapping or observation format than it was trained with."""
-    side = env_side(env)
-    differ = [f"{k}: model {record.get(k, False)!r}, env {side[k]!r}" for k in MAPPING_FIELDS
-              if record.get(k, False) != side[k]]
+    side, saved = env_side(env), recorded_mapping(record)
+    differ = [f"{k}: model {saved[k]!r}, env {side[k]!r}" for k in MAPPING_FIELDS if saved[k] != side[k]]
     if differ:
         raise ValueError(f"{path} was trained with another action mapping or observation format "
                          f"than this env's: {'; '.join(differ)}")

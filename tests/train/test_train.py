@@ -198,6 +198,30 @@ def test_train_resume_from_the_command_line(tiny_run, tmp_path, capsys):
     assert resumed["steps"] == 128 + 128
 
 
+def test_train_resume_takes_a_model_recorded_before_the_elevated_cue(tiny_run, tmp_path):
+    """A model saved before env records named ``elevation`` (the shipped agent's) was
+    trained level: resuming it under a config without the elevated cue is the same mapping."""
+    import zipfile
+
+    from poolgym.envs.sb3_models import ENV_RECORD, read_env_record
+
+    out, _ = tiny_run
+    source = out / "checkpoints" / "ppo_128_steps.zip"
+    older = tmp_path / "older.zip"
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(older, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == ENV_RECORD:
+                record = json.loads(data)
+                del record["elevation"], record["observe_match"]
+                data = json.dumps(record).encode()
+            dst.writestr(item, data)
+    assert "elevation" not in read_env_record(str(older))
+    resumed = train(tiny_config(total_steps=128, checkpoint_every=0, eval={"every_steps": 0, "final_episodes": 2}),
+                    out=tmp_path / "r", resume=older)
+    assert resumed["steps"] == 128 + 128
+
+
 def test_train_resume_refuses_a_model_of_another_mapping(tmp_path, capsys):
     other = tmp_path / "other"
     train(tiny_config(env={**tiny_config()["env"], "kwargs": {"obs_mode": "flat", "action_mode": "raw"}},
