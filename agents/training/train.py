@@ -119,6 +119,10 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
             self.next_at = cfg.eval.every_steps
             self.best = None
 
+        def _on_training_start(self) -> None:
+            every = cfg.eval.every_steps  # as in ``Every``: resumed models start past it
+            self.next_at = (self.num_timesteps // every + 1) * every
+
         def _on_step(self) -> bool:
             if self.num_timesteps < self.next_at:
                 return True
@@ -234,6 +238,11 @@ def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -
         def __init__(self, every: int, action) -> None:
             super().__init__()
             self.every, self.action, self.next_at = every, action, every
+
+        def _on_training_start(self) -> None:
+            # The next multiple of ``every`` past the model's count: a resumed model (or a
+            # later curriculum stage) starts far past ``every``.
+            self.next_at = (self.num_timesteps // self.every + 1) * self.every
 
         def _on_step(self) -> bool:
             if self.num_timesteps >= self.next_at:
