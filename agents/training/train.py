@@ -320,8 +320,10 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         try:
             if model is None:
                 if resume is not None:
+                    # The config's hyperparameters, not the saved ones: a run goes on as its
+                    # config says (a network of other ``policy_kwargs`` is refused by SB3).
                     model = algorithm.load(str(resume), env=vec_env, device=device,
-                                           tensorboard_log=str(out / "tb"))
+                                           tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
                 else:
                     model = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, verbose=verbose,
                                       tensorboard_log=str(out / "tb"), **cfg.hyperparameters)

@@ -217,9 +217,14 @@ def test_train_resume_takes_a_model_recorded_before_the_elevated_cue(tiny_run, t
                 data = json.dumps(record).encode()
             dst.writestr(item, data)
     assert "elevation" not in read_env_record(str(older))
-    resumed = train(tiny_config(total_steps=128, checkpoint_every=64, eval={"every_steps": 0, "final_episodes": 2}),
-                    out=tmp_path / "r", resume=older)
+    config = tiny_config(total_steps=128, checkpoint_every=64, eval={"every_steps": 0, "final_episodes": 2})
+    config["hyperparameters"]["learning_rate"] = 1e-5
+    resumed = train(config, out=tmp_path / "r", resume=older)
     assert resumed["steps"] == 128 + 128
+    # It went on with the config's hyperparameters, not the ones saved in the model.
+    from stable_baselines3 import PPO
+
+    assert PPO.load(tmp_path / "r" / "model.zip").learning_rate == 1e-5
     # Periodic work goes on at the multiples past the resumed count, not at every step.
     assert sorted(p.name for p in (tmp_path / "r" / "checkpoints").glob("*.zip")) == [
         "ppo_192_steps.zip", "ppo_256_steps.zip"]
