@@ -24,7 +24,7 @@ from poolgym.envs.opponents import SB3Policy
 from poolgym.envs.sb3_models import action_mapper, load_model, read_env_record
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPES = ("curriculum", "self_play", "maskable_ppo", "ppo_choice", "sac_choice")
+RECIPES = ("curriculum", "self_play", "maskable_ppo", "ppo_choice", "sac_choice", "finetune_bot_fast")
 STEPS = 64  # per stage
 
 
@@ -277,3 +277,15 @@ def test_a_model_beside_its_run_summary_reports_its_training_run(maskable_run):
     assert training_run(str(out / "model.zip")) == {"steps": summary["steps"],
                                                     "train_time_s": summary["train_time_s"]}
     assert training_run(f"MaskablePPO:{out / 'model.zip'}")["steps"] == summary["steps"]
+
+
+def test_the_fine_tuning_recipe_goes_on_from_the_shipped_agent(tmp_path):
+    """What its description says to run: the shipped network, resumed against bot:fast
+    with the recipe's learning rate."""
+    from sb3_contrib import MaskablePPO
+
+    shipped = ROOT / "agents" / "pretrained" / "nine_ball" / "model.zip"
+    summary = train(tiny("finetune_bot_fast"), out=tmp_path, resume=shipped)
+    start = MaskablePPO.load(shipped).num_timesteps
+    assert summary["steps"] == start + STEPS
+    assert MaskablePPO.load(tmp_path / "model.zip").learning_rate == 0.0001
