@@ -14,20 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from poolgym.agents.evaluation.baselines import _agent
-from poolgym.agents.evaluation.evaluate import run_match
+from poolgym.agents.evaluation.baselines import agent_match
 from poolgym.agents.evaluation.policy_eval import wilson_interval
-from poolgym.agents.evaluation.protocol import protocol
 
 BANDS = ((0.0, 1.5), (1.5, 3.0), (3.0, 5.0), (5.0, 8.0), (8.0, 13.0))
 
 
 def stroke_fouls(agent: str, opponent: str, racks: int, seed: int = 0, env_id: str = "poolgym/NineBall-v1") -> dict:
     """Per speed band: the agent's shots, and those that scratched or fouled under 6.2."""
-    played_under = protocol(env_id)
-    players = [_agent(spec, played_under.rules, seed + i, played_under.noise, played_under.max_speed)
-               for i, spec in enumerate((agent, opponent))]
-    match = run_match(played_under.rules, players, ("A", "B"), racks, seed=seed, noise=played_under.noise)
+    match = agent_match(env_id, agent, opponent, racks, seed)
     bands = {f"{lo}-{hi}": {"shots": 0, "6.1": 0, "6.2": 0} for lo, hi in BANDS}
     for rack in match.racks:
         for move in rack.moves:

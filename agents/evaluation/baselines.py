@@ -98,14 +98,19 @@ def training_run(spec: str) -> dict | None:
     return None
 
 
-def play_agent(env_id: str, agent: str, opponent: str, racks: int, seed: int) -> dict:
-    """``racks`` racks of ``agent`` against ``opponent`` under the protocol of ``env_id``
-    (alternating breaks, the agent breaking the even racks)."""
+def agent_match(env_id: str, agent: str, opponent: str, racks: int, seed: int):
+    """The ``Match`` of ``racks`` racks of ``agent`` (A) against ``opponent`` (B) under the
+    protocol of ``env_id`` (alternating breaks, the agent breaking the even racks)."""
     played_under = protocol(env_id)
     rules, noise = played_under.rules, played_under.noise
     players = [_agent(spec, rules, seed + i, noise, played_under.max_speed) for i, spec in enumerate((agent, opponent))]
+    return run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise)
+
+
+def play_agent(env_id: str, agent: str, opponent: str, racks: int, seed: int) -> dict:
+    """The statistics of ``agent_match``'s agent, and the seconds the match took."""
     started = time.perf_counter()
-    summary = summarize(run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise))
+    summary = summarize(agent_match(env_id, agent, opponent, racks, seed))
     return {"agent": agent, "opponent": opponent, "stats": summary["agents"]["A"],
             "seconds": time.perf_counter() - started}
 

@@ -105,6 +105,12 @@ def _matchups(cfg: TrainConfig) -> list[str | None]:
     return list(cfg.eval.opponents) or [None]
 
 
+def _next_multiple(count: int, every: int) -> int:
+    """Where periodic work next falls: the first multiple of ``every`` past ``count`` (a
+    resumed model, or a later curriculum stage, starts far past ``every``)."""
+    return (count // every + 1) * every
+
+
 def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: dict):
     """An SB3 callback that evaluates every ``cfg.eval.every_steps`` steps, logs to
     tensorboard and keeps the best model; its ``history`` is the list of results."""
@@ -120,8 +126,7 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
             self.best = None
 
         def _on_training_start(self) -> None:
-            every = cfg.eval.every_steps  # as in ``Every``: resumed models start past it
-            self.next_at = (self.num_timesteps // every + 1) * every
+            self.next_at = _next_multiple(self.num_timesteps, cfg.eval.every_steps)
 
         def _on_step(self) -> bool:
             if self.num_timesteps < self.next_at:
@@ -240,9 +245,7 @@ def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -
             self.every, self.action, self.next_at = every, action, every
 
         def _on_training_start(self) -> None:
-            # The next multiple of ``every`` past the model's count: a resumed model (or a
-            # later curriculum stage) starts far past ``every``.
-            self.next_at = (self.num_timesteps // self.every + 1) * self.every
+            self.next_at = _next_multiple(self.num_timesteps, self.every)
 
         def _on_step(self) -> bool:
             if self.num_timesteps >= self.next_at:
