@@ -1,0 +1,54 @@
+"""The diagnostic scripts under benchmarks/: their counts add up on real racks."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def rack_losses():
+    return _script("rack_losses")
+
+
+def test_rack_losses_account_for_every_lost_rack(rack_losses):
+    result = rack_losses.rack_losses("legal-random", "fixed", racks=6, seed=2)
+    assert result["wins"] + result["lost"] == 6 and result["lost"] > 0
+    assert sum(result["ended_by"].values()) == result["lost"]
+    assert set(result["ended_by"]) <= {"2.5", "6.14"}
+    assert sum(result["agent_shot_before"].values()) == result["lost"]
+    assert sum(result["balls_left_at_opponents_nine"].values()) <= result["ended_by"].get("2.5", 0)
+    assert 0 <= result["lone_nine"]["made"] <= result["lone_nine"]["shots"]
+    row = rack_losses.markdown([result]).splitlines()[-1]
+    assert row.startswith("| legal-random | as chosen |") and row.count("|") == 9
+
+
+def test_rack_losses_speed_cap_clips_the_strokes_after_the_break(rack_losses):
+    free = rack_losses.rack_losses("legal-random", "legal-random", racks=4, seed=1)
+    capped = rack_losses.rack_losses("legal-random", "legal-random", racks=4, seed=1, max_speed=2.0)
+    assert free["fastest_stroke"] > 2.0
+    assert 0 < capped["fastest_stroke"] <= 2.0
+
+
+def test_rack_losses_reads_the_section_an_end_reason_cites(rack_losses):
+    assert rack_losses._section("the 9-ball was pocketed on a legal shot (WPA 2.5)") == "2.5"
+    assert rack_losses._section("player 0 lost the rack: third consecutive foul (WPA 6.14)") == "6.14"
+    assert rack_losses._section("stalemate") == "stalemate"
+
+
+def test_stroke_fouls_counts_each_shot_in_one_speed_band():
+    stroke_fouls = _script("stroke_fouls")
+    result = stroke_fouls.stroke_fouls("legal-random", "fixed", racks=3, seed=0)
+    bands = result["bands"].values()
+    assert sum(b["shots"] for b in bands) > 0
+    assert all(b["6.1"] <= b["shots"] and b["6.2"] <= b["shots"] for b in bands)
+    assert "| legal-random |" in stroke_fouls.markdown([result])
