@@ -75,6 +75,17 @@ def cut_angle_deg(cue: Point, ghost: Point, ball: Point, target: Point) -> float
     return math.degrees(math.acos(cos))
 
 
+def stroke_per_object_ball_deg(cue: Point, ghost: Point, ball: Point, target: Point, radius: float) -> float:
+    """Degrees the stroke turns per degree the object ball's departure turns, near the
+    ghost-ball line from ``cue`` to ``ghost`` (``ball`` sent towards ``target``): turning
+    the stroke counter-clockwise moves the contact point so the line of centres, and the
+    object ball with it, turns clockwise, by distance / (2R cos cut) times as much. The
+    cosine is held at 0.2 or more (past a 78 degree cut the linear relation breaks down)
+    and the distance at R or more."""
+    cut = math.radians(cut_angle_deg(cue, ghost, ball, target))
+    return -2.0 * radius * max(math.cos(cut), 0.2) / max(math.dist(cue, ghost), radius)
+
+
 def rail_lines(table: Table) -> tuple[tuple[str, int, float], ...]:
     """The lines a ball centre bounces off at each rail: (name, axis, coordinate), where
     axis 0 means the line x = coordinate and 1 the line y = coordinate."""

@@ -41,9 +41,9 @@ _YAML_KEYS: dict[str, tuple[type, ...]] = {
     "id": (str,), "game": (str,), "table": (str, dict), "rules_options": (dict,), "rack": (str,),
     "reward": (dict,), "noise": (str, dict), "opponent": (str,), "action_mode": (str,),
     "obs_mode": (str,), "race_to": (int,), "max_speed": (int, float), "max_episode_steps": (int,),
-    "description": (str,), "elevation": (bool,),
+    "description": (str,), "elevation": (bool,), "pot_residual": (str,),
 }
-_ENV_KWARGS = ("opponent", "action_mode", "obs_mode", "race_to", "max_speed", "elevation")
+_ENV_KWARGS = ("opponent", "action_mode", "obs_mode", "race_to", "max_speed", "elevation", "pot_residual")
 
 
 def _import(path: str, what: str):

@@ -21,7 +21,7 @@ from poolgym.physics import Shot, Simulator
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
 from poolgym.aiming import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
-                             mirror, on_rail, path_is_clear, pot_chance, rail_lines)
+                             mirror, on_rail, path_is_clear, pot_chance, rail_lines, stroke_per_object_ball_deg)
 from poolgym.agents.bot.jumps import JumpPlanner, jump_shot
 from poolgym.agents.bot.position import plain_call, pot_pairs, state_value
 
@@ -198,12 +198,11 @@ class ShotSearch:
         if error is None or abs(error) < AIM_ERROR_TOLERANCE_DEG:
             return scored
         R = self.table.ball_radius
-        ghost = ghost_ball(ball, target, R)
-        cut = math.radians(cut_angle_deg(cue, ghost, ball, target))
-        gain = 2.0 * R * max(math.cos(cut), 0.2) / max(math.dist(cue, ghost), R)
+        # Turn the object ball back by its error.
+        turn = -error * stroke_per_object_ball_deg(cue, ghost_ball(ball, target, R), ball, target, R)
         shot = move.shot
         turned = ShotMove(move.call, move.placement,
-                          Shot(shot.speed, _wrap(shot.angle_deg - error * gain), shot.side, shot.vertical),
+                          Shot(shot.speed, _wrap(shot.angle_deg + turn), shot.side, shot.vertical),
                           move.target, move.pocket)
         second = self.score(state, turned)
         return second if second.value > scored.value else scored

@@ -107,7 +107,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     ``game``, ``table``, ``action_mode``, ``obs_mode``, ``noise``, ``reward_weights``,
     ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``elevation`` (default
-    False), ``render_mode`` (as
+    False), ``pot_residual`` (as ``PoolEnv``), ``render_mode`` (as
     ``PoolEnv``: "rgb_array", "rgb_array_list" or "human", which draws each shot in
     ``step``), ``width``, ``height``, ``render_fps``, ``shaping_gamma`` (default 0.99).
 
@@ -123,14 +123,16 @@ class PoolAECEnv(RenderMixin, AECEnv):
                  obs_mode: str = "dict", noise: Any = "none", reward_weights: dict | None = None,
                  rule_options: dict | None = None, max_turns: int = 500, max_speed: float = 10.0,
                  render_mode: str | None = None, shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH,
-                 height: int | None = None, render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False) -> None:
+                 height: int | None = None, render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
+                 pot_residual: str = "object_ball") -> None:
         super().__init__()
         self._init_render(render_mode, width, height, render_fps)
         self.table = make_table(table)
         self.rules = get_ruleset(game, options=make_rule_options(rule_options), table=self.table)
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed,
-                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation)
+                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation,
+                                         pot_residual=pot_residual)
         self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from poolgym.aiming import (aim_point, aim_tolerance, chance_within, cut_angle_deg, direction_deg, ghost_ball,
-                            path_is_clear, usable_half_width)
+                            path_is_clear, stroke_per_object_ball_deg, usable_half_width)
 from poolgym.envs.actions import shot_difficulty
 from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
@@ -312,6 +312,13 @@ def stroke_reference_deg(state: GameState, table: Table, slot: Slot, cue: Point)
     if slot.ball is None:
         return 0.0
     return direction_deg(cue, state.position(slot.ball))
+
+
+def pot_stroke_per_object_ball_deg(state: GameState, table: Table, slot: Slot, cue: Point) -> float:
+    """Degrees the stroke turns per degree a pot slot's object ball turns off its line,
+    from ``cue`` (``poolgym.aiming.stroke_per_object_ball_deg``)."""
+    ball, target = state.position(slot.ball), aim_point(table, slot.pocket)
+    return stroke_per_object_ball_deg(cue, slot.contact, ball, target, table.ball_radius)
 
 
 def residual_range_deg(state: GameState, table: Table, slot: Slot, cue: Point, max_cut_deg: float) -> float:

@@ -3,10 +3,15 @@ then play it with stroke parameters relative to it.
 
 Parameters (each in [-1, 1] before binning), after the slot choice:
 
-- ``cut``: the stroke's turn off the slot's line, times the slot's range: up to
-  ``max_cut_deg`` around the ghost-ball line for a pot; from a full hit (0) to a hairline
-  hit on either side (+/-1) for a safety (the thickness); up to 180 degrees from the line
-  to the ball for a push out.
+- ``cut``: the turn off the slot's line, times the slot's range. For a pot, with
+  ``pot_residual="object_ball"`` (the default), the object ball's departure turned up to
+  ``max_cut_deg`` degrees off the ghost-ball line (+1 counter-clockwise), the stroke turned
+  by the geometry's ratio (``poolgym.aiming.stroke_per_object_ball_deg``): what corrects
+  throw, which sends a ghost-ball stroke 0.5-2 degrees off line; with ``"stroke"`` the
+  stroke itself turned up to ``max_cut_deg`` (the mapping of models recorded before the
+  option; one degree of stroke turns the object ball about 15 degrees from a metre away, so
+  only 0 pots). For a safety, from a full hit (0) to a hairline hit on either side (+/-1)
+  (the thickness); for a push out, up to 180 degrees from the line to the ball.
 - ``speed`` -> [min_speed, max_speed] m/s linearly; ``side`` and ``vertical`` -> tip
   offsets of +/- ``max_tip_offset`` ball radii.
 - ``place_distance``, ``place_angle``: with the cue ball in hand, where it goes relative to
@@ -49,6 +54,8 @@ from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset
 from poolgym.table import Table
 
 CHOICE_MODES = ("choice", "choice_discrete")
+# What a pot's ``cut`` residual turns: the object ball's line, or the stroke (module docstring).
+POT_RESIDUALS = ("object_ball", "stroke")
 PARAMS = ("cut", "speed", "side", "vertical", "place_distance", "place_angle", "decision")
 # Bins of each parameter in choice_discrete; odd counts keep 0 (straight, centre ball,
 # 30 cm straight behind) a bin of its own.
@@ -76,14 +83,17 @@ class ChoiceMapper:
     does not depend on it). ``slots(state, rules)`` are the candidate slots of the state.
     ``elevation`` adds the ``elevation`` parameter (before ``decision``); ``params`` and
     ``param_bins`` are the mapping's parameters and their bins (``PARAMS`` and
-    ``PARAM_BINS`` without it).
+    ``PARAM_BINS`` without it). ``pot_residual`` is what a pot's ``cut`` turns (one of
+    ``POT_RESIDUALS``; module docstring).
     """
 
     def __init__(self, table: Table, mode: str = "choice", min_speed: float = 0.3, max_speed: float = 10.0,
                  max_tip_offset: float = 0.5, max_cut_deg: float = 5.0, sigma_deg: float = 0.0,
-                 elevation: bool = False) -> None:
+                 elevation: bool = False, pot_residual: str = "object_ball") -> None:
         if mode not in CHOICE_MODES:
             raise ValueError(f"a choice action mode is one of {list(CHOICE_MODES)}, got {mode!r}")
+        if pot_residual not in POT_RESIDUALS:
+            raise ValueError(f"pot_residual must be one of {list(POT_RESIDUALS)}, got {pot_residual!r}")
         # The shared checks of speeds and tip offsets.
         ActionMapper(table, "aim", min_speed=min_speed, max_speed=max_speed, max_tip_offset=max_tip_offset,
                      max_cut_deg=max_cut_deg)
@@ -94,6 +104,7 @@ class ChoiceMapper:
         self.min_speed, self.max_speed = min_speed, max_speed
         self.max_tip_offset, self.max_cut_deg = max_tip_offset, max_cut_deg
         self.sigma_deg = float(sigma_deg)
+        self.pot_residual = pot_residual
         self.elevation = check_elevation_flag(elevation)
         self.params = PARAMS[:-1] + ((ELEVATION,) if self.elevation else ()) + PARAMS[-1:]
         self.param_bins = {**PARAM_BINS, **({ELEVATION: ELEVATION_BINS} if self.elevation else {})}
@@ -176,11 +187,17 @@ class ChoiceMapper:
         spot = cand.placement(state, self.table, slot, params["place_distance"], params["place_angle"])
         cue = spot if spot is not None else state.position(0)
         angle = cand.stroke_reference_deg(state, self.table, slot, cue) \
-            + params["cut"] * cand.residual_range_deg(state, self.table, slot, cue, self.max_cut_deg)
+            + params["cut"] * self._stroke_per_residual(state, slot, cue)
         speed = self.min_speed + (params["speed"] + 1.0) * 0.5 * (self.max_speed - self.min_speed)
         shot = Shot(speed, wrap_deg(angle), params["side"] * self.max_tip_offset,
                     params["vertical"] * self.max_tip_offset, elevation_deg(params.get(ELEVATION, -1.0)))
         return ShotMove(slot.call, spot, shot, slot.ball, slot.pocket)
+
+    def _stroke_per_residual(self, state: GameState, slot: cand.Slot, cue) -> float:
+        """Degrees the stroke turns for a ``cut`` of 1 on ``slot`` from ``cue``."""
+        if slot.kind == "pot" and self.pot_residual == "object_ball":
+            return self.max_cut_deg * cand.pot_stroke_per_object_ball_deg(state, self.table, slot, cue)
+        return cand.residual_range_deg(state, self.table, slot, cue, self.max_cut_deg)
 
     def _parameters(self, action: np.ndarray) -> dict[str, float]:
         if self.mode == "choice":
@@ -227,9 +244,9 @@ class ChoiceMapper:
             if move.placement is not None and state.cue_ball_in_hand is not CueBallZone.NONE:
                 params["place_distance"], params["place_angle"] = cand.placement_parameters(
                     state, self.table, slot, move.placement)
-            reach = cand.residual_range_deg(state, self.table, slot, cue, self.max_cut_deg)
+            reach = self._stroke_per_residual(state, slot, cue)
             turn = wrap_deg(move.shot.angle_deg - cand.stroke_reference_deg(state, self.table, slot, cue))
-            params["cut"] = turn / reach if reach > 0 else 0.0
+            params["cut"] = turn / reach if reach != 0 else 0.0
             params["speed"] = 2.0 * (move.shot.speed - self.min_speed) / (self.max_speed - self.min_speed) - 1.0
             if self.max_tip_offset > 0:
                 params["side"] = move.shot.side / self.max_tip_offset
@@ -280,10 +297,11 @@ class ChoiceMapper:
 
 def make_action_mapper(table: Table, mode: str, **kwargs) -> ActionMapper | ChoiceMapper:
     """The mapper of any action mode: ``ActionMapper`` for "raw" and "aim", ``ChoiceMapper``
-    for "choice" and "choice_discrete" (``sigma_deg`` is only theirs)."""
+    for "choice" and "choice_discrete" (``sigma_deg`` and ``pot_residual`` are only theirs)."""
     if mode in CHOICE_MODES:
         return ChoiceMapper(table, mode, **kwargs)
     if mode not in ACTION_MODES:
         raise ValueError(f"action_mode must be one of {sorted(ACTION_MODES) + list(CHOICE_MODES)}, got {mode!r}")
     kwargs.pop("sigma_deg", None)
+    kwargs.pop("pot_residual", None)
     return ActionMapper(table, mode, **kwargs)

@@ -195,7 +195,9 @@ class PoolEnv(RenderMixin, gym.Env):
     ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
     ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
-    ``max_cut_deg`` (the aim-assisted cut residual's range), ``elevation`` (the elevated-cue
+    ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_residual`` (the choice
+    modes: "object_ball", the default, turns a pot's object-ball line by the cut residual,
+    "stroke" the stroke; ``poolgym.envs.choice``), ``elevation`` (the elevated-cue
     component, above; default False),
     ``render_mode`` ("rgb_array", "rgb_array_list" or "human"; see ``poolgym.envs.rendering``:
     "human" draws each step's shots in a window as they roll, "rgb_array_list" returns
@@ -215,7 +217,10 @@ class PoolEnv(RenderMixin, gym.Env):
     - v1: the benchmark protocol: tournament execution noise, racks with random gaps
       (``rack_model="benchmark"``), the breaker drawn per episode, the match score
       observed, ``legal-random`` as the opponent, strokes up to 12 m/s. The physics also
-      changed for every version (spin through cushions and ball contacts).
+      changed for every version (spin through cushions and ball contacts). Later, in the
+      choice modes, a pot's cut residual turns the object ball's line
+      (``pot_residual="object_ball"``); models recorded before keep the stroke residual
+      through their record.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": DEFAULT_RENDER_FPS}
@@ -229,7 +234,8 @@ class PoolEnv(RenderMixin, gym.Env):
                  ruleset_kwargs: dict | None = None, breaker: str = "agent",
                  rack_model: RackModel | str | dict | None = None, observe_match: bool = False,
                  shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH, height: int | None = None,
-                 render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False) -> None:
+                 render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
+                 pot_residual: str = "object_ball") -> None:
         self._init_render(render_mode, width, height, render_fps)
         if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
@@ -244,7 +250,8 @@ class PoolEnv(RenderMixin, gym.Env):
         self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
-                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation)
+                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation,
+                                         pot_residual=pot_residual)
         self.elevation = self.mapper.elevation
         self.action_space = self.mapper.space
         self.choice = action_mode in CHOICE_MODES

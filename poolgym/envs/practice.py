@@ -81,8 +81,8 @@ class PotBallEnv(RenderMixin, gym.Env):
     ## Arguments
 
     ``table``, ``n_balls`` (default (1, 5)), ``action_mode``, ``obs_mode``, ``noise``,
-    ``max_speed``, ``max_cut_deg`` (the aim-assisted cut residual's range), ``elevation``
-    (default False), ``pot_reward``,
+    ``max_speed``, ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_residual``
+    (as ``PoolEnv``), ``elevation`` (default False), ``pot_reward``,
     ``scratch_penalty``, ``miss_penalty``, ``shaping``,
     ``render_mode`` ("rgb_array", "rgb_array_list" or "human", as ``PoolEnv``: the target is
     ringed, the shot animated), ``width``, ``height`` and ``render_fps`` (as ``PoolEnv``).
@@ -101,7 +101,8 @@ class PotBallEnv(RenderMixin, gym.Env):
                  scratch_penalty: float = -1.0,
                  miss_penalty: float = 0.0, shaping: bool = False, render_mode: str | None = None,
                  width: int = DEFAULT_WIDTH, height: int | None = None,
-                 render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False) -> None:
+                 render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
+                 pot_residual: str = "object_ball") -> None:
         bounds = (n_balls, n_balls) if isinstance(n_balls, int) else n_balls
         if (not isinstance(bounds, (tuple, list)) or len(bounds) != 2
                 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
@@ -121,7 +122,8 @@ class PotBallEnv(RenderMixin, gym.Env):
         self.n_balls = (low, high)
         self.simulator = Simulator(self.table, noise=noise)
         self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
-                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation)
+                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation,
+                                         pot_residual=pot_residual)
         self.action_space = self.mapper.space
         self.choice = action_mode in CHOICE_MODES
         self.observation_space = observation_spaces(obs_mode, choice=self.choice)

@@ -12,8 +12,9 @@ with, and the action mapping and observation format as the env resolved them::
      "noise": {...}}
 
 ``observe_match`` (the ``match`` entry of the v1 game envs), ``sigma_deg`` (the aim noise
-the choice modes' candidate features assume) and ``elevation`` (the elevated cue's action
-component) are absent from records written before them, and read as False, 0 and False. ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
+the choice modes' candidate features assume), ``elevation`` (the elevated cue's action
+component) and ``pot_residual`` (what a pot's cut residual turns in the choice modes) are
+absent from records written before them, and read as False, 0, False and "stroke". ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
 ``poolgym train``; a spec without an ``ALGO:`` prefix loads with it (``parse_model_spec``).
 
 ``action_mapper(record, table)`` rebuilds the mapping; ``check_spaces`` refuses a model
@@ -205,7 +206,8 @@ def action_mapper(record: dict, table):
     return make_action_mapper(table, record["action_mode"], min_speed=record["min_speed"],
                               max_speed=record["max_speed"], max_tip_offset=record["max_tip_offset"],
                               max_cut_deg=record["max_cut_deg"], sigma_deg=record.get("sigma_deg", 0.0),
-                              elevation=record.get("elevation", False))
+                              elevation=record.get("elevation", False),
+                              pot_residual=recorded_mapping(record)["pot_residual"])
 
 
 def record_observation_space(record: dict):
@@ -245,10 +247,10 @@ def check_spaces(model, record: dict, path: str = "the model") -> None:
 
 
 MAPPING_FIELDS = ("action_mode", "min_speed", "max_speed", "max_tip_offset", "max_cut_deg", "obs_mode",
-                  "observe_match", "elevation")
+                  "observe_match", "elevation", "pot_residual")
 # Mapping fields added after the first records: a record without one was written before the
 # option existed, when its value was this.
-LATER_FIELDS = {"observe_match": False, "elevation": False}
+LATER_FIELDS = {"observe_match": False, "elevation": False, "pot_residual": "stroke"}
 
 
 def recorded_mapping(record: dict) -> dict:
@@ -263,7 +265,9 @@ def env_side(env) -> dict:
     return {"action_mode": m.mode, "min_speed": m.min_speed, "max_speed": m.max_speed,
             "max_tip_offset": m.max_tip_offset, "max_cut_deg": m.max_cut_deg, "obs_mode": game.obs_mode,
             "observe_match": bool(getattr(game, "observe_match", False)),
-            "elevation": bool(getattr(m, "elevation", False))}
+            "elevation": bool(getattr(m, "elevation", False)),
+            # The raw and aim modes' residuals turn the stroke.
+            "pot_residual": getattr(m, "pot_residual", "stroke")}
 
 
 def check_env_matches(record: dict, env, path: str = "the model") -> None:

@@ -95,3 +95,34 @@ def test_bot_is_deterministic_given_its_seed():
 
 def test_available_games_listed():
     assert set(GAMES) <= set(available_rulesets())
+
+
+@pytest.mark.parametrize("from_corner", [(1.5, 0.45), (2.0, 0.35)])
+def test_aim_refinement_takes_the_throw_out(from_corner):
+    """A ghost-ball stroke on a long cut misses by its throw; the refined stroke turns the
+    object ball back onto its line (turned the wrong way, the error doubles)."""
+    import math
+
+    from poolgym.agents.bot.position import plain_call
+    from poolgym.agents.bot.shot_search import SearchBudget, ShotSearch, object_ball_error
+    from poolgym.aiming import aim_point, direction_deg, ghost_ball
+    from poolgym.rules import CueBallZone, GameState, get_ruleset
+
+    rules = get_ruleset("nine_ball")
+    table, R = rules.table, rules.table.ball_radius
+    target = aim_point(table, "foot_right")
+    ball = (table.length - from_corner[0], table.width - from_corner[1])
+    ghost = ghost_ball(ball, target, R)
+    back = math.atan2(ghost[1] - ball[1], ghost[0] - ball[0]) - math.radians(40.0)
+    cue = (ghost[0] + 0.5 * math.cos(back), ghost[1] + 0.5 * math.sin(back))
+    state = GameState(game="nine_ball", balls={0: cue, 1: ball, 9: (0.3, 0.3)}, awaiting_break=False,
+                      cue_ball_in_hand=CueBallZone.NONE)
+    search = ShotSearch(rules, SearchBudget.preset("fast"), None, np.random.default_rng(0), 0.0)
+    move = search.move(state, plain_call(rules.call_options(state), safety=False), None,
+                       direction_deg(cue, ghost), 2.0, target=1, pocket="foot_right")
+    simulator = Simulator(table)
+    before = object_ball_error(simulator.simulate(state.positions, move.shot).events, 1, target)
+    assert abs(before) > 0.5 and not search.score(state, move).pots
+    refined = search.aimed(state, move, cue, ball, target)
+    after = object_ball_error(simulator.simulate(state.positions, refined.move.shot).events, 1, target)
+    assert abs(after) < 0.2 and refined.pots

@@ -11,12 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import poolgym  # noqa: F401  (registers the env ids)
-from poolgym.aiming import aim_point, pot_chance
+from poolgym.agents.bot.shot_search import object_ball_error
+from poolgym.aiming import aim_point, direction_deg, ghost_ball, pot_chance
 from poolgym.envs import PoolEnv
 from poolgym.envs import candidates as cand
 from poolgym.envs.choice import PARAM_BINS, ChoiceMapper, bin_value, make_action_mapper
 from poolgym.envs.play import simulate_move
 from poolgym.envs.rewards import PotentialShaping
+from poolgym.envs.sb3_models import action_mapper, check_env_matches, env_side
 from poolgym.physics import Simulator
 from poolgym.physics.invariants import random_layout
 from poolgym.rules import CueBallZone, Decision, GameState, ShotCall, get_ruleset
@@ -510,3 +512,75 @@ def test_two_player_shaping_is_zero_sum_and_potential_based():
         assert on["player_0"] - off["player_0"] == pytest.approx(shaping)
         assert on["player_1"] - off["player_1"] == pytest.approx(-shaping)
     assert any(phi != 0 for _, phi, _ in runs[1.0])
+
+
+# ------------------------------------------------------------------ the pot's cut residual
+def cut_pot(cut_deg: float, distance: float = 0.8):
+    """A ``cut_deg`` cut (its sign the side) of the 1 into the foot-right pocket from
+    ``distance`` metres: the open-table state (the 9 out of the way), the ghost ball and the
+    pocket's aim point."""
+    target = aim_point(TABLE, "foot_right")
+    ball = (TABLE.length - 0.9, TABLE.width - 0.45)
+    ghost = ghost_ball(ball, target, R)
+    back = math.atan2(ghost[1] - ball[1], ghost[0] - ball[0]) + math.radians(cut_deg)
+    cue = (ghost[0] + distance * math.cos(back), ghost[1] + distance * math.sin(back))
+    return open_table_state({0: cue, 1: ball, 9: (0.4, 0.3)}), ghost, target
+
+
+def played_error(mapper, state, cut: float, speed: float = 2.0) -> float:
+    """Degrees the 1 leaves off its line to the pocket when ``mapper`` (Box ``choice`` mode)
+    plays the 1's foot-right pot slot with residual ``cut`` at ``speed``, without noise."""
+    rules = get_ruleset("nine_ball", table=TABLE)
+    slots = mapper.slots(state, rules)
+    index = next(i for i, s in enumerate(slots) if s and (s.ball, s.pocket) == (1, "foot_right"))
+    action = -np.ones(mapper.space.shape)
+    action[index] = 1.0
+    params = dict.fromkeys(mapper.params, 0.0)
+    params["cut"] = cut
+    params["speed"] = 2 * (speed - mapper.min_speed) / (mapper.max_speed - mapper.min_speed) - 1
+    action[cand.N_SLOTS:] = [params[p] for p in mapper.params]
+    move = mapper.decode(mapper.validate(action), state, rules)
+    result = Simulator(TABLE).simulate(state.positions, move.shot)
+    return object_ball_error(result.events, 1, aim_point(TABLE, "foot_right"))
+
+
+@pytest.mark.parametrize("cut_deg,distance", [(20.0, 0.8), (-35.0, 1.2), (50.0, 0.4)])
+def test_a_pots_cut_residual_turns_the_object_ball_by_its_degrees(cut_deg, distance):
+    state, _, _ = cut_pot(cut_deg, distance)
+    mapper = make_action_mapper(TABLE, "choice", max_cut_deg=5.0)
+    assert mapper.pot_residual == "object_ball"
+    ghost_line = played_error(mapper, state, 0.0)
+    # Throw: the ghost-ball stroke sends the ball off its line, to the side it is cut to.
+    assert 0.3 < abs(ghost_line) < 3.0
+    for cut in (-0.4, 0.4):  # +/-2 degrees counter-clockwise
+        assert played_error(mapper, state, cut) - ghost_line == pytest.approx(5.0 * cut, abs=0.25)
+    # So a residual can take the throw out.
+    assert abs(played_error(mapper, state, -ghost_line / 5.0)) < 0.15
+
+
+def test_the_stroke_residual_of_older_models_turns_the_stroke():
+    state, ghost, _ = cut_pot(30.0)
+    rules = get_ruleset("nine_ball", table=TABLE)
+    stroke = make_action_mapper(TABLE, "choice_discrete", max_cut_deg=5.0, pot_residual="stroke")
+    index = next(i for i, s in enumerate(stroke.slots(state, rules)) if s and (s.ball, s.pocket) == (1, "foot_right"))
+    action = np.zeros(len(stroke.nvec), dtype=np.int64)
+    action[0], action[1] = index, 6  # the cut bin one step above 0: +1 degree of stroke
+    move = stroke.decode(stroke.validate(action), state, rules)
+    assert move.shot.angle_deg == pytest.approx(direction_deg(state.position(0), ghost) + 1.0)
+    with pytest.raises(ValueError, match="pot_residual must be one of"):
+        make_action_mapper(TABLE, "choice", pot_residual="ghost")
+
+
+def test_model_records_carry_the_pot_residual():
+    env = PoolEnv(action_mode="choice_discrete")
+    record = env_side(env)
+    assert record["pot_residual"] == "object_ball"
+    assert action_mapper(record, TABLE).pot_residual == "object_ball"
+    older = {k: v for k, v in record.items() if k != "pot_residual"}  # written before the option
+    assert action_mapper(older, TABLE).pot_residual == "stroke"
+    with pytest.raises(ValueError, match="pot_residual: model 'stroke', env 'object_ball'"):
+        check_env_matches(older, env)
+    check_env_matches(older, PoolEnv(action_mode="choice_discrete", pot_residual="stroke"))
+    # The raw and aim modes turn the stroke, as records of them always did.
+    check_env_matches({k: v for k, v in env_side(PoolEnv(action_mode="aim")).items() if k != "pot_residual"},
+                      PoolEnv(action_mode="aim"))
