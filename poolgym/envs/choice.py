@@ -65,6 +65,13 @@ ELEVATION_BINS = 5
 CHOICES = tuple(Choice)
 
 
+def check_pot_residual(value) -> str:
+    """``value`` if it is one of ``POT_RESIDUALS``, else ``ValueError`` naming them."""
+    if not isinstance(value, str) or value not in POT_RESIDUALS:
+        raise ValueError(f"pot_residual must be one of {list(POT_RESIDUALS)}, got {value!r}")
+    return value
+
+
 def bin_value(index: int, n: int) -> float:
     """The value of bin ``index`` of n evenly spaced values from -1 to 1 (both included)."""
     return -1.0 + 2.0 * index / (n - 1) if n > 1 else 0.0
@@ -92,8 +99,7 @@ class ChoiceMapper:
                  elevation: bool = False, pot_residual: str = "object_ball") -> None:
         if mode not in CHOICE_MODES:
             raise ValueError(f"a choice action mode is one of {list(CHOICE_MODES)}, got {mode!r}")
-        if pot_residual not in POT_RESIDUALS:
-            raise ValueError(f"pot_residual must be one of {list(POT_RESIDUALS)}, got {pot_residual!r}")
+        check_pot_residual(pot_residual)
         # The shared checks of speeds and tip offsets.
         ActionMapper(table, "aim", min_speed=min_speed, max_speed=max_speed, max_tip_offset=max_tip_offset,
                      max_cut_deg=max_cut_deg)
@@ -303,5 +309,7 @@ def make_action_mapper(table: Table, mode: str, **kwargs) -> ActionMapper | Choi
     if mode not in ACTION_MODES:
         raise ValueError(f"action_mode must be one of {sorted(ACTION_MODES) + list(CHOICE_MODES)}, got {mode!r}")
     kwargs.pop("sigma_deg", None)
-    kwargs.pop("pot_residual", None)
+    # Checked in every mode, so a bad value fails where it is given; the raw and aim modes
+    # turn the stroke whatever it says.
+    check_pot_residual(kwargs.pop("pot_residual", POT_RESIDUALS[0]))
     return ActionMapper(table, mode, **kwargs)

@@ -567,8 +567,20 @@ def test_the_stroke_residual_of_older_models_turns_the_stroke():
     action[0], action[1] = index, 6  # the cut bin one step above 0: +1 degree of stroke
     move = stroke.decode(stroke.validate(action), state, rules)
     assert move.shot.angle_deg == pytest.approx(direction_deg(state.position(0), ghost) + 1.0)
+    for mode in ("choice", "aim"):
+        with pytest.raises(ValueError, match="pot_residual must be one of"):
+            make_action_mapper(TABLE, mode, pot_residual="ghost")
+
+
+def test_variant_yaml_takes_the_pot_residual_and_names_a_bad_value(tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text("id: test/StrokeResidual-v0\ngame: nine_ball\naction_mode: choice_discrete\n"
+                    "pot_residual: stroke\n")
+    assert gym.make(poolgym.register_from_yaml(good)).unwrapped.mapper.pot_residual == "stroke"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: test/BadResidual-v0\ngame: nine_ball\naction_mode: aim\npot_residual: ghost\n")
     with pytest.raises(ValueError, match="pot_residual must be one of"):
-        make_action_mapper(TABLE, "choice", pot_residual="ghost")
+        poolgym.register_from_yaml(bad)
 
 
 def test_model_records_carry_the_pot_residual():
