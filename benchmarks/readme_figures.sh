@@ -7,6 +7,7 @@
 #   quickstart_65k.txt the same config trained for 65536 steps
 #   notebooks.txt      the notebooks' test run, with its wall time
 #   agent_baselines.*  each agent against legal-random and bot:fast, 200 racks (~30 min)
+#   rack_losses.*, stroke_fouls.*  how the shipped agent loses racks and fouls by stroke speed
 #   bot_jump.*         the bot's jumps and kicks from 2000 blocked positions (~10 min)
 #   soak_elevation_*   the soak with a raised cue (a few minutes); speed_elevation.txt the
 #                      simulator beside 5dddd4b, the commit before the elevated cue
@@ -45,7 +46,9 @@ SECONDS=0
 python -m pytest tests/notebooks -q -p no:cacheprovider > "$out/notebooks.txt"
 echo "wall time: ${SECONDS} s" >> "$out/notebooks.txt"
 
-poolgym baselines --agents random,legal-random,fixed,untrained:pretrained:nine_ball,pretrained:nine_ball,bot:weak,bot:fast --opponents legal-random,bot:fast --racks 200 --workers "${WORKERS:-2}" --json "$out/agent_baselines.json" --markdown "$out/agent_baselines.md"
+poolgym baselines --agents random,legal-random,fixed,untrained:pretrained:nine_ball,pretrained:nine_ball,bot:weak,bot:fast,bot:normal --opponents legal-random,bot:fast --racks 200 --workers "${WORKERS:-2}" --json "$out/agent_baselines.json" --markdown "$out/agent_baselines.md"
+python benchmarks/rack_losses.py --agents pretrained:nine_ball,fixed,bot:weak,bot:fast --racks 200 --max-speed 5.5 --json "$out/rack_losses.json" --markdown "$out/rack_losses.md"
+python benchmarks/stroke_fouls.py --agents pretrained:nine_ball,fixed,bot:fast --racks 100 --json "$out/stroke_fouls.json" --markdown "$out/stroke_fouls.md"
 poolgym bench-jump --positions 2000 --budget normal --noise tournament --seed 0 --max-speed 12 --json "$out/bot_jump.json" --markdown "$out/bot_jump.md"
 poolgym soak --shots 25000 --seed 0 --elevation 80 --json "$out/soak_elevation_seed0.json" --no-progress
 poolgym soak --shots 25000 --seed 1 --elevation 80 --json "$out/soak_elevation_seed1.json" --no-progress

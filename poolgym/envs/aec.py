@@ -124,7 +124,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
                  rule_options: dict | None = None, max_turns: int = 500, max_speed: float = 10.0,
                  render_mode: str | None = None, shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH,
                  height: int | None = None, render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
-                 pot_residual: str = "object_ball") -> None:
+                 pot_residual: str = "stroke") -> None:
         super().__init__()
         self._init_render(render_mode, width, height, render_fps)
         self.table = make_table(table)

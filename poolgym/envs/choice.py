@@ -4,14 +4,15 @@ then play it with stroke parameters relative to it.
 Parameters (each in [-1, 1] before binning), after the slot choice:
 
 - ``cut``: the turn off the slot's line, times the slot's range. For a pot, with
-  ``pot_residual="object_ball"`` (the default), the object ball's departure turned up to
-  ``max_cut_deg`` degrees off the ghost-ball line (+1 counter-clockwise), the stroke turned
-  by the geometry's ratio (``poolgym.aiming.stroke_per_object_ball_deg``): what corrects
-  throw, which sends a ghost-ball stroke 0.5-2 degrees off line; with ``"stroke"`` the
-  stroke itself turned up to ``max_cut_deg`` (the mapping of models recorded before the
-  option; one degree of stroke turns the object ball about 15 degrees from a metre away, so
-  only 0 pots). For a safety, from a full hit (0) to a hairline hit on either side (+/-1)
-  (the thickness); for a push out, up to 180 degrees from the line to the ball.
+  ``pot_residual="stroke"`` (the default), the stroke turned up to ``max_cut_deg`` degrees
+  around the ghost-ball line: one degree of stroke turns the object ball about 15 degrees
+  from a metre away, so in practice only 0 pots, and throw (which sends a ghost-ball stroke
+  0.5-2 degrees off line) stays uncorrected. With ``"object_ball"`` the object ball's
+  departure is turned up to ``max_cut_deg`` degrees off the ghost-ball line (+1
+  counter-clockwise), the stroke by the geometry's ratio
+  (``poolgym.aiming.stroke_per_object_ball_deg``), so the residual can take the throw out.
+  For a safety, from a full hit (0) to a hairline hit on either side (+/-1) (the
+  thickness); for a push out, up to 180 degrees from the line to the ball.
 - ``speed`` -> [min_speed, max_speed] m/s linearly; ``side`` and ``vertical`` -> tip
   offsets of +/- ``max_tip_offset`` ball radii.
 - ``place_distance``, ``place_angle``: with the cue ball in hand, where it goes relative to
@@ -55,7 +56,7 @@ from poolgym.table import Table
 
 CHOICE_MODES = ("choice", "choice_discrete")
 # What a pot's ``cut`` residual turns: the object ball's line, or the stroke (module docstring).
-POT_RESIDUALS = ("object_ball", "stroke")
+POT_RESIDUALS = ("stroke", "object_ball")
 PARAMS = ("cut", "speed", "side", "vertical", "place_distance", "place_angle", "decision")
 # Bins of each parameter in choice_discrete; odd counts keep 0 (straight, centre ball,
 # 30 cm straight behind) a bin of its own.
@@ -96,7 +97,7 @@ class ChoiceMapper:
 
     def __init__(self, table: Table, mode: str = "choice", min_speed: float = 0.3, max_speed: float = 10.0,
                  max_tip_offset: float = 0.5, max_cut_deg: float = 5.0, sigma_deg: float = 0.0,
-                 elevation: bool = False, pot_residual: str = "object_ball") -> None:
+                 elevation: bool = False, pot_residual: str = "stroke") -> None:
         if mode not in CHOICE_MODES:
             raise ValueError(f"a choice action mode is one of {list(CHOICE_MODES)}, got {mode!r}")
         check_pot_residual(pot_residual)

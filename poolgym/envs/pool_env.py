@@ -196,8 +196,8 @@ class PoolEnv(RenderMixin, gym.Env):
     ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
     (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
     ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_residual`` (the choice
-    modes: "object_ball", the default, turns a pot's object-ball line by the cut residual,
-    "stroke" the stroke; ``poolgym.envs.choice``), ``elevation`` (the elevated-cue
+    modes: "stroke", the default, turns a pot's stroke by the cut residual, "object_ball"
+    the object ball's line; ``poolgym.envs.choice``), ``elevation`` (the elevated-cue
     component, above; default False),
     ``render_mode`` ("rgb_array", "rgb_array_list" or "human"; see ``poolgym.envs.rendering``:
     "human" draws each step's shots in a window as they roll, "rgb_array_list" returns
@@ -217,10 +217,7 @@ class PoolEnv(RenderMixin, gym.Env):
     - v1: the benchmark protocol: tournament execution noise, racks with random gaps
       (``rack_model="benchmark"``), the breaker drawn per episode, the match score
       observed, ``legal-random`` as the opponent, strokes up to 12 m/s. The physics also
-      changed for every version (spin through cushions and ball contacts). Later, in the
-      choice modes, a pot's cut residual turns the object ball's line
-      (``pot_residual="object_ball"``); models recorded before keep the stroke residual
-      through their record.
+      changed for every version (spin through cushions and ball contacts).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": DEFAULT_RENDER_FPS}
@@ -235,7 +232,7 @@ class PoolEnv(RenderMixin, gym.Env):
                  rack_model: RackModel | str | dict | None = None, observe_match: bool = False,
                  shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH, height: int | None = None,
                  render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
-                 pot_residual: str = "object_ball") -> None:
+                 pot_residual: str = "stroke") -> None:
         self._init_render(render_mode, width, height, render_fps)
         if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")

@@ -102,7 +102,7 @@ class PotBallEnv(RenderMixin, gym.Env):
                  miss_penalty: float = 0.0, shaping: bool = False, render_mode: str | None = None,
                  width: int = DEFAULT_WIDTH, height: int | None = None,
                  render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
-                 pot_residual: str = "object_ball") -> None:
+                 pot_residual: str = "stroke") -> None:
         bounds = (n_balls, n_balls) if isinstance(n_balls, int) else n_balls
         if (not isinstance(bounds, (tuple, list)) or len(bounds) != 2
                 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)

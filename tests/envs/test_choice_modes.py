@@ -547,8 +547,7 @@ def played_error(mapper, state, cut: float, speed: float = 2.0) -> float:
 @pytest.mark.parametrize("cut_deg,distance", [(20.0, 0.8), (-35.0, 1.2), (50.0, 0.4)])
 def test_a_pots_cut_residual_turns_the_object_ball_by_its_degrees(cut_deg, distance):
     state, _, _ = cut_pot(cut_deg, distance)
-    mapper = make_action_mapper(TABLE, "choice", max_cut_deg=5.0)
-    assert mapper.pot_residual == "object_ball"
+    mapper = make_action_mapper(TABLE, "choice", max_cut_deg=5.0, pot_residual="object_ball")
     ghost_line = played_error(mapper, state, 0.0)
     # Throw: the ghost-ball stroke sends the ball off its line, to the side it is cut to.
     assert 0.3 < abs(ghost_line) < 3.0
@@ -558,10 +557,11 @@ def test_a_pots_cut_residual_turns_the_object_ball_by_its_degrees(cut_deg, dista
     assert abs(played_error(mapper, state, -ghost_line / 5.0)) < 0.15
 
 
-def test_the_stroke_residual_of_older_models_turns_the_stroke():
+def test_the_default_stroke_residual_turns_the_stroke():
     state, ghost, _ = cut_pot(30.0)
     rules = get_ruleset("nine_ball", table=TABLE)
-    stroke = make_action_mapper(TABLE, "choice_discrete", max_cut_deg=5.0, pot_residual="stroke")
+    stroke = make_action_mapper(TABLE, "choice_discrete", max_cut_deg=5.0)
+    assert stroke.pot_residual == "stroke"  # the default
     index = next(i for i, s in enumerate(stroke.slots(state, rules)) if s and (s.ball, s.pocket) == (1, "foot_right"))
     action = np.zeros(len(stroke.nvec), dtype=np.int64)
     action[0], action[1] = index, 6  # the cut bin one step above 0: +1 degree of stroke
@@ -584,7 +584,7 @@ def test_variant_yaml_takes_the_pot_residual_and_names_a_bad_value(tmp_path):
 
 
 def test_model_records_carry_the_pot_residual():
-    env = PoolEnv(action_mode="choice_discrete")
+    env = PoolEnv(action_mode="choice_discrete", pot_residual="object_ball")
     record = env_side(env)
     assert record["pot_residual"] == "object_ball"
     assert action_mapper(record, TABLE).pot_residual == "object_ball"
@@ -592,7 +592,7 @@ def test_model_records_carry_the_pot_residual():
     assert action_mapper(older, TABLE).pot_residual == "stroke"
     with pytest.raises(ValueError, match="pot_residual: model 'stroke', env 'object_ball'"):
         check_env_matches(older, env)
-    check_env_matches(older, PoolEnv(action_mode="choice_discrete", pot_residual="stroke"))
+    check_env_matches(older, PoolEnv(action_mode="choice_discrete"))
     # The raw and aim modes turn the stroke, as records of them always did.
     check_env_matches({k: v for k, v in env_side(PoolEnv(action_mode="aim")).items() if k != "pot_residual"},
                       PoolEnv(action_mode="aim"))
