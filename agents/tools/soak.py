@@ -274,8 +274,7 @@ def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
             while not done:
                 if not env.observation_space.contains(obs):
                     note("invalid_observations", "an observation outside the observation space")
-                action = rng.uniform(-1.0, 1.0, env.action_space.shape).astype(np.float32)
-                obs, reward, terminated, truncated, info = env.step(action)
+                obs, reward, terminated, truncated, info = env.step(random_action(env, rng))
                 counts["steps"] += 1
                 if not math.isfinite(reward):
                     note("non_finite", f"reward {reward}")
@@ -299,6 +298,20 @@ def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
         "games_per_s": round(games / elapsed, 2), "shots_per_s": round(counts["shots"] / elapsed, 1),
         "examples": examples,
     }
+
+
+def random_action(env: gym.Env, rng: np.random.Generator) -> np.ndarray:
+    """A random action of ``env``: every component of a ``Box`` uniform in [-1, 1]; in the
+    ``MultiDiscrete`` choice mode, each dimension's index drawn from those its
+    ``action_masks()`` allow (a masked one would only be replaced by the env)."""
+    space = env.action_space
+    if isinstance(space, gym.spaces.MultiDiscrete):
+        masks, start, action = env.unwrapped.action_masks(), 0, []
+        for n in space.nvec:
+            action.append(int(rng.choice(np.flatnonzero(masks[start:start + n]))))
+            start += n
+        return np.array(action, dtype=np.int64)
+    return rng.uniform(-1.0, 1.0, space.shape).astype(np.float32)
 
 
 def _soak_ruleset(name: str, games: int, seed: int) -> dict:

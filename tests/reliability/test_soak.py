@@ -23,6 +23,18 @@ def test_random_games_through_every_game_env_keep_every_invariant():
     assert game_failures(report) == 0
 
 
+def test_game_soak_plays_variants_of_the_discrete_choice_mode():
+    """A registered variant in choice_discrete is soaked with masked random actions."""
+    from poolgym.registration import register_variant
+
+    env_id = register_variant("test/SoakChoiceDiscrete-v0", game="nine_ball", action_mode="choice_discrete",
+                              noise="tournament")
+    report = run_game_soak(games=2, seed=3, env_ids=[env_id], max_steps=40)
+    row = report["envs"][env_id]
+    assert row["examples"] == [] and row["crashes"] == 0 and row["shots"] >= 2
+    assert row["finished"] + row["truncated"] == 2
+
+
 def test_soak_command_with_games_writes_its_report(tmp_path, capsys):
     out = tmp_path / "soak.json"
     assert main(["soak", "--shots", "20", "--games", "1", "--max-steps", "20", "--json", str(out)]) == 0
