@@ -14,15 +14,13 @@ agent); Wilson 95% intervals.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import re
 from collections import Counter
 
-from poolgym.agents.evaluation.baselines import _agent, protocol
-from poolgym.agents.evaluation.evaluate import run_match
+from poolgym.agents.evaluation.baselines import agent_match
 from poolgym.agents.evaluation.policy_eval import wilson_interval
+from poolgym.agents.tools.script_io import agents_parser, write_json, write_text
 from poolgym.envs.actions import ShotMove
 
 
@@ -43,12 +41,8 @@ class SpeedCapped:
 def rack_losses(agent: str, opponent: str, racks: int, seed: int = 0, max_speed: float | None = None,
                 env_id: str = "poolgym/NineBall-v1") -> dict:
     """The losses of ``agent`` (player 0) against ``opponent`` over ``racks`` racks."""
-    played_under = protocol(env_id)
-    rules, noise = played_under.rules, played_under.noise
-    players = [_agent(spec, rules, seed + i, noise, played_under.max_speed) for i, spec in enumerate((agent, opponent))]
-    if max_speed is not None:
-        players[0] = SpeedCapped(players[0], max_speed)
-    match = run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise)
+    wrap = None if max_speed is None else (lambda player: SpeedCapped(player, max_speed))
+    match = agent_match(env_id, agent, opponent, racks, seed, wrap)
     ended_by, before, balls_left = Counter(), Counter(), Counter()
     lone_nine = {"shots": 0, "made": 0}
     wins, fastest = 0, 0.0
@@ -109,28 +103,18 @@ def markdown(results: list[dict]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", default="pretrained:nine_ball,fixed,bot:weak,bot:fast")
-    parser.add_argument("--opponent", default="legal-random")
-    parser.add_argument("--racks", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = agents_parser(__doc__.splitlines()[0], "pretrained:nine_ball,fixed,bot:weak,bot:fast", 200)
     parser.add_argument("--max-speed", type=float, action="append", default=None,
                         help="also play each agent with its strokes clipped to this speed (m/s); repeatable")
-    parser.add_argument("--json")
-    parser.add_argument("--markdown")
     args = parser.parse_args()
     caps = [None] + (args.max_speed or [])
     results = [rack_losses(a, args.opponent, args.racks, args.seed, cap)
                for a in args.agents.split(",") for cap in caps]
     table = markdown(results)
     print(table)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(f"Against {args.opponent}, {args.racks} racks, seed {args.seed} "
-                    f"(benchmarks/rack_losses.py)\n\n" + table)
+    write_json(args.json, results)
+    write_text(args.markdown, f"Against {args.opponent}, {args.racks} racks, seed {args.seed} "
+                              f"(benchmarks/rack_losses.py)\n\n" + table)
 
 
 if __name__ == "__main__":

@@ -11,11 +11,10 @@ intervals.
 
 from __future__ import annotations
 
-import argparse
-import json
 
 from poolgym.agents.evaluation.baselines import agent_match
 from poolgym.agents.evaluation.policy_eval import wilson_interval
+from poolgym.agents.tools.script_io import agents_parser, write_json, write_text
 
 BANDS = ((0.0, 1.5), (1.5, 3.0), (3.0, 5.0), (5.0, 8.0), (8.0, 13.0))
 
@@ -54,23 +53,13 @@ def markdown(results: list[dict]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", default="pretrained:nine_ball,fixed,bot:fast")
-    parser.add_argument("--opponent", default="legal-random")
-    parser.add_argument("--racks", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json")
-    parser.add_argument("--markdown")
-    args = parser.parse_args()
+    args = agents_parser(__doc__.splitlines()[0], "pretrained:nine_ball,fixed,bot:fast", 100).parse_args()
     results = [stroke_fouls(a, args.opponent, args.racks, args.seed) for a in args.agents.split(",")]
     table = markdown(results)
     print(table)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(f"Against {args.opponent}, {args.racks} racks, seed {args.seed} (benchmarks/stroke_fouls.py)\n\n" + table)
+    write_json(args.json, results)
+    write_text(args.markdown, f"Against {args.opponent}, {args.racks} racks, seed {args.seed} "
+                              f"(benchmarks/stroke_fouls.py)\n\n" + table)
 
 
 if __name__ == "__main__":

@@ -98,12 +98,16 @@ def training_run(spec: str) -> dict | None:
     return None
 
 
-def agent_match(env_id: str, agent: str, opponent: str, racks: int, seed: int):
+def agent_match(env_id: str, agent: str, opponent: str, racks: int, seed: int, wrap=None):
     """The ``Match`` of ``racks`` racks of ``agent`` (A) against ``opponent`` (B) under the
-    protocol of ``env_id`` (alternating breaks, the agent breaking the even racks)."""
+    protocol of ``env_id`` (alternating breaks, the agent breaking the even racks).
+    ``wrap``, when given, turns A's agent into the one that plays (a diagnostic's change to
+    its moves)."""
     played_under = protocol(env_id)
     rules, noise = played_under.rules, played_under.noise
     players = [_agent(spec, rules, seed + i, noise, played_under.max_speed) for i, spec in enumerate((agent, opponent))]
+    if wrap is not None:
+        players[0] = wrap(players[0])
     return run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise)
 
 

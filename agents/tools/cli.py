@@ -4,13 +4,13 @@ own module, imported only when that subcommand runs so ``poolgym --help`` stays 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
 import tempfile
 
 from poolgym import __version__
+from poolgym.agents.tools.script_io import write_json, write_text
 from poolgym.table import TABLE_SIZES
 
 # The longest error message ``main`` prints (one line).
@@ -44,7 +44,7 @@ def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         except ValueError as err:
             parser.error(str(err))
         print(speed_compare.format_rows(rows, ["case", "reps"], "shots/s"))
-        _write_json(args.json, rows)
+        write_json(args.json, rows)
         return 0
 
     python = None
@@ -57,7 +57,7 @@ def _bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                   "timing poolgym alone", file=sys.stderr)
     results = bench.run(reps=args.reps, quick=args.quick, pooltool_python=python)
     print(bench.format_report(results))
-    _write_json(args.json, results)
+    write_json(args.json, results)
     return 0
 
 
@@ -87,7 +87,7 @@ def _soak(args: argparse.Namespace) -> int:
         for env_id, reason in games["unavailable"].items():
             print(f"  {env_id}: not played ({reason})")
         failures += soak.game_failures(games)
-    _write_json(args.json, report)
+    write_json(args.json, report)
     return 1 if failures else 0
 
 
@@ -150,7 +150,7 @@ def _bench_envs(args: argparse.Namespace) -> int:
     if not args.no_scaling:
         rows = scale_bench.run(args.env, args.steps, with_ray=not args.no_ray, address=args.address)
         print(scale_bench.format_report(rows))
-    _write_json(args.json, {"per_mode": per_mode, "scaling": rows})
+    write_json(args.json, {"per_mode": per_mode, "scaling": rows})
     return 0
 
 
@@ -249,7 +249,7 @@ def _eval(args: argparse.Namespace) -> int:
                                                           seed=args.seed, noise=noise, play=play,
                                                           progress=progress.callback)
     print(evaluate.format_summary(summary))
-    _write_json(args.json, summary)
+    write_json(args.json, summary)
     if args.csv:
         evaluate.write_csv(match, args.csv)
     return 0
@@ -272,13 +272,13 @@ def _bench_bot(args: argparse.Namespace) -> int:
                  for budget in _names(args.budget) for noise in noises]
         rows = speed_compare.compare("bot", cases, "moves_per_s", args.compare, args.reps)
         print(speed_compare.format_rows(rows, ["budget", "noise", "racks", "seed"], "moves/s"))
-        _write_json(args.json, rows)
+        write_json(args.json, rows)
         return 0
     with Progress("bench-bot", args.racks * len(noises), "racks", enabled=not args.no_progress) as progress:
         report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
                                noises=noises, progress=progress.callback)
     print(bench_bot.format_report(report))
-    _write_json(args.json, report)
+    write_json(args.json, report)
     return 0
 
 
@@ -294,10 +294,8 @@ def _bench_jump(args: argparse.Namespace) -> int:
                                 max_speed=args.max_speed, progress=progress.callback)
     text = bench_jump.format_report(report)
     print(text)
-    _write_json(args.json, report)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text + "\n")
+    write_json(args.json, report)
+    write_text(args.markdown, text + "\n")
     return 0
 
 
@@ -337,7 +335,7 @@ def _check_benchmark(args: argparse.Namespace) -> int:
         low, high = top["interval"]
         print(f"{args.env}, {len(results)} constant {args.check} actions ({what}): best "
               f"{top['rate']:.3f} [{low:.3f}, {high:.3f}] with action {[round(v, 3) for v in top['action']]}")
-    _write_json(args.json, report)
+    write_json(args.json, report)
     return 0
 
 
@@ -357,10 +355,8 @@ def _baselines(args: argparse.Namespace) -> int:
         table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
         text = baselines.format_markdown(table)
     print(text)
-    _write_json(args.json, table)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text + "\n")
+    write_json(args.json, table)
+    write_text(args.markdown, text + "\n")
     return 0
 
 
@@ -509,13 +505,6 @@ def _output_dir(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{text!r}: {existing!r} is a file, not a directory")
     _check_writable_dir(existing, repr(text))
     return text
-
-
-def _write_json(path: str | None, data) -> None:
-    """Write ``data`` to ``path`` as JSON when a path was given (the ``--json`` options)."""
-    if path:
-        with open(path, "w") as f:
-            json.dump(data, f, indent=1)
 
 
 def _names(text: str) -> list[str]:

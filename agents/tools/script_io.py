@@ -1,0 +1,34 @@
+"""Arguments and output files shared by poolgym's commands and the benchmark scripts that
+play agents under a protocol (``benchmarks/stroke_fouls.py``, ``benchmarks/rack_losses.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def write_json(path: str | None, data) -> None:
+    """Write ``data`` to ``path`` as JSON when a path was given (the ``--json`` options)."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1)
+
+
+def write_text(path: str | None, text: str) -> None:
+    """Write ``text`` to ``path`` when a path was given (the ``--markdown`` options)."""
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def agents_parser(description: str, agents: str, racks: int) -> argparse.ArgumentParser:
+    """A parser of the agents to play (``--agents``, comma-separated, default ``agents``),
+    their opponent, the racks each plays (default ``racks``), the seed and the output files."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--agents", default=agents)
+    parser.add_argument("--opponent", default="legal-random")
+    parser.add_argument("--racks", type=int, default=racks)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json")
+    parser.add_argument("--markdown")
+    return parser
