@@ -1,0 +1,91 @@
+"""Files at the boundary: every write is atomic, every read of an outside file is bounded.
+
+Writes go to a temporary file in the destination's own folder and are renamed into place
+with ``os.replace``, so a reader sees the old file or the new one, never half of one; a
+failed write (a full disk, Ctrl-C) removes the temporary file and leaves the previous file
+intact, and raises an ``OSError`` whose message names the destination.
+
+Reads of files that come from elsewhere (YAML, saved games, model records, datasets) take
+regular files only and stop at a size limit while reading, so a special file (``/dev/zero``,
+a FIFO) or a file that grows after a size check cannot exhaust memory or hang the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import IO, Iterator
+
+
+class FileTooLarge(ValueError):
+    """A file passed the size limit of what is read from it."""
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> Iterator[IO]:
+    """Opens a temporary file beside ``path`` for writing (``mode`` "w" or "wb"); when the
+    ``with`` block ends without an exception the file is flushed to disk and renamed to
+    ``path``; otherwise it is removed and ``path`` is left as it was."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_writer mode must be 'w' or 'wb', got {mode!r}")
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, mode, **open_kwargs) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}; "
+                                     "the previous file, if any, is unchanged") from None
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Writes ``data`` to ``path`` atomically (see ``atomic_writer``)."""
+    with atomic_writer(path, "wb") as f:
+        f.write(data)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
+    """Writes ``text`` to ``path`` atomically (see ``atomic_writer``)."""
+    with atomic_writer(path, "w", encoding=encoding, newline="") as f:
+        f.write(text)
+
+
+def read_bounded(path: str | os.PathLike, limit: int, what: str = "the file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    Raises ``FileTooLarge`` (a ``ValueError``) when the file holds more than ``limit`` bytes
+    (found while reading, so a file that grows is stopped too), ``ValueError`` when ``path``
+    is not a regular file (a device, a FIFO, a folder), and ``OSError`` when it cannot be
+    opened. Each message starts with the path and names ``what`` was being read.
+    """
+    path = Path(path)
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path}: cannot read {what}: not a regular file")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise FileTooLarge(f"{path}: cannot read {what}: larger than {limit} bytes, "
+                                   "the most that is read")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
