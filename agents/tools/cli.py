@@ -17,6 +17,8 @@ from poolgym.table import TABLE_SIZES
 MAX_ERROR_CHARS = 500
 # The fastest frame rate ``play`` draws at: beyond it frames only cost memory.
 MAX_FPS = 120.0
+# The exit status of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 
 class UsageError(ValueError):
@@ -104,7 +106,7 @@ def _train(args: argparse.Namespace) -> int:
               f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
               f"mean episode return {last.get('episode_return_mean')}; summary in {out}")
         return 0
-    from poolgym.agents.training.train import final_evaluation_count, format_final, train
+    from poolgym.agents.training.train import TrainingInterrupted, final_evaluation_count, format_final, train
     from poolgym.agents.training.train_config import load_config
 
     from poolgym.agents.tools.progress import Progress
@@ -112,10 +114,20 @@ def _train(args: argparse.Namespace) -> int:
     config = load_config(args.config, trusted=args.allow_code)
     final = Progress("final evaluation", final_evaluation_count(config), "evaluations",
                      enabled=not args.no_progress)
-    with final:
-        summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
-                        progress_bar=not args.no_progress, final_progress=final.advance,
-                        resume=args.resume)
+    try:
+        with final:
+            summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
+                            progress_bar=not args.no_progress, final_progress=final.advance,
+                            resume=args.resume, replace=args.replace)
+    except TrainingInterrupted as stop:
+        out = os.path.dirname(stop.summary["model"])
+        print(f"\npoolgym train: interrupted after {stop.summary['steps']} steps; saved {stop.summary['model']} "
+              f"and {os.path.join(out, 'summary.json')} (continue with --resume {stop.summary['model']} "
+              f"--out {out})", file=sys.stderr)
+        return INTERRUPTED
+    except KeyboardInterrupt:
+        print("\npoolgym train: interrupted before training began; nothing saved", file=sys.stderr)
+        return INTERRUPTED
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")
     print(format_final(summary))
@@ -584,6 +596,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="go on from a model (or checkpoint) of a run of this config: its weights, "
                             "step count and return statistics; --steps more steps (a model file is code: "
                             "only files you trust)")
+    train.add_argument("--replace", action="store_true",
+                       help="replace the run already in --out (refused without this flag, unless "
+                            "--resume OUT/model.zip continues it)")
     train.add_argument("--no-progress", action="store_true",
                        help="no progress bar (training) or line (final evaluation) on stderr")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),

@@ -103,7 +103,9 @@ def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None
         cfg = dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, final_episodes=episodes))
     print(f"training {cfg.algorithm} on {cfg.env_id} ({steps or cfg.total_steps} steps) into {out} ...")
     with Progress("final evaluation", final_evaluation_count(cfg), "evaluations", enabled=progress_bar) as final:
-        summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar, final_progress=final.advance)
+        # The quickstart's folder is its own demo run: a second quickstart replaces the first.
+        summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar, final_progress=final.advance,
+                        replace=True)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s "
           f"({summary['steps_per_s']:.0f} steps/s)\n")
     print(format_final(summary))

@@ -54,8 +54,10 @@ def statistics(normalized) -> dict:
             "var": float(np.asarray(rms.var)), "count": float(rms.count)}
 
 
-def write(path: str, normalized) -> None:
-    """Add the statistics of ``normalized`` to the saved model's zip at ``path``."""
+def write(path, normalized) -> None:
+    """Add the statistics of ``normalized`` to the saved model's zip at ``path`` (a path or a
+    seekable binary file: ``train.save_with_env`` builds the zip in memory, then writes it
+    atomically)."""
     with zipfile.ZipFile(path, "a") as archive:
         if RETURN_NORM in archive.namelist():
             raise ValueError(f"{path} already holds {RETURN_NORM}")

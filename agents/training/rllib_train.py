@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from poolgym.agents.training.train_config import REQUIRED, check_section, check_untrusted
+from poolgym.files import atomic_write_text
 from poolgym.yaml_files import load_yaml_file
 
 RLLIB_ENV_NAME = "poolgym"
@@ -126,7 +127,7 @@ def train_rllib(config: str | Path | dict[str, Any], out_dir: str | Path, addres
                "seconds": round(elapsed, 1), "history": history,
                "env_steps_per_s": round(history[-1]["env_steps"] / elapsed, 1) if history else 0.0,
                "checkpoint": str(checkpoint)}
-    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
     return summary
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from pathlib import Path
 
+from poolgym.agents.training.run_folder import MAX_SUMMARY_BYTES
 from poolgym.envs.sb3_models import read_env_record
+from poolgym.files import atomic_write_bytes, atomic_write_text, read_bounded
 
 #: Steps per row of the compact training log (the monitor files are too large to ship).
 LOG_EVERY_STEPS = 10_000
@@ -49,18 +50,19 @@ def ship_run(run_dir: str | Path, dest: str | Path, game: str, description: str)
     record = read_env_record(str(run / "model.zip"))
     if record is None:
         raise ValueError(f"{run / 'model.zip'} carries no env record")
-    summary = json.loads((run / "summary.json").read_text())
+    summary = json.loads(read_bounded(run / "summary.json", MAX_SUMMARY_BYTES, "a run's summary"))
     dest.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(run / "model.zip", dest / "model.zip")
+    # Each file copied whole, then renamed into place: a shipped agent is never half copied.
+    atomic_write_bytes(dest / "model.zip", (run / "model.zip").read_bytes())
     for name in ("curve.json", "curve.png"):
         if (run / name).is_file():
-            shutil.copyfile(run / name, dest / name)
-    (dest / "summary.json").write_text(json.dumps(summary, indent=1))
-    (dest / "config.json").write_text(json.dumps(summary["config"], indent=1))
-    (dest / "training_log.json").write_text(json.dumps(training_log(run / "monitor"), indent=0))
+            atomic_write_bytes(dest / name, (run / name).read_bytes())
+    atomic_write_text(dest / "summary.json", json.dumps(summary, indent=1))
+    atomic_write_text(dest / "config.json", json.dumps(summary["config"], indent=1))
+    atomic_write_text(dest / "training_log.json", json.dumps(training_log(run / "monitor"), indent=0))
     card = {"game": game, "env_id": record["env_id"], "algorithm": record["algorithm"],
             "action_mode": record["action_mode"], "seed": summary["config"]["seed"],
             "steps": summary["steps"], "train_time_s": summary["train_time_s"],
             "config_source": Path(summary["config_source"]).name, "description": description}
-    (dest / "card.json").write_text(json.dumps(card, indent=1))
+    atomic_write_text(dest / "card.json", json.dumps(card, indent=1))
     return card

@@ -17,7 +17,16 @@ directory::
                            (``poolgym.agents.training.train_curves``)
       league/              with ``self_play``: the snapshots the league draws from
                            (``poolgym.agents.training.self_play``)
-      summary.json         config, steps, time, evaluation history, final scores
+      summary.json         config, steps, time, evaluation history, final scores, and
+                           ``segments``: the steps and time of each run into the folder
+      .lock                the pid of the run using the folder (while it runs)
+
+Every file is written to a temporary file and renamed into place (``poolgym.files``), so a
+full disk or a Ctrl-C never leaves a truncated model or checkpoint under a valid name. The
+folder is guarded (``poolgym.agents.training.run_folder``): one run at a time, a folder
+that holds a run is refused unless the run is continued (``resume=<out>/model.zip``,
+appending) or ``replace=True``. Ctrl-C saves ``model.zip`` and ``summary.json`` of what was
+trained (``"interrupted": true``, no final evaluation) and raises ``TrainingInterrupted``.
 
 With ``normalize_reward`` the rewards are scaled by the running spread of the return
 (``poolgym.agents.training.return_norm``), whose statistics are saved inside every model zip written here;
@@ -35,7 +44,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import io
 import json
+import signal
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -43,30 +54,52 @@ from typing import Any, Callable
 import gymnasium as gym
 
 import poolgym  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
-from poolgym.agents.training import return_norm
+from poolgym.agents.training import return_norm, run_folder
 from poolgym.agents.evaluation.evaluate import REFERENCE_AGENTS
 from poolgym.agents.evaluation.policy_eval import evaluate, resolve_opponent
-from poolgym.agents.training.train_config import Stage, TrainConfig, load_config
+from poolgym.agents.training.train_config import Stage, TrainConfig, check_seed, load_config
 from poolgym.envs.sb3_models import algorithm_class, env_record, load_model as load_sb3_model, write_env_record
+from poolgym.files import atomic_write_bytes, atomic_write_text, read_bounded
 
 # Evaluation racks are seeded apart from the training envs' seeds.
 EVAL_SEED_OFFSET = 1_000_000
 
 
-def make_env(env_id: str, observe=None, league: dict | None = None, **kwargs) -> gym.Env:
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``train``; ``summary`` is what was saved (``model.zip`` and
+    ``summary.json`` of the steps trained, ``"interrupted": true``)."""
+
+    def __init__(self, summary: dict) -> None:
+        super().__init__(f"interrupted after {summary['steps']} steps")
+        self.summary = summary
+
+
+def make_env(env_id: str | gym.envs.registration.EnvSpec, observe=None, league: dict | None = None,
+             **kwargs) -> gym.Env:
     """``gymnasium.make`` at module level, so SubprocVecEnv workers can unpickle it; with
     ``observe`` (an observation space) adapted to it (``poolgym.agents.training.curriculum.adapt``), with
-    ``league`` (``LeagueOpponents`` arguments) playing a self-play league."""
+    ``league`` (``LeagueOpponents`` arguments) playing a self-play league. ``env_id`` may be
+    the id's spec, which makes the env in a worker where the id is not registered."""
     env = gym.make(env_id, **kwargs)
     if observe is not None:
         from poolgym.agents.training.curriculum import adapt
 
-        env = adapt(env, observe, env_id)
+        env = adapt(env, observe, env_id if isinstance(env_id, str) else env_id.id)
     if league is not None:
         from poolgym.agents.training.self_play import LeagueOpponents
 
         env = LeagueOpponents(env, **league)
     return env
+
+
+def make_worker_env(spec: gym.envs.registration.EnvSpec, observe=None, league: dict | None = None,
+                    **kwargs) -> gym.Env:
+    """``make_env`` in a SubprocVecEnv worker: from the id's spec (a variant registered at
+    run time in the parent is not registered in a fresh worker), ignoring SIGINT, so that
+    Ctrl-C reaches only the parent, which saves the model and closes the workers (a worker
+    that took it would end and leave the parent a broken pipe)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return make_env(spec, observe, league, **kwargs)
 
 
 def _env_kwargs(cfg: TrainConfig | Stage, opponent: str | None = None) -> dict:
@@ -79,13 +112,17 @@ def _env_kwargs(cfg: TrainConfig | Stage, opponent: str | None = None) -> dict:
 
 def save_with_env(model, path: Path, record: dict) -> None:
     """Save ``model`` at ``path`` with the record of the env it was trained on and, when
-    its env normalises returns, their statistics (``poolgym.agents.training.return_norm``)."""
-    model.save(path)
+    its env normalises returns, their statistics (``poolgym.agents.training.return_norm``).
+    The zip is built in memory and written atomically: a failed write leaves the previous
+    file at ``path`` intact, never a truncated zip."""
     path = str(path) if str(path).endswith(".zip") else f"{path}.zip"
-    write_env_record(path, record)
+    buffer = io.BytesIO()
+    model.save(buffer)
+    write_env_record(buffer, record)
     normalized = return_norm.find(model.get_env())
     if normalized is not None:
-        return_norm.write(path, normalized)
+        return_norm.write(buffer, normalized)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def training_env_record(cfg: TrainConfig) -> dict:
@@ -111,9 +148,20 @@ def _next_multiple(count: int, every: int) -> int:
     return (count // every + 1) * every
 
 
-def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: dict):
+def _best_key(history: list[dict]) -> tuple | None:
+    """The best (success rate, mean reward) of the evaluations in ``history``: at each step
+    count, its first matchup's (the one ``best_model.zip`` is chosen by)."""
+    firsts: dict[int, dict] = {}
+    for row in history:
+        firsts.setdefault(row["timesteps"], row)
+    return max(((r["success_rate"], r["mean_reward"]) for r in firsts.values()), default=None)
+
+
+def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: dict,
+                            history: list[dict] | None = None):
     """An SB3 callback that evaluates every ``cfg.eval.every_steps`` steps, logs to
-    tensorboard and keeps the best model; its ``history`` is the list of results."""
+    tensorboard and keeps the best model; its ``history`` is the list of results, starting
+    with ``history`` (a continued run's), whose best score ``best_model.zip`` must beat."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from poolgym.envs.opponents import SB3Policy
@@ -121,9 +169,9 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
     class PeriodicEval(BaseCallback):
         def __init__(self) -> None:
             super().__init__()
-            self.history: list[dict] = []
+            self.history: list[dict] = list(history or [])
             self.next_at = cfg.eval.every_steps
-            self.best = None
+            self.best = _best_key(self.history)
 
         def _on_training_start(self) -> None:
             self.next_at = _next_multiple(self.num_timesteps, cfg.eval.every_steps)
@@ -206,10 +254,12 @@ def with_budget(cfg: TrainConfig, steps: int) -> TrainConfig:
     return dataclasses.replace(cfg, total_steps=steps, stages=stages)
 
 
-def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed: dict | None):
+def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed: dict | None,
+             append: bool = False):
     """The vectorized env of one stage: ``stage``'s env (adapted to observe ``observe``), in
     a self-play league when configured, with return normalisation when configured
-    (starting from ``resumed`` statistics)."""
+    (starting from ``resumed`` statistics); with ``append`` its monitor CSVs go on from the
+    ones in ``out`` (a continued run)."""
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
@@ -218,23 +268,28 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
         sp = cfg.self_play
         league = {"ladder": sp.ladder, "league_size": sp.league_size, "ladder_share": sp.ladder_share}
     monitor = out / "monitor" / (f"stage{k}" if len(cfg.stage_list()) > 1 else "")
-    vec_env = make_vec_env(functools.partial(make_env, stage.env_id, observe, league), n_envs=cfg.n_envs,
-                           seed=cfg.seed + 10_000 * k, env_kwargs=_env_kwargs(stage), monitor_dir=str(monitor),
+    if cfg.n_envs > 1:
+        make = functools.partial(make_worker_env, gym.spec(stage.env_id), observe, league)
+    else:
+        make = functools.partial(make_env, stage.env_id, observe, league)
+    vec_env = make_vec_env(make, n_envs=cfg.n_envs, seed=cfg.seed + 10_000 * k, env_kwargs=_env_kwargs(stage),
+                           monitor_dir=str(monitor), monitor_kwargs={"override_existing": not append},
                            vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv)
     if cfg.normalize_reward:
         vec_env = return_norm.wrap(vec_env, float(cfg.hyperparameters.get("gamma", 0.99)), resumed)
     return vec_env
 
 
-def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -> tuple[list, Any]:
-    """The callbacks of a run: periodic evaluations, checkpoints, curve points, league
-    snapshots. Returns (callbacks, the periodic evaluator or None)."""
+def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve,
+               history: list[dict] | None = None) -> tuple[list, Any]:
+    """The callbacks of a run: periodic evaluations (going on from ``history``), checkpoints,
+    curve points, league snapshots. Returns (callbacks, the periodic evaluator or None)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     callbacks: list = []
     evaluator = None
     if cfg.eval.every_steps > 0:
-        evaluator = _periodic_eval_callback(cfg, out, start, record)
+        evaluator = _periodic_eval_callback(cfg, out, start, record, history)
         callbacks.append(evaluator)
 
     class Every(BaseCallback):
@@ -286,7 +341,8 @@ def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
 def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = None,
           steps: int | None = None, seed: int | None = None, device: str = "cpu",
           progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1,
-          resume: str | Path | None = None, final_progress: Callable[[], None] | None = None) -> dict:
+          resume: str | Path | None = None, replace: bool = False,
+          final_progress: Callable[[], None] | None = None) -> dict:
     """Train the agent a config describes and return the run's summary (also written to
     ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads: small MLP
@@ -294,78 +350,146 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     training ten times slower. ``resume`` (a model zip written by a run of this config)
     starts from its weights, step count and return statistics (the "untrained" reference
     is then the resumed network); only load files you trust (the file is unpickled in
-    full, optimiser state included). ``final_progress`` goes to ``final_evaluation``."""
+    full, optimiser state included). ``resume=<out>/model.zip`` continues the run in
+    ``out``; any other run into a folder that holds one is refused unless ``replace``
+    (``poolgym.agents.training.run_folder``). Ctrl-C saves the model and summary of what
+    was trained and raises ``TrainingInterrupted``. ``final_progress`` goes to
+    ``final_evaluation``.
+
+    Every check of the config, the env arguments and the resumed model comes before the
+    run folder is made or touched."""
     import torch
 
-    from poolgym.envs.opponents import SB3Policy
-
     cfg = load_config(config)
-    torch.set_num_threads(torch_threads)
     if steps is not None:
         cfg = with_budget(cfg, steps)
     if seed is not None:
-        cfg = dataclasses.replace(cfg, seed=int(seed))
+        cfg = dataclasses.replace(cfg, seed=check_seed(seed, "seed", "the seed given to train"))
     name = Path(cfg.source).stem if cfg.source != "<dict>" else "train"
     out = Path(out) if out is not None else Path("runs") / name
-    out.mkdir(parents=True, exist_ok=True)
-
-    record = training_env_record(cfg)
-    observe = _final_observation_space(cfg)
+    try:
+        record = training_env_record(cfg)
+        observe = _final_observation_space(cfg)
+    except (ValueError, TypeError) as exc:  # the env's own checks of its arguments
+        raise ValueError(f"{cfg.source}: key 'env': {exc}") from None
+    if cfg.n_envs > 1:
+        _check_workers_can_make(cfg)
     algorithm = algorithm_class(cfg.algorithm)
     resumed = None
     if resume is not None:
         _check_resumable(str(resume), record)
         resumed = return_norm.read(str(resume))
+    torch.set_num_threads(torch_threads)
+    with run_folder.locked(out):
+        previous = run_folder.prepare(out, resume, replace)
+        return _run(cfg, out, record, observe, algorithm, resume, resumed, previous, device=device,
+                    progress_bar=progress_bar, verbose=verbose, final_progress=final_progress)
+
+
+def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, resumed: dict | None,
+         previous: dict | None, *, device: str, progress_bar: bool, verbose: int,
+         final_progress: Callable[[], None] | None) -> dict:
+    """The training of ``train`` in its locked, prepared run folder; ``previous`` is the
+    summary of the run being continued there (None for a new run)."""
+    from poolgym.envs.opponents import SB3Policy
+
+    appending = previous is not None
     model = untrained = evaluator = curve = None
     start = time.perf_counter()
-    for k, stage in enumerate(cfg.stage_list()):
-        vec_env = _vec_env(cfg, stage, k, out, observe, resumed if k == 0 else None)
-        try:
-            if model is None:
-                if resume is not None:
-                    # The config's hyperparameters, not the saved ones: a run goes on as its
-                    # config says (a network of other ``policy_kwargs`` is refused by SB3).
-                    model = algorithm.load(str(resume), env=vec_env, device=device,
-                                           tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
+    start_steps = 0
+    train_time = None
+
+    def summarize(final, curve_final, interrupted: bool) -> dict:
+        trained_time = train_time if train_time is not None else time.perf_counter() - start
+        trained = int(model.num_timesteps) - start_steps
+        segment = {"steps_from": start_steps, "steps_to": int(model.num_timesteps),
+                   "train_time_s": round(trained_time, 2),
+                   "resumed_from": None if resume is None else str(resume), "interrupted": interrupted}
+        summary = {
+            "config": cfg.to_dict(),
+            "config_source": cfg.source,
+            "device": str(model.device),
+            "steps": int(model.num_timesteps),
+            "train_time_s": round(trained_time, 2),
+            "steps_per_s": round(trained / max(trained_time, 1e-9), 1),
+            "eval_history": evaluator.history if evaluator is not None else
+            list((previous or {}).get("eval_history", [])),
+            "final": final,
+            "curve_final": curve_final,
+            "model": str(out / "model.zip"),
+            "monitor_dir": str(out / "monitor"),
+            "segments": list((previous or {}).get("segments", [])) + [segment],
+            "interrupted": interrupted,
+        }
+        atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+        return summary
+
+    try:
+        for k, stage in enumerate(cfg.stage_list()):
+            vec_env = _vec_env(cfg, stage, k, out, observe, resumed if k == 0 else None, append=appending)
+            try:
+                if model is None:
+                    if resume is not None:
+                        # The config's hyperparameters, not the saved ones: a run goes on as its
+                        # config says (a network of other ``policy_kwargs`` is refused by SB3).
+                        model = algorithm.load(str(resume), env=vec_env, device=device,
+                                               tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
+                    else:
+                        model = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, verbose=verbose,
+                                          tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
+                    start_steps = int(model.num_timesteps)
+                    # The starting policy, frozen: scored beside the trained one at the end.
+                    untrained = copy.deepcopy(model.policy)
+                    if cfg.curve is not None:
+                        from poolgym.agents.training.train_curves import Curve
+
+                        curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET,
+                                      previous=_previous_curve(out) if appending else None)
+                        curve.point(model, model.num_timesteps)
+                    callbacks, evaluator = _callbacks(cfg, out, start, record, curve,
+                                                      (previous or {}).get("eval_history"))
                 else:
-                    model = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, verbose=verbose,
-                                      tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
-                # The starting policy, frozen: scored beside the trained one at the end.
-                untrained = copy.deepcopy(model.policy)
-                if cfg.curve is not None:
-                    from poolgym.agents.training.train_curves import Curve
+                    model.set_env(vec_env)
+                model.learn(total_timesteps=stage.steps, callback=callbacks, progress_bar=progress_bar,
+                            tb_log_name=cfg.algorithm, reset_num_timesteps=k == 0 and resume is None)
+                if k == len(cfg.stage_list()) - 1:
+                    train_time = time.perf_counter() - start
+                    save_with_env(model, out / "model.zip", record)
+            finally:
+                vec_env.close()
+        final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                                 progress=final_progress)
+        curve_final = curve.final(model, model.num_timesteps) if curve is not None else None
+    except KeyboardInterrupt:
+        if model is None:  # nothing trained yet: nothing to save
+            raise
+        save_with_env(model, out / "model.zip", record)
+        raise TrainingInterrupted(summarize(None, None, interrupted=True)) from None
+    return summarize(final, curve_final, interrupted=False)
 
-                    curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET)
-                    curve.point(model, model.num_timesteps)
-                callbacks, evaluator = _callbacks(cfg, out, start, record, curve)
-            else:
-                model.set_env(vec_env)
-            model.learn(total_timesteps=stage.steps, callback=callbacks, progress_bar=progress_bar,
-                        tb_log_name=cfg.algorithm, reset_num_timesteps=k == 0 and resume is None)
-            if k == len(cfg.stage_list()) - 1:
-                train_time = time.perf_counter() - start
-                save_with_env(model, out / "model.zip", record)
-        finally:
-            vec_env.close()
-    final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
-                             progress=final_progress)
-    curve_final = curve.final(model, model.num_timesteps) if curve is not None else None
 
-    summary = {
-        "config": cfg.to_dict(),
-        "config_source": cfg.source,
-        "device": str(model.device),
-        "steps": int(model.num_timesteps),
-        "train_time_s": round(train_time, 2),
-        "steps_per_s": round(model.num_timesteps / max(train_time, 1e-9), 1),
-        "eval_history": evaluator.history if evaluator is not None else [],
-        "final": final,
-        "curve_final": curve_final,
-        "model": str(out / "model.zip"),
-        "monitor_dir": str(out / "monitor"),
-    }
-    (out / "summary.json").write_text(json.dumps(summary, indent=1))
-    return summary
+def _previous_curve(out: Path) -> dict | None:
+    """The curve a continued run left in ``out`` (None when it wrote none)."""
+    from poolgym.agents.training.train_curves import CURVE_JSON
+
+    path = out / CURVE_JSON
+    if not path.is_file():
+        return None
+    return json.loads(read_bounded(path, run_folder.MAX_SUMMARY_BYTES, "a run's curve"))
+
+
+def _check_workers_can_make(cfg: TrainConfig) -> None:
+    """``ValueError`` naming ``n_envs`` when an env spec of the run cannot be sent to a
+    SubprocVecEnv worker (the workers make their envs from the specs)."""
+    import cloudpickle
+
+    for stage in cfg.stage_list():
+        try:
+            cloudpickle.dumps(gym.spec(stage.env_id))
+        except Exception as exc:  # noqa: BLE001 (any pickling failure means the same)
+            raise ValueError(f"{cfg.source}: key 'n_envs' is {cfg.n_envs}, but the registration of "
+                             f"{stage.env_id} cannot be sent to a worker process ({type(exc).__name__}: "
+                             f"{exc}); use n_envs: 1") from None
 
 
 def _check_resumable(path: str, record: dict) -> None:

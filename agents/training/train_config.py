@@ -42,8 +42,11 @@ With ``stages`` the stage budgets must add up to ``total_steps``; ``stages`` and
 ``self_play`` do not go together. ``MaskablePPO`` needs ``action_mode: choice_discrete`` in
 every env it trains on.
 
-Every mistake (unknown key, wrong type, missing field, unknown hyperparameter) is a
-``ValueError`` that names the key and the file.
+Every mistake (unknown key, wrong type, missing field, unknown hyperparameter or env
+keyword argument, a value out of its range: ``seed`` in 0..``MAX_SEED``, ``n_steps``,
+``batch_size``, ``learning_rate``, ``net_arch`` widths and their kin in
+``_HYPERPARAMETER_RANGES``) is a ``ValueError`` that names the file, the key and the
+allowed range, raised before a run folder is made.
 
 Trust: a config is data unless loaded with ``trusted=True`` (``poolgym train --allow-code``).
 Untrusted, ``env.id`` must be a registered id (optionally ``poolgym:<id>``) and the
@@ -54,6 +57,7 @@ opponents and baseline built-in names (``random``, ``solo``): an import path the
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +68,38 @@ from poolgym.yaml_files import load_yaml_file
 ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO")
 MASKED_ALGORITHMS = ("MaskablePPO",)
 REQUIRED = object()  # marks a key with no default
+# The largest seed: numpy's legacy seeding (which SB3 uses) takes seeds below 2**32, and the
+# run adds offsets to it (10,000 per curriculum stage, 1,000,000 for the evaluation racks).
+MAX_SEED = 2**31 - 1
+
+# Ranges of the hyperparameters the algorithms share, checked before anything is built (SB3
+# would fail on them with an assertion or a torch error deep inside the first update):
+# key -> (integer?, low, low included?, high, high included?); None: no bound on that side.
+_HYPERPARAMETER_RANGES: dict[str, tuple[bool, float | None, bool, float | None, bool]] = {
+    "learning_rate": (False, 0.0, False, None, False),
+    "n_steps": (True, 1, True, None, False),
+    "batch_size": (True, 2, True, None, False),  # SB3 normalises advantages over a batch
+    "n_epochs": (True, 1, True, None, False),
+    "gamma": (False, 0.0, True, 1.0, True),
+    "gae_lambda": (False, 0.0, True, 1.0, True),
+    "clip_range": (False, 0.0, False, None, False),
+    "clip_range_vf": (False, 0.0, False, None, False),
+    "vf_coef": (False, 0.0, True, None, False),
+    "max_grad_norm": (False, 0.0, False, None, False),
+    "target_kl": (False, 0.0, False, None, False),
+    "buffer_size": (True, 1, True, None, False),
+    "learning_starts": (True, 0, True, None, False),
+    "tau": (False, 0.0, False, 1.0, True),
+    "policy_delay": (True, 1, True, None, False),
+    "target_policy_noise": (False, 0.0, True, None, False),
+    "target_noise_clip": (False, 0.0, True, None, False),
+    "sde_sample_freq": (True, -1, True, None, False),
+    "stats_window_size": (True, 1, True, None, False),
+}
+# Hyperparameters that may also be None (SB3's "off").
+_NONE_ALLOWED = {"clip_range_vf", "target_kl"}
+# Flags among the hyperparameters.
+_FLAGS = {"use_sde", "normalize_advantage", "optimize_memory_usage", "use_sde_at_warmup"}
 
 # key -> (accepted types, default or REQUIRED); nested sections have their own tables.
 _TOP: dict[str, tuple[tuple[type, ...], Any]] = {
@@ -271,6 +307,121 @@ def _at_least(value: int, low: int, name: str, source: str) -> None:
         raise ValueError(f"{source}: key {name!r} must be at least {low}, got {value}")
 
 
+def _range_text(integer: bool, low, low_in: bool, high, high_in: bool) -> str:
+    """How a range reads in an error message: "an integer >= 1", "a number in (0, 1]"."""
+    kind = "an integer" if integer else "a number"
+    bound = lambda x: str(x) if isinstance(x, int) else f"{x:g}"  # noqa: E731 (integers in full)
+    if high is None:
+        return kind if low == -math.inf else f"{kind} {'>=' if low_in else '>'} {bound(low)}"
+    return f"{kind} in {'[' if low_in else '('}{bound(low)}, {bound(high)}{']' if high_in else ')'}"
+
+
+def _check_number(value: Any, name: str, source: str, integer: bool, low, low_in: bool,
+                  high=None, high_in: bool = False) -> None:
+    """``ValueError`` naming ``source``, the key ``name`` and the range unless ``value`` is
+    a (finite) number in it."""
+    allowed = _range_text(integer, low, low_in, high, high_in)
+    kind_ok = (not isinstance(value, bool) and
+               (isinstance(value, int) if integer else isinstance(value, (int, float))))
+    ok = kind_ok and math.isfinite(value) and (value >= low if low_in else value > low) and (
+        high is None or (value <= high if high_in else value < high))
+    if not ok:
+        raise ValueError(f"{source}: key {name!r} must be {allowed}, got {type(value).__name__} {quote(value)}")
+
+
+def check_seed(value: Any, name: str, source: str) -> int:
+    """``value`` as a run's seed (an integer in 0..``MAX_SEED``), or a ``ValueError`` naming
+    ``source`` and the key ``name``."""
+    _check_number(value, name, source, True, 0, True, MAX_SEED, True)
+    return int(value)
+
+
+def _check_net_arch(value: Any, name: str, source: str) -> None:
+    """A network shape: a list of layer widths (each an integer >= 1), or a mapping of
+    networks (``pi``, ``vf``, ``qf``) to such lists."""
+    if isinstance(value, dict):
+        for key, widths in value.items():
+            if key not in ("pi", "vf", "qf"):
+                raise ValueError(f"{source}: key '{name}.{key}' is not a network; net_arch maps "
+                                 "'pi', 'vf' or 'qf' to a list of layer widths")
+            _check_net_arch(widths, f"{name}.{key}", source)
+        return
+    if not isinstance(value, list):
+        raise ValueError(f"{source}: key {name!r} must be a list of layer widths (integers >= 1) "
+                         f"or a mapping of 'pi'/'vf'/'qf' to such lists, got {type(value).__name__} {quote(value)}")
+    for i, width in enumerate(value):
+        _check_number(width, f"{name}[{i}]", source, True, 1, True)
+
+
+def _check_policy_kwargs(value: Any, source: str) -> None:
+    """The policy keyword arguments a YAML file can give: ``net_arch``, ``log_std_init``,
+    ``ortho_init`` checked; others are SB3's to judge."""
+    name = "hyperparameters.policy_kwargs"
+    if not isinstance(value, dict):
+        raise ValueError(f"{source}: key {name!r} must be a mapping, got {type(value).__name__} {quote(value)}")
+    if "net_arch" in value:
+        _check_net_arch(value["net_arch"], f"{name}.net_arch", source)
+    if "log_std_init" in value:
+        _check_number(value["log_std_init"], f"{name}.log_std_init", source, False, -math.inf, False)
+    if "ortho_init" in value and not isinstance(value["ortho_init"], bool):
+        raise ValueError(f"{source}: key '{name}.ortho_init' must be true or false, got {quote(value['ortho_init'])}")
+
+
+def _check_hyperparameter_values(algorithm: str, hyperparameters: dict, n_envs: int, source: str) -> None:
+    """Each hyperparameter of a known kind within its range (``_HYPERPARAMETER_RANGES``)."""
+    for key, value in hyperparameters.items():
+        name = f"hyperparameters.{key}"
+        if key in _NONE_ALLOWED and value is None:
+            continue
+        if key in _HYPERPARAMETER_RANGES:
+            _check_number(value, name, source, *_HYPERPARAMETER_RANGES[key])
+        elif key in _FLAGS and not isinstance(value, bool):
+            raise ValueError(f"{source}: key {name!r} must be true or false, got {quote(value)}")
+        elif key == "policy_kwargs":
+            _check_policy_kwargs(value, source)
+        elif key == "ent_coef":
+            # SAC learns the coefficient with "auto" (or "auto_<initial value>").
+            if not (algorithm == "SAC" and isinstance(value, str) and value.startswith("auto")):
+                _check_number(value, name, source, False, 0.0, True)
+        elif key == "train_freq":
+            if isinstance(value, list) and len(value) == 2 and value[1] in ("step", "episode"):
+                _check_number(value[0], f"{name}[0]", source, True, 1, True)
+            elif not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{source}: key {name!r} must be an integer >= 1 or [n, 'step' or "
+                                 f"'episode'], got {quote(value)}")
+        elif key == "gradient_steps":
+            if value != -1:  # SB3: -1 is as many gradient steps as environment steps
+                _check_number(value, name, source, True, 1, True)
+    n_steps = hyperparameters.get("n_steps")
+    if n_steps is not None and n_steps * n_envs < 2:
+        raise ValueError(f"{source}: key 'hyperparameters.n_steps' times key 'n_envs' must be at least 2 "
+                         f"(an advantage needs two steps), got {n_steps} x {n_envs}")
+
+
+def _check_env_kwargs(env_id: str, kwargs: dict, name: str, source: str) -> None:
+    """Each keyword argument named by ``kwargs`` is one that ``gymnasium.make(env_id, ...)``
+    or the env's constructor takes (when the id is registered and its constructor names
+    them); the values are the env's to check when it is made."""
+    import gymnasium
+    from gymnasium.envs.registration import load_env_creator
+
+    spec = gymnasium.registry.get(env_id.removeprefix("poolgym:"))
+    if spec is None or spec.entry_point is None:
+        return
+    creator = load_env_creator(spec.entry_point) if isinstance(spec.entry_point, str) else spec.entry_point
+    try:
+        parameters = inspect.signature(creator).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: nothing to compare with
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    accepted = set(parameters) | set(inspect.signature(gymnasium.make).parameters) - {"id", "kwargs"}
+    for key in kwargs:
+        if key not in accepted:
+            raise ValueError(f"{source}: unknown key '{name}.{key}' for {env_id}; it takes "
+                             f"{sorted(accepted - {'opponent', 'reward_weights'})}")
+
+
 def _check_hyperparameters(algorithm: str, hyperparameters: dict, source: str) -> None:
     """Names the first hyperparameter the algorithm's constructor does not take."""
     from poolgym.envs.sb3_models import algorithm_class
@@ -329,6 +480,7 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     if top["algorithm"] not in ALGORITHMS:
         raise ValueError(f"{source}: key 'algorithm' must be one of {list(ALGORITHMS)}, got {top['algorithm']!r}")
     _at_least(top["total_steps"], 1, "total_steps", source)
+    check_seed(top["seed"], "seed", source)
     _at_least(top["n_envs"], 1, "n_envs", source)
     _at_least(top["checkpoint_every"], 0, "checkpoint_every", source)
     _at_least(ev["every_steps"], 0, "eval.every_steps", source)
@@ -341,6 +493,8 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
         if key in ("opponent", "reward_weights"):
             raise ValueError(f"{source}: key 'env.kwargs.{key}' belongs at 'env.{key}'")
     _check_hyperparameters(top["algorithm"], top["hyperparameters"], source)
+    _check_hyperparameter_values(top["algorithm"], top["hyperparameters"], top["n_envs"], source)
+    _check_env_kwargs(env["id"], env["kwargs"], "env.kwargs", source)
     stages = _parse_stages(top["stages"], top["total_steps"], source)
     curve = _parse_curve(top["curve"], source)
     self_play = _parse_self_play(top["self_play"], source)
@@ -391,6 +545,7 @@ def _parse_stages(data: list, total_steps: int, source: str) -> tuple[Stage, ...
         for key in stage["kwargs"]:
             if key in ("opponent", "reward_weights"):
                 raise ValueError(f"{source}: key 'stages[{i}].kwargs.{key}' belongs at 'stages[{i}].{key}'")
+        _check_env_kwargs(stage["id"], stage["kwargs"], f"stages[{i}].kwargs", source)
         stages.append(Stage(stage["id"], stage["steps"], dict(stage["kwargs"]), stage["opponent"],
                             stage["reward_weights"]))
     if stages and sum(s.steps for s in stages) != total_steps:

@@ -15,6 +15,10 @@ against each of ``final_opponents``. Beside it, on the same racks: the untrained
 action mapping (its move encoded by the model's mapper and decoded back, ``MappedAgent``),
 so the reference is what this action design can express, not the ladder agent's own
 exact stroke. Rates carry 95% Wilson intervals.
+
+A continued run (``train(..., resume=<out>/model.zip)``) keeps the points of the curve it
+continues (same protocol, seed and action mode); its references are measured afresh (its
+untrained network is the resumed one). Both files are written atomically.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from poolgym.agents.evaluation.protocol import protocol
 from poolgym.agents.training.train_config import CurveConfig
 from poolgym.envs.opponents import SB3Policy
 from poolgym.envs.sb3_models import action_mapper
+from poolgym.files import atomic_write_text, atomic_writer
 
 CURVE_JSON, CURVE_PNG = "curve.json", "curve.png"
 
@@ -57,9 +62,11 @@ def model_agent(model, record: dict, rules, deterministic: bool = True) -> Polic
 
 class Curve:
     """Measures and writes the curve of one run (module docstring). ``untrained`` is the
-    starting policy (frozen); ``record`` the model's env record."""
+    starting policy (frozen); ``record`` the model's env record; ``previous`` the curve data
+    of the run this one continues, whose points are kept when it was measured the same way."""
 
-    def __init__(self, cfg: CurveConfig, record: dict, untrained, out: str | Path, seed: int) -> None:
+    def __init__(self, cfg: CurveConfig, record: dict, untrained, out: str | Path, seed: int,
+                 previous: dict | None = None) -> None:
         self.cfg, self.record, self.seed = cfg, record, seed
         self.protocol = protocol(cfg.protocol)
         rules = self.protocol.rules
@@ -70,6 +77,9 @@ class Curve:
         self.data = {"protocol": self.protocol.describe(), "env_id": cfg.protocol, "seed": seed,
                      "action_mode": record["action_mode"], "deterministic": cfg.deterministic,
                      "points": [], "references": [], "final": []}
+        same = ("protocol", "env_id", "seed", "action_mode", "deterministic")
+        if isinstance(previous, dict) and all(previous.get(k) == self.data[k] for k in same):
+            self.data["points"] = list(previous.get("points", []))
         self._start = time.perf_counter()
 
     def racks_won(self, agent, opponent: str, racks: int) -> dict:
@@ -119,7 +129,7 @@ class Curve:
 
     def write(self) -> None:
         """``curve.json`` and ``curve.png`` in the run directory."""
-        (self.out / CURVE_JSON).write_text(json.dumps(self.data, indent=1))
+        atomic_write_text(self.out / CURVE_JSON, json.dumps(self.data, indent=1))
         plot_curve(self.data, self.out / CURVE_PNG)
 
 
@@ -162,6 +172,7 @@ def plot_curve(data: dict, path: str | Path) -> Path:
     fig.suptitle(f"{data['protocol']} (95% Wilson intervals)", fontsize=9)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=100)
+    with atomic_writer(path, "wb") as f:
+        fig.savefig(f, format="png", dpi=100)
     plt.close(fig)
     return path

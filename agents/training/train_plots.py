@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from poolgym.files import atomic_writer
+
 
 def read_monitor(monitor_dir: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """Training episodes from SB3 Monitor CSVs: (cumulative timesteps, episode rewards),
@@ -76,7 +78,8 @@ def plot_learning_curve(summary: dict, path: str | Path) -> Path:
                  f"{steps} steps in {summary['train_time_s']:.0f} s")
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    with atomic_writer(path, "wb") as f:
+        fig.savefig(f, format=path.suffix.lstrip(".") or "png", dpi=110)
     plt.close(fig)
     return path
 
@@ -99,6 +102,7 @@ def save_image_grid(frames: list[np.ndarray], titles: list[str], path: str | Pat
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    with atomic_writer(path, "wb") as f:
+        fig.savefig(f, format=path.suffix.lstrip(".") or "png", dpi=110)
     plt.close(fig)
     return path
