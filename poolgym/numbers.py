@@ -48,6 +48,16 @@ def integer(value: Any, field: str) -> int:
     return int(value)
 
 
+def seed(value: Any, field: str = "seed") -> int | None:
+    """``value`` as a seed for numpy's generators: None, or a Python int >= 0 (from a Python
+    or NumPy integer; not a bool), else ``ValueError`` naming ``field``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{field} must be None or an integer >= 0, got {type(value).__name__} {quote(value)}")
+    return int(value)
+
+
 def is_finite_number(value: Any) -> bool:
     """Whether ``value`` is a finite Python int or float (not a bool; an integer beyond the
     float range is not), as JSON data must be."""

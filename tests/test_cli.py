@@ -349,3 +349,30 @@ def test_demo_describes_a_raised_cue_and_a_ball_leaving_the_table():
     lines = [describe(e) for e in result.events]
     assert "cue raised 40 deg" in lines[0]
     assert any(line.startswith("off table    ball 0 leaves at") for line in lines)
+
+
+@pytest.mark.parametrize("argv, named, allowed", [
+    (["check-benchmark", "breaks", "--speed", "99", "-n", "1"], "--speed", "[0.3, 12] m/s"),
+    (["check-benchmark", "breaks", "--speed", "-5", "-n", "1"], "--speed", "[0.3, 12] m/s"),
+    (["check-benchmark", "breaks", "--speed", "nan", "-n", "1"], "--speed", "[0.3, 12] m/s"),
+    (["play", "--gif", "x.gif", "--fps", "0.001"], "--fps", "at least 0.01 frames per second"),
+    (["play", "--gif", "x.txt"], "--gif", "a .gif file"),
+    (["eval", "-a", "bot:", "--games", "1"], "'bot:'", "bot budgets are ['weak', 'fast', 'normal', 'strong']"),
+    (["baselines", "--agents", "", "--racks", "1"], "--agents", "name at least one agent"),
+    (["baselines", "--agents", " , ", "--racks", "1"], "--agents", "name at least one agent"),
+])
+def test_bad_values_are_refused_before_any_rack_is_played(argv, named, allowed, tmp_path, monkeypatch, capsys):
+    from poolgym.agents.evaluation import baselines, evaluate, sweeps
+    from poolgym.agents.tools import watch
+
+    def played(*args, **kwargs):
+        raise AssertionError("a rack was played before the bad value was refused")
+
+    for module, name in ((watch, "play_and_draw"), (sweeps, "benchmark_break"), (evaluate, "run_match"),
+                         (baselines, "baseline_table"), (baselines, "agent_table")):
+        monkeypatch.setattr(module, name, played)
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    err = _one_error_line_of(err)
+    assert out == "" and err.startswith(f"poolgym {argv[0]}: error:") and named in err and allowed in err

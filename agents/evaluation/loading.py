@@ -134,7 +134,8 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
     if spec in BASELINE_AGENTS:
         return make_baseline_agent(spec, rules, seed=seed, max_speed=max_speed)
     if spec == "bot" or spec.startswith("bot:"):
-        budget = spec.partition(":")[2] or "normal"
+        # "bot" alone is the normal budget; "bot:" names no budget and is refused.
+        budget = "normal" if spec == "bot" else spec.partition(":")[2]
         if budget not in BOT_BUDGETS:
             raise ValueError(f"unknown agent {spec!r}: bot budgets are {list(BOT_BUDGETS)}")
         return HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed,

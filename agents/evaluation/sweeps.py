@@ -30,6 +30,7 @@ import numpy as np
 import poolgym  # noqa: F401  (registers the environments)
 from poolgym.envs import PoolEnv
 from poolgym.envs.actions import ShotMove
+from poolgym.numbers import quote, real
 from poolgym.physics import Shot
 from poolgym.rules import ShotCall
 
@@ -104,11 +105,30 @@ def _tally(stats: BreakStats, env: PoolEnv, outcome) -> None:
     stats.fouls += bool(outcome.fouls)
 
 
+def check_break_speed(env_id: str, speed, field: str = "speed", env: PoolEnv | None = None) -> float:
+    """``speed`` as a float when the actions of ``env_id`` (or of ``env``, made from it) can
+    express it (their ``[min_speed, max_speed]``), else ``ValueError`` naming ``field`` and
+    the range."""
+    mapper = (env or _game_env(env_id)).mapper
+    value = real(speed, field)
+    if not mapper.min_speed <= value <= mapper.max_speed:
+        raise ValueError(f"{field} must be in [{mapper.min_speed:g}, {mapper.max_speed:g}] m/s (the strokes "
+                         f"of {env_id}), got {quote(speed)}")
+    return value
+
+
 def break_statistics(env_id: str = "poolgym/NineBall-v1", breaks: int = 1000, seed: int = 0,
                      speed: float = BREAK_SPEED, **env_kwargs) -> BreakStats:
     """The benchmark break played on ``breaks`` racks of ``env_id`` (seeds ``seed``,
-    ``seed + 1``, ...), with the env's noise and rack model."""
+    ``seed + 1``, ...), with the env's noise and rack model. ``speed`` must be one the env's
+    actions can express (its ``[min_speed, max_speed]``): a faster break would be played
+    at the stroke cap and reported at the speed asked for."""
     env = _game_env(env_id, **env_kwargs)
+    try:
+        check_break_speed(env_id, speed, env=env)
+    except ValueError:
+        env.close()
+        raise
     stats = BreakStats(0, 0, 0, 0, 0, 0)
     for k in range(breaks):
         env.reset(seed=seed + k, options={"breaker": 0})

@@ -325,6 +325,7 @@ def _check_benchmark(args: argparse.Namespace) -> int:
             print(f"  {str(row['rack_model']):<40} {row['speed']:>5} m/s  {row['made_ball_rate']:.3f} "
                   f"[{low:.3f}, {high:.3f}]")
     elif args.check == "breaks":
+        sweeps.check_break_speed(args.env, args.speed, "--speed")  # before any break is played
         stats = sweeps.break_statistics(args.env, breaks=args.n, seed=args.seed, speed=args.speed)
         report = stats.as_dict()
         print(f"{args.env}: {stats.breaks} benchmark breaks at {args.speed} m/s")
@@ -355,7 +356,7 @@ def _baselines(args: argparse.Namespace) -> int:
     from poolgym.agents.evaluation import baselines
 
     _game_env_id(args.env, "--env")
-    if args.agents:
+    if args.agents is not None:  # given, even empty: "--agents ''" is refused, not the ladder
         from poolgym.agents.evaluation.protocol import protocol
 
         rules = protocol(args.env).rules
@@ -401,8 +402,11 @@ def no_display_reason() -> str | None:
 
 def _play(args: argparse.Namespace) -> int:
     from poolgym.agents.evaluation.loading import make_agent
-    from poolgym.agents.tools.watch import watch
+    from poolgym.agents.tools.watch import check_gif, watch
     from poolgym.physics import Simulator
+
+    if args.gif is not None:
+        check_gif(args.gif, args.fps, "--gif", "--fps")
 
     played_under = _protocol(args)
     rules = played_under.rules

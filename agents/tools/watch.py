@@ -6,6 +6,7 @@ last position held briefly between shots). GIFs are written with Pillow.
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.observations import actor
 from poolgym.envs.play import simulate_move
+from poolgym.numbers import quote, real
 from poolgym.physics import ShotResult, Simulator
 from poolgym.render import HumanWindow, render_rgb
 from poolgym.render.animation import heights_at, positions_at
@@ -23,6 +25,9 @@ from poolgym.rules import GameState, Ruleset
 PAUSE_FRAMES = 3
 # A shot's animation stops after this many simulated seconds (balls creep for long).
 MAX_SHOT_SECONDS = 8.0
+# The slowest GIF frame rate: a GIF frame's delay is 16 bits of hundredths of a second (at
+# most 655 s), so a slower rate cannot be written; 0.01 fps (100 s a frame) keeps clear of it.
+MIN_GIF_FPS = 0.01
 
 
 def shot_frames(result: ShotResult, table, fps: float, width_px: int) -> list[np.ndarray]:
@@ -68,6 +73,18 @@ def play_and_draw(rules: Ruleset, simulator: Simulator, agents, seed: int,
     return state
 
 
+def check_gif(path: str, fps: float, path_field: str = "gif", fps_field: str = "fps") -> None:
+    """``ValueError`` naming the field unless ``path`` names a ``.gif`` file and ``fps`` is a
+    frame rate a GIF can hold (at least ``MIN_GIF_FPS``): checked before a rack is played,
+    not when its frames are written."""
+    if not str(path).lower().endswith(".gif"):
+        raise ValueError(f"{path_field} must name a .gif file, got {quote(str(path))}")
+    rate = real(fps, fps_field)
+    if not (math.isfinite(rate) and rate >= MIN_GIF_FPS):
+        raise ValueError(f"{fps_field} must be at least {MIN_GIF_FPS:g} frames per second for a GIF (a GIF "
+                         f"frame lasts at most 655 s), got {quote(fps)}")
+
+
 def write_gif(path: str, frames: list[np.ndarray], fps: float) -> None:
     """Save ``frames`` as a looping GIF (Pillow, from the ``render`` extra)."""
     from PIL import Image
@@ -80,6 +97,7 @@ def watch(rules: Ruleset, simulator: Simulator, agents, seed: int = 0, gif: str 
           fps: float = 15.0, width_px: int = 480, log: Callable[[str], None] = print) -> GameState:
     """Play one rack in a window, or into the GIF at ``gif`` without opening one."""
     if gif is not None:
+        check_gif(gif, fps)
         frames: list[np.ndarray] = []
         state = play_and_draw(rules, simulator, agents, seed, frames.append, fps, width_px, log=log)
         write_gif(gif, frames, fps)

@@ -26,10 +26,12 @@ Each is an agent with ``choose(state) -> Decision | ShotMove`` and ``reseed(seed
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
 from poolgym.envs.actions import ActionMapper, ShotMove, ghost_ball_angle, pocket_aim_point
+from poolgym.numbers import quote, real
 from poolgym.physics import PhysicsParams, Shot
 from poolgym.rules import CueBallZone, Decision, GameState, Ruleset, ShotCall, get_ruleset
 from poolgym.table import Table
@@ -108,10 +110,11 @@ def _rules(rules: Ruleset | str) -> Ruleset:
 
 
 def _check_max_speed(max_speed: float) -> float:
-    if isinstance(max_speed, bool) or not isinstance(max_speed, (int, float)) \
+    # Any real number (NumPy's too, poolgym.numbers) within the range; bools are not speeds.
+    if isinstance(max_speed, bool) or not isinstance(max_speed, numbers.Real) \
             or not MIN_SPEED < max_speed <= 15.0:
-        raise ValueError(f"max_speed must be in ({MIN_SPEED}, 15] m/s, got {max_speed!r}")
-    return float(max_speed)
+        raise ValueError(f"max_speed must be in ({MIN_SPEED}, 15] m/s, got {quote(max_speed)}")
+    return real(max_speed, "max_speed")
 
 
 class RandomAgent:

@@ -165,12 +165,12 @@ class ChoiceMapper:
         if given.dtype.kind == "f" and not np.all(np.isfinite(given) & (given == np.round(given))):
             raise ValueError(f"action must be {len(self.components)} whole numbers "
                              f"({', '.join(self.components)}), got {given.tolist()}")
-        a = given.astype(np.int64)
-        outside = np.flatnonzero((a < 0) | (a >= self.nvec))
+        # Compared as given: a uint64 (or 1e19) cast to int64 first would wrap to a negative.
+        outside = np.flatnonzero((given < 0) | (given >= self.nvec))
         if outside.size:
-            bad = {self.components[i]: f"{int(a[i])} not in 0..{int(self.nvec[i]) - 1}" for i in outside}
+            bad = {self.components[i]: f"{int(given[i])} not in 0..{int(self.nvec[i]) - 1}" for i in outside}
             raise ValueError(f"action components out of range: {bad}")
-        return a
+        return given.astype(np.int64)
 
     # ------------------------------------------------------------------ decoding
     def decode(self, action: np.ndarray, state: GameState, rules: Ruleset) -> Decision | ShotMove:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator
@@ -11,6 +12,7 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 
 from poolgym.config import from_mapping
+from poolgym.numbers import quote, real, seed as check_seed
 from poolgym.envs.actions import ActionMapper, ShotMove
 from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
@@ -234,8 +236,14 @@ class PoolEnv(RenderMixin, gym.Env):
                  render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
                  pot_residual: str = "stroke") -> None:
         self._init_render(render_mode, width, height, render_fps)
-        if isinstance(race_to, bool) or not isinstance(race_to, int) or race_to < 1:
-            raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
+        # NumPy numbers are taken as the Python ones (poolgym.numbers), bools are not numbers.
+        if isinstance(race_to, bool) or not isinstance(race_to, numbers.Integral) or race_to < 1:
+            raise ValueError(f"race_to must be a whole number of racks >= 1, got {quote(race_to)}")
+        race_to = int(race_to)
+        if not isinstance(trajectories, bool):
+            raise ValueError(f"trajectories must be True or False, got {quote(trajectories)}")
+        if isinstance(max_speed, numbers.Real) and not isinstance(max_speed, bool):
+            max_speed = real(max_speed, "max_speed")  # a NumPy float as the Python one
         if breaker not in BREAKER_MODES:
             raise ValueError(f"breaker must be one of {list(BREAKER_MODES)}, got {breaker!r}")
         if not isinstance(observe_match, bool):
@@ -295,7 +303,7 @@ class PoolEnv(RenderMixin, gym.Env):
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         breaker = self._breaker(options)  # checks the options before anything changes
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         if hasattr(self.opponent, "reseed"):
             self.opponent.reseed(int(self.np_random.integers(2**63)))
         if self.breaker_mode == "random" and not self.solo:
@@ -317,7 +325,9 @@ class PoolEnv(RenderMixin, gym.Env):
             try:
                 self._opponent_turns(outcomes)
             except OpponentError:
-                self._done = True  # no half-started episode: the next call must be reset()
+                # No half-started episode: the next call must be reset() (nor a previous
+                # episode's opening outcomes, which would let step() play on).
+                self._done, self._before_first_move = True, None
                 raise
         self._before_first_move = outcomes
         self._render_human()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import gymnasium as gym
@@ -14,7 +15,7 @@ from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
 from poolgym.envs.observations import flatten_observation, observation_spaces, observe, observe_candidates
 from poolgym.envs.pool_env import make_table
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
-from poolgym.numbers import quote, real
+from poolgym.numbers import quote, real, seed as check_seed
 from poolgym.physics import Simulator
 from poolgym.physics.invariants import random_layout
 from poolgym.render.animation import Motion, Still
@@ -103,12 +104,13 @@ class PotBallEnv(RenderMixin, gym.Env):
                  width: int = DEFAULT_WIDTH, height: int | None = None,
                  render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
                  pot_residual: str = "stroke") -> None:
-        bounds = (n_balls, n_balls) if isinstance(n_balls, int) else n_balls
+        # NumPy integers are taken as the Python ones (poolgym.numbers), bools are not counts.
+        bounds = (n_balls, n_balls) if isinstance(n_balls, numbers.Integral) else n_balls
         if (not isinstance(bounds, (tuple, list)) or len(bounds) != 2
-                or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+                or not all(isinstance(b, numbers.Integral) and not isinstance(b, bool) for b in bounds)
                 or not 1 <= bounds[0] <= bounds[1] <= 15):
-            raise ValueError(f"n_balls must be an int or a (low, high) range within 1..15, got {n_balls!r}")
-        low, high = bounds
+            raise ValueError(f"n_balls must be an int or a (low, high) range within 1..15, got {quote(n_balls)}")
+        low, high = int(bounds[0]), int(bounds[1])
         for name, value in (("pot_reward", pot_reward), ("scratch_penalty", scratch_penalty),
                             ("miss_penalty", miss_penalty)):
             try:
@@ -140,7 +142,11 @@ class PotBallEnv(RenderMixin, gym.Env):
         self._verdict = ""  # the last shot's verdict, as rendered frames say it
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        if options:  # checked before anything changes, as the game envs' options are
+            raise ValueError(f"PotBallEnv.reset takes no options, got {quote(sorted(map(str, options)))}"
+                             if isinstance(options, dict) else
+                             f"reset options must be a mapping, got {type(options).__name__} {quote(options)}")
+        super().reset(seed=check_seed(seed))
         n = int(self.np_random.integers(self.n_balls[0], self.n_balls[1] + 1))
         layout = random_layout(self.table, n, self.np_random)
         self.target = int(self.np_random.integers(1, n + 1))

@@ -187,8 +187,11 @@ class Simulator:
             for b in balls[i + 1:]:
                 bx, by = out[b]
                 if (ax - bx) ** 2 + (ay - by) ** 2 < limit2:
-                    raise ValueError(f"balls {a} and {b} overlap: centres {math.hypot(ax - bx, ay - by):.5f} m "
-                                     f"apart, at least {2 * self.table.ball_radius:.5f} m needed")
+                    apart, needed = math.hypot(ax - bx, ay - by), 2 * self.table.ball_radius
+                    # As many digits as it takes to tell the two apart (at least five).
+                    digits = next((p for p in range(5, 10) if f"{apart:.{p}f}" != f"{needed:.{p}f}"), 10)
+                    raise ValueError(f"balls {a} and {b} overlap: centres {apart:.{digits}f} m apart, at least "
+                                     f"{needed:.{digits}f} m needed")
         return out
 
     # ------------------------------------------------------------------ public API
