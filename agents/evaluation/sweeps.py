@@ -109,7 +109,13 @@ def check_break_speed(env_id: str, speed, field: str = "speed", env: PoolEnv | N
     """``speed`` as a float when the actions of ``env_id`` (or of ``env``, made from it) can
     express it (their ``[min_speed, max_speed]``), else ``ValueError`` naming ``field`` and
     the range."""
-    mapper = (env or _game_env(env_id)).mapper
+    if env is None:
+        env = _game_env(env_id)
+        try:
+            return check_break_speed(env_id, speed, field, env)
+        finally:
+            env.close()
+    mapper = env.mapper
     value = real(speed, field)
     if not mapper.min_speed <= value <= mapper.max_speed:
         raise ValueError(f"{field} must be in [{mapper.min_speed:g}, {mapper.max_speed:g}] m/s (the strokes "

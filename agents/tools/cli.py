@@ -126,7 +126,7 @@ def _train(args: argparse.Namespace) -> int:
               f"--out {out})", file=sys.stderr)
         return INTERRUPTED
     except KeyboardInterrupt:
-        print("\npoolgym train: interrupted before training began; nothing saved", file=sys.stderr)
+        print("\npoolgym train: interrupted before a model was saved", file=sys.stderr)
         return INTERRUPTED
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")

@@ -180,14 +180,15 @@ def test_ctrl_c_saves_the_model_and_summary_and_exits_130_in_one_line(tmp_path):
     out = tmp_path / "run"
     process = subprocess.Popen([sys.executable, "-m", "poolgym.agents.tools.cli", "train", "--config", str(config),
                                 "--out", str(out), "--no-progress"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while not (out / "checkpoints" / "ppo_128_steps.zip").exists():
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no checkpoint after 120 s"
             time.sleep(0.2)
-        process.send_signal(signal.SIGINT)
+        os.killpg(process.pid, signal.SIGINT)  # to the process group, as Ctrl-C in a terminal
         _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
