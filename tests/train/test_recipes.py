@@ -289,3 +289,18 @@ def test_the_fine_tuning_recipe_goes_on_from_the_shipped_agent(tmp_path):
     start = MaskablePPO.load(shipped).num_timesteps
     assert summary["steps"] == start + STEPS
     assert MaskablePPO.load(tmp_path / "model.zip").learning_rate == 0.0001
+
+
+def test_continuing_a_run_keeps_its_curve_points(tmp_path_factory, tmp_path):
+    import shutil
+
+    source, summary = trained("maskable_ppo", tmp_path_factory)
+    out = tmp_path / "run"
+    shutil.copytree(source, out)
+    before = json.loads((out / "curve.json").read_text())["points"]
+    resumed = train(tiny("maskable_ppo"), out=out, resume=out / "model.zip")
+    points = json.loads((out / "curve.json").read_text())["points"]
+    assert points[:len(before)] == before
+    assert {p["timesteps"] for p in points[len(before):]} == {summary["steps"]}  # the resumed start
+    assert [(s["steps_from"], s["steps_to"]) for s in resumed["segments"]] == [
+        (0, summary["steps"]), (summary["steps"], resumed["steps"])]

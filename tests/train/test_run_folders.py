@@ -202,3 +202,22 @@ def test_ctrl_c_saves_the_model_and_summary_and_exits_130_in_one_line(tmp_path):
     assert summary["interrupted"] is True and summary["final"] is None and summary["steps"] >= 128
     assert load_model(out / "model.zip", "PPO").num_timesteps == summary["steps"]
     assert not (out / run_folder.LOCK).exists()
+
+
+def test_the_command_refuses_a_used_or_locked_folder_in_one_line(tmp_path, capsys):
+    from poolgym.agents.tools.cli import main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(tiny()))
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "summary.json").write_text("{}")
+    assert main(["train", "--config", str(config), "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"run folder {out} already holds a run (summary.json)" in err[0]
+    assert "--replace" in err[0] and os.listdir(out) == ["summary.json"]
+    with run_folder.locked(out):
+        assert main(["train", "--config", str(config), "--out", str(out), "--replace", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"is in use by process {os.getpid()}" in err[0]
+    assert os.listdir(out) == ["summary.json"]
