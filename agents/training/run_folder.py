@@ -2,8 +2,9 @@
 
 - A lock: ``<out>/.lock`` holds the pid of the run using the folder. A second run on the
   folder is refused, naming the folder and that pid; the lock of a process that no longer
-  exists (a run killed with SIGKILL, a crashed machine) is taken over. The lock file is
-  linked into place complete, so a reader never sees it half written.
+  exists (a run killed with SIGKILL, a crashed machine) is taken over (not on Windows, where
+  a stale lock is deleted by hand). The lock file is linked into place complete, so a
+  reader never sees it half written.
 - A folder that already holds a run (any of ``RUN_ENTRIES``) is used only to go on with that
   run: ``resume=<out>/model.zip`` appends to it (the monitor CSVs continued, the summary's
   history and segments kept, the best evaluation carried on so ``best_model.zip`` is
@@ -42,8 +43,10 @@ def _holder(lock: Path) -> int | None:
     if not text.isdigit():
         return None
     pid = int(text)
+    if os.name == "nt":  # os.kill would end the process there: a lock is held until removed
+        return pid
     try:
-        os.kill(pid, 0)
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
     except ProcessLookupError:
         return None
     except PermissionError:  # alive, another user's
@@ -70,12 +73,23 @@ def locked(out: str | os.PathLike) -> Iterator[Path]:
                 break
             except FileExistsError:
                 pid = _holder(lock)
-                if pid is not None:
-                    raise ValueError(f"run folder {out} is in use by process {pid} (its lock {lock}); "
-                                     "wait for that run to end, or choose another --out") from None
-                # A stale lock: removed, then the link tried again (a racing run may win it).
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(lock)
+                if pid is None:
+                    # A stale lock: moved aside, then the link tried again. Moved, not deleted:
+                    # if a racing run linked a fresh lock meanwhile, that one is put back.
+                    aside = f"{tmp}.stale"
+                    try:
+                        os.rename(lock, aside)
+                    except FileNotFoundError:
+                        continue
+                    pid = _holder(Path(aside))
+                    if pid is None:
+                        os.unlink(aside)
+                        continue
+                    with contextlib.suppress(FileExistsError):
+                        os.link(aside, lock)
+                    os.unlink(aside)
+                raise ValueError(f"run folder {out} is in use by process {pid} (its lock {lock}); "
+                                 "wait for that run to end, or choose another --out") from None
         else:
             raise ValueError(f"run folder {out}: could not take its lock {lock}")
     finally:
