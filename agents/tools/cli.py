@@ -104,21 +104,18 @@ def _train(args: argparse.Namespace) -> int:
               f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
               f"mean episode return {last.get('episode_return_mean')}; summary in {out}")
         return 0
-    from poolgym.agents.training.train import final_evaluation_count, format_final, train
+    from poolgym.agents.training.train import format_final, train
     from poolgym.agents.training.train_config import load_config
 
-    from poolgym.agents.tools.progress import Progress
+    from poolgym.agents.tools.progress import progress_factory
 
     config = load_config(args.config, trusted=args.allow_code)
-    final = Progress("final evaluation", final_evaluation_count(config), "evaluations",
-                     enabled=not args.no_progress)
-    with final:
-        summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
-                        progress_bar=not args.no_progress, final_progress=final.advance,
-                        resume=args.resume)
+    summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
+                    progress_bar=not args.no_progress, progress=progress_factory(not args.no_progress),
+                    resume=args.resume, eval_racks=args.eval_racks, evaluate=not args.no_eval)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")
-    print(format_final(summary))
+    print(format_final(summary) if summary["final"] else "not evaluated (--no-eval)")
     return 0
 
 
@@ -585,7 +582,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "step count and return statistics; --steps more steps (a model file is code: "
                             "only files you trust)")
     train.add_argument("--no-progress", action="store_true",
-                       help="no progress bar (training) or line (final evaluation) on stderr")
+                       help="no progress bar (training) or line (evaluations) on stderr")
+    train.add_argument("--eval-racks", type=_positive_int, metavar="N",
+                       help="N episodes (racks) for every evaluation: periodic, final and the curve's "
+                            "points (default: the config's; --steps scales training only)")
+    train.add_argument("--no-eval", action="store_true",
+                       help="no evaluation at all (periodic, final, curve): train and save the model only")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")

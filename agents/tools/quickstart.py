@@ -18,8 +18,8 @@ from pathlib import Path
 
 import gymnasium as gym
 
-from poolgym.agents.tools.progress import Progress
-from poolgym.agents.training.train import final_evaluation_count, format_final, load_model, train
+from poolgym.agents.tools.progress import progress_factory
+from poolgym.agents.training.train import format_final, load_model, train
 from poolgym.agents.training.train_config import load_config
 from poolgym.agents.training.train_plots import plot_learning_curve, save_image_grid
 from poolgym.configs import config_path
@@ -102,8 +102,7 @@ def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None
     if episodes is not None:
         cfg = dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, final_episodes=episodes))
     print(f"training {cfg.algorithm} on {cfg.env_id} ({steps or cfg.total_steps} steps) into {out} ...")
-    with Progress("final evaluation", final_evaluation_count(cfg), "evaluations", enabled=progress_bar) as final:
-        summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar, final_progress=final.advance)
+    summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar, progress=progress_factory(progress_bar))
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s "
           f"({summary['steps_per_s']:.0f} steps/s)\n")
     print(format_final(summary))

@@ -32,6 +32,7 @@ evaluations pass the same masks (``SB3Policy`` with ``info["action_masks"]``).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -206,6 +207,25 @@ def with_budget(cfg: TrainConfig, steps: int) -> TrainConfig:
     return dataclasses.replace(cfg, total_steps=steps, stages=stages)
 
 
+def with_eval_budget(cfg: TrainConfig, racks: int | None = None, evaluate: bool = True) -> TrainConfig:
+    """``cfg`` with its evaluation budgets replaced: ``racks`` episodes (racks in the game
+    envs) for every evaluation (periodic, final, the curve's points and its final
+    measurement), and with ``evaluate=False`` none at all (no periodic or final evaluation,
+    no curve): a smoke run that only trains. ``--steps`` scales training alone, so a short
+    run keeps the full evaluations unless these say otherwise."""
+    if not evaluate:
+        return dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, every_steps=0, final_episodes=0),
+                                   curve=None)
+    if racks is None:
+        return cfg
+    racks = int(racks)
+    if racks < 1:
+        raise ValueError(f"the evaluation budget must be at least 1 rack, got {racks}")
+    curve = cfg.curve and dataclasses.replace(cfg.curve, racks=racks, final_racks=racks)
+    return dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, episodes=racks, final_episodes=racks),
+                               curve=curve)
+
+
 def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed: dict | None):
     """The vectorized env of one stage: ``stage``'s env (adapted to observe ``observe``), in
     a self-play league when configured, with return normalisation when configured
@@ -262,8 +282,24 @@ def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -
             save_with_env(model, checkpoints / f"{cfg.algorithm.lower()}_{timesteps}_steps.zip", record)
 
         callbacks.append(Every(cfg.checkpoint_every, checkpoint))
-    if curve is not None and cfg.curve.every_steps > 0:
-        callbacks.append(Every(cfg.curve.every_steps, curve.point))
+    if curve is not None:
+        class CurveScalars(BaseCallback):
+            """Logs the curve's points to tensorboard as scalars: those measured before
+            training (step 0) when it starts, and each new one as it is measured."""
+
+            def _on_training_start(self) -> None:
+                curve.log_points(self.logger)
+
+            def _on_step(self) -> bool:
+                return True
+
+        callbacks.append(CurveScalars())
+        if cfg.curve.every_steps > 0:
+            def curve_point(model, timesteps: int) -> None:
+                curve.point(model, timesteps)
+                curve.log_points(model.logger)
+
+            callbacks.append(Every(cfg.curve.every_steps, curve_point))
     if cfg.self_play is not None:
         league = out / "league"
         league.mkdir(exist_ok=True)
@@ -278,7 +314,10 @@ def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve) -
 
 
 def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
-    """How many evaluations ``final_evaluation`` plays (with or without ``untrained``)."""
+    """How many evaluations ``final_evaluation`` plays (with or without ``untrained``): none
+    when the config's ``final_episodes`` is 0 (``with_eval_budget(evaluate=False)``)."""
+    if cfg.eval.final_episodes == 0:
+        return 0
     per_opponent = len(REFERENCE_AGENTS) + 1 + (cfg.eval.baseline not in REFERENCE_AGENTS) + bool(untrained)
     return len(_matchups(cfg)) * per_opponent
 
@@ -286,7 +325,8 @@ def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
 def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = None,
           steps: int | None = None, seed: int | None = None, device: str = "cpu",
           progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1,
-          resume: str | Path | None = None, final_progress: Callable[[], None] | None = None) -> dict:
+          resume: str | Path | None = None, eval_racks: int | None = None, evaluate: bool = True,
+          progress: Callable[[str, int, str], Any] | None = None) -> dict:
     """Train the agent a config describes and return the run's summary (also written to
     ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads: small MLP
@@ -294,7 +334,10 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     training ten times slower. ``resume`` (a model zip written by a run of this config)
     starts from its weights, step count and return statistics (the "untrained" reference
     is then the resumed network); only load files you trust (the file is unpickled in
-    full, optimiser state included). ``final_progress`` goes to ``final_evaluation``."""
+    full, optimiser state included). ``eval_racks`` and ``evaluate`` set the evaluation
+    budgets (``with_eval_budget``). ``progress(label, total, unit)``, when given, makes
+    the progress display (``poolgym.agents.tools.progress.Progress``) of each evaluation
+    phase as it starts: the curve's points and final racks, and the final evaluation."""
     import torch
 
     from poolgym.envs.opponents import SB3Policy
@@ -305,6 +348,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         cfg = with_budget(cfg, steps)
     if seed is not None:
         cfg = dataclasses.replace(cfg, seed=int(seed))
+    cfg = with_eval_budget(cfg, eval_racks, evaluate)
     name = Path(cfg.source).stem if cfg.source != "<dict>" else "train"
     out = Path(out) if out is not None else Path("runs") / name
     out.mkdir(parents=True, exist_ok=True)
@@ -335,7 +379,8 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
                 if cfg.curve is not None:
                     from poolgym.agents.training.train_curves import Curve
 
-                    curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET)
+                    curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET,
+                                  progress=progress and (lambda label, racks: progress(label, racks, "racks")))
                     curve.point(model, model.num_timesteps)
                 callbacks, evaluator = _callbacks(cfg, out, start, record, curve)
             else:
@@ -347,9 +392,19 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
                 save_with_env(model, out / "model.zip", record)
         finally:
             vec_env.close()
-    final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
-                             progress=final_progress)
-    curve_final = curve.final(model, model.num_timesteps) if curve is not None else None
+    final = []
+    if cfg.eval.final_episodes > 0:
+        count = final_evaluation_count(cfg)
+        label = (f"final evaluation ({cfg.eval.final_episodes} episodes of {cfg.env_id} x {count}: the trained, "
+                 f"untrained and reference agents)")
+        shown = progress(label, count, "evaluations") if progress is not None else contextlib.nullcontext()
+        with shown:
+            final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                                     progress=shown.advance if progress is not None else None)
+    curve_final = None
+    if curve is not None:
+        curve_final = curve.final(model, model.num_timesteps)
+        curve.log_final(model.logger, model.num_timesteps)
 
     summary = {
         "config": cfg.to_dict(),
