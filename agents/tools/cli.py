@@ -401,7 +401,7 @@ def _play(args: argparse.Namespace) -> int:
             raise UsageError(f"no display to open a window on ({reason}); write the rack to a GIF "
                              "instead with --gif FILE")
     watch(rules, Simulator(rules.table, noise=played_under.noise), agents, seed=args.seed, gif=args.gif,
-          fps=args.fps)
+          fps=args.fps, names=(f"A ({args.a})", f"B ({args.b})"))
     return 0
 
 

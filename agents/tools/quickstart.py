@@ -85,7 +85,7 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 30, see
     rows = {"trained": stats["agents"]["trained"], **report["agents"]}
     gif = out / "nine_ball_rack.gif"
     watch(rules, Simulator(rules.table, noise=p.noise), [trained, opponent], seed=seed, gif=str(gif),
-          log=lambda _: None)
+          log=lambda _: None, names=("trained", NINE_BALL_OPPONENT))
     print(f"\nnine_ball under the {p.env_id} protocol, {racks} racks against {NINE_BALL_OPPONENT} "
           f"(alternating breaks, same seeds):")
     print(format_references({"opponent": NINE_BALL_OPPONENT, "agents": rows}))
