@@ -66,7 +66,12 @@ def docstring_sections(cls) -> dict[str, str]:
             sections[name] = []
         elif name is not None:
             sections[name].append(line)
-    return {k: re.sub(r"``(.+?)``", r"`\1`", "\n".join(v).strip()) for k, v in sections.items()}
+    return {k: markdown_literals("\n".join(v).strip()) for k, v in sections.items()}
+
+
+def markdown_literals(text: str) -> str:
+    """``text`` with its reST ````literals```` as Markdown code spans."""
+    return re.sub(r"``(.+?)``", r"`\1`", text)
 
 
 def _space_rows(space) -> list[str]:
@@ -138,7 +143,7 @@ def page(env_id: str) -> str:
     ]
     for v, change in sorted(VERSION_HISTORY[family].items(), reverse=True):
         mark = " (this page)" if v == version else ""
-        lines.append(f"- v{v}{mark}: {re.sub(r'``(.+?)``', r'`\1`', change)}")
+        lines.append(f"- v{v}{mark}: {markdown_literals(change)}")
     return "\n".join(lines) + "\n"
 
 
@@ -147,7 +152,7 @@ def env_table(prefix: str = "envs/") -> str:
     from poolgym.envs import ID_SUMMARIES
 
     rows = ["| id | picture | what |", "|---|---|---|"]
-    for env_id in builtin_ids():
+    for env_id in sorted(builtin_ids(), key=lambda i: -family_version(i)[1]):  # the newest versions first
         name = page_name(env_id)
         family, _ = family_version(env_id)
         rows.append(f"| [`{env_id}`]({prefix}{name}.md) | ![{name}]({prefix.replace('envs/', '')}images/envs/"
