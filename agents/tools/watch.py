@@ -81,14 +81,23 @@ def play_and_draw(rules: Ruleset, simulator: Simulator, agents, seed: int,
     return state
 
 
-def write_gif(path: str, frames: list[np.ndarray], fps: float) -> None:
-    """Save ``frames`` as a looping GIF (Pillow, from the ``render`` extra), written to a
-    temporary file renamed into place."""
+def gif_frame(frame: np.ndarray):
+    """``frame`` as the paletted picture a GIF stores (Pillow's adaptive palette, as its GIF
+    writer would convert it): a byte per pixel, a third of the RGB array, so a rack's
+    frames can be held until the GIF is written."""
+    from PIL import Image
+
+    return Image.fromarray(frame).convert("P", palette=Image.Palette.ADAPTIVE, colors=256)
+
+
+def write_gif(path: str, frames: list, fps: float) -> None:
+    """Save ``frames`` (RGB arrays, or ``gif_frame`` pictures) as a looping GIF (Pillow, from
+    the ``render`` extra), written to a temporary file renamed into place."""
     from PIL import Image
 
     from poolgym.files import atomic_writer
 
-    images = [Image.fromarray(f) for f in frames]
+    images = [f if isinstance(f, Image.Image) else gif_frame(f) for f in frames]
     with atomic_writer(path, "wb") as f:
         images[0].save(f, format="GIF", save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
 
@@ -99,8 +108,9 @@ def watch(rules: Ruleset, simulator: Simulator, agents, seed: int = 0, gif: str 
     """Play one rack in a window, or into the GIF at ``gif`` without opening one; the
     status bar names the players ``names``."""
     if gif is not None:
-        frames: list[np.ndarray] = []
-        state = play_and_draw(rules, simulator, agents, seed, frames.append, fps, width_px, log=log, names=names)
+        frames = []  # paletted as they are drawn: a long rack's RGB frames took gigabytes
+        state = play_and_draw(rules, simulator, agents, seed, lambda frame: frames.append(gif_frame(frame)),
+                              fps, width_px, log=log, names=names)
         write_gif(gif, frames, fps)
         log(f"wrote {len(frames)} frames to {gif}")
         return state

@@ -16,6 +16,7 @@ pictures.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import textwrap
@@ -167,9 +168,9 @@ def stale_pages() -> list[str]:
         name = page_name(env_id)
         path = PAGES / f"{name}.md"
         if not path.exists() or path.read_text() != page(env_id):
-            problems.append(f"{path.relative_to(ROOT)} ({'missing' if not path.exists() else 'out of date'})")
+            problems.append(f"{os.path.relpath(path, ROOT)} ({'missing' if not path.exists() else 'out of date'})")
         if not (PICTURES / f"{name}.png").exists():
-            problems.append(f"{(PICTURES / f'{name}.png').relative_to(ROOT)} (missing)")
+            problems.append(f"{os.path.relpath(PICTURES / f'{name}.png', ROOT)} (missing)")
     return problems
 
 
@@ -257,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(problems) or "every env page is current")
         return 1 if problems else 0
     for path in write_pages() + (write_pictures() if args.pictures else []):
-        print(path.relative_to(ROOT))
+        print(os.path.relpath(path, ROOT))
     return 0
 
 
