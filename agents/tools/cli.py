@@ -338,18 +338,27 @@ def _check_benchmark(args: argparse.Namespace) -> int:
 
 def _baselines(args: argparse.Namespace) -> int:
     from poolgym.agents.evaluation import baselines
+    from poolgym.agents.tools.progress import Progress
 
     _game_env_id(args.env, "--env")
     if args.agents:
         from poolgym.agents.evaluation.protocol import protocol
 
         rules = protocol(args.env).rules
-        table = baselines.agent_table(_agent_specs(args.agents, "--agents", rules),
-                                      _agent_specs(args.opponents, "--opponents", rules),
-                                      args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+        agents = _agent_specs(args.agents, "--agents", rules)
+        opponents = _agent_specs(args.opponents, "--opponents", rules)
+        total = len(agents) * len(opponents) * args.racks
+        with Progress(f"baselines ({len(agents)} agents x {len(opponents)} opponents)", total, "racks",
+                      enabled=not args.no_progress) as progress:
+            table = baselines.agent_table(agents, opponents, args.env, racks=args.racks, seed=args.seed,
+                                          workers=args.workers, advance=progress.advance)
         text = baselines.format_agent_markdown(table)
     else:
-        table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+        pairings = len(baselines.TABLE_PLAYERS) * (len(baselines.TABLE_PLAYERS) - 1) // 2
+        with Progress(f"baselines ({pairings} pairings of the ladder)", pairings * args.racks, "racks",
+                      enabled=not args.no_progress) as progress:
+            table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers,
+                                             advance=progress.advance)
         text = baselines.format_markdown(table)
     print(text)
     write_json(args.json, table)
@@ -713,6 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="opponents for --agents (default legal-random,bot:fast)")
     bl.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
     bl.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
+    bl.add_argument("--no-progress", action="store_true", help=no_progress + " (racks played)")
     bl.set_defaults(handler=_baselines)
 
     play = sub.add_parser("play", help="watch two agents play a rack (window or --gif)")
