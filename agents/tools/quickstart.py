@@ -2,7 +2,7 @@
 
 Trains the default agent (``configs/train/default.yaml``, shipped as
 ``poolgym.configs`` so an installed wheel has it: PPO on the aim-assisted pot-ball drill)
-for under a minute, evaluates it and the random agent on the same seeded layouts,
+for 16384 steps, evaluates it and the random agent on the same seeded layouts,
 prints both with 95% intervals, and saves a learning curve and a grid of the trained agent's
 shots drawn with ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball under the
 ``NineBall-v1`` protocol against the ladder's ``legal-random`` agent, beside the pretrained
