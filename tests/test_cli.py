@@ -318,7 +318,29 @@ def test_train_shows_the_final_evaluation_progress_on_stderr(tmp_path, capsys):
     assert main(["train", "--config", str(config), "--out", str(tmp_path / "run")]) == 0
     out, err = capsys.readouterr()
     assert quiet_err == "" and "final evaluation" not in quiet_out + out
-    assert "final evaluation: 100%" in err and "4/4" in err
+    assert "final evaluation (2 episodes of poolgym/PotBall-v1 x 4: the trained, untrained and reference " \
+           "agents): 100%" in err and "4/4" in err
+
+
+def test_play_gif_frames_carry_the_status_bar():
+    """``poolgym play --gif`` draws its frames with ``play_and_draw``: each has the envs'
+    status bar under the table, naming the players, the shooter and the verdicts."""
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
+    from poolgym.agents.tools.watch import play_and_draw
+    from poolgym.render.rgb import FramePainter
+
+    p = protocol("poolgym/NineBall-v1")
+    agents = [make_agent(name, p.rules, seed=k, noise=p.noise, max_speed=p.max_speed)
+              for k, name in enumerate(("fixed", "legal-random"))]
+    frames = []
+    play_and_draw(p.rules, Simulator(p.rules.table, noise=p.noise), agents, 0, frames.append, fps=5,
+                  width_px=160, max_moves=3, log=lambda line: None, names=("A (fixed)", "B (legal-random)"))
+    bare = FramePainter(p.rules.table, 160).size
+    assert {f.shape for f in frames} == {(FramePainter(p.rules.table, 160, status_rows=2).size[1], 160, 3)}
+    assert frames[0].shape[0] > bare[1]
+    bars = {frame[bare[1]:].tobytes() for frame in frames}
+    assert len(bars) > 2  # the bar's text changes as the rack goes on (who shoots, the verdicts)
 
 
 @pytest.mark.parametrize("argv, bad, choice", [

@@ -33,16 +33,16 @@ TABLE_PLAYERS = LADDER[:LADDER.index("bot:fast") + 1]
 _POOL_CONTEXT = multiprocessing.get_context("forkserver")
 
 
-def play_pairing(env_id: str, a: str, b: str, racks: int, seed: int) -> dict:
+def play_pairing(env_id: str, a: str, b: str, racks: int, seed: int, progress=None) -> dict:
     """One match of ``racks`` racks between ladder members ``a`` and ``b`` under the
-    protocol of ``env_id``."""
+    protocol of ``env_id``; ``progress(done, total)`` after each rack, as ``run_match``."""
     played_under = protocol(env_id)
     rules, noise = played_under.rules, played_under.noise
     agents = [make_agent(spec, rules, seed=seed + i, noise=noise, max_speed=played_under.max_speed,
                          elevation=played_under.elevation)
               for i, spec in enumerate((a, b))]
     started = time.perf_counter()
-    match = run_match(rules, agents, (a, b), racks, seed=seed, noise=noise)
+    match = run_match(rules, agents, (a, b), racks, seed=seed, noise=noise, progress=progress)
     summary = summarize(match)
     summary["seconds"] = time.perf_counter() - started
     return {"a": a, "b": b, "summary": summary}
@@ -52,15 +52,28 @@ def _play(args: tuple) -> dict:
     return play_pairing(*args)
 
 
-def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] = TABLE_PLAYERS,
-                   racks: int = 200, seed: int = 0, workers: int = 1) -> dict:
-    """Every pairing of ``players`` (each once; A breaks the even racks), ``racks`` each."""
-    jobs = [(env_id, a, b, racks, seed) for a, b in itertools.combinations(players, 2)]
+def _run_jobs(play, jobs: list[tuple], racks: int, workers: int, advance) -> list[dict]:
+    """``play(*job)`` for every job, in ``workers`` processes when more than one;
+    ``advance(n)`` counts the racks played: each rack here, a pairing's racks as a worker
+    finishes it."""
     if workers > 1:
+        results = []
         with ProcessPoolExecutor(max_workers=workers, mp_context=_POOL_CONTEXT) as pool:
-            pairings = list(pool.map(_play, jobs))
-    else:
-        pairings = [_play(job) for job in jobs]
+            for result in pool.map(play, jobs):
+                results.append(result)
+                if advance is not None:
+                    advance(racks)
+        return results
+    per_rack = None if advance is None else (lambda done, total: advance(1))
+    return [play((*job, per_rack)) for job in jobs]
+
+
+def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] = TABLE_PLAYERS,
+                   racks: int = 200, seed: int = 0, workers: int = 1, advance=None) -> dict:
+    """Every pairing of ``players`` (each once; A breaks the even racks), ``racks`` each;
+    ``advance(n)``, when given, counts the racks played (``baseline_rack_count`` in all)."""
+    jobs = [(env_id, a, b, racks, seed) for a, b in itertools.combinations(players, 2)]
+    pairings = _run_jobs(_play, jobs, racks, workers, advance)
     return {"env": env_id, "racks": racks, "seed": seed, "players": list(players), "pairings": pairings}
 
 
@@ -98,23 +111,23 @@ def training_run(spec: str) -> dict | None:
     return None
 
 
-def agent_match(env_id: str, agent: str, opponent: str, racks: int, seed: int, wrap=None):
+def agent_match(env_id: str, agent: str, opponent: str, racks: int, seed: int, wrap=None, progress=None):
     """The ``Match`` of ``racks`` racks of ``agent`` (A) against ``opponent`` (B) under the
     protocol of ``env_id`` (alternating breaks, the agent breaking the even racks).
     ``wrap``, when given, turns A's agent into the one that plays (a diagnostic's change to
-    its moves)."""
+    its moves); ``progress(done, total)`` is called after each rack (``run_match``)."""
     played_under = protocol(env_id)
     rules, noise = played_under.rules, played_under.noise
     players = [_agent(spec, rules, seed + i, noise, played_under.max_speed) for i, spec in enumerate((agent, opponent))]
     if wrap is not None:
         players[0] = wrap(players[0])
-    return run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise)
+    return run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise, progress=progress)
 
 
-def play_agent(env_id: str, agent: str, opponent: str, racks: int, seed: int) -> dict:
+def play_agent(env_id: str, agent: str, opponent: str, racks: int, seed: int, progress=None) -> dict:
     """The statistics of ``agent_match``'s agent, and the seconds the match took."""
     started = time.perf_counter()
-    summary = summarize(agent_match(env_id, agent, opponent, racks, seed))
+    summary = summarize(agent_match(env_id, agent, opponent, racks, seed, progress=progress))
     return {"agent": agent, "opponent": opponent, "stats": summary["agents"]["A"],
             "seconds": time.perf_counter() - started}
 
@@ -125,14 +138,12 @@ def _play_agent(args: tuple) -> dict:
 
 def agent_table(agents: Sequence[str], opponents: Sequence[str] = ("legal-random", "bot:fast"),
                 env_id: str = "poolgym/NineBall-v1", racks: int = 200, seed: int = 0,
-                workers: int = 1) -> dict:
-    """Each of ``agents`` against each of ``opponents``, ``racks`` racks on the same seeds."""
+                workers: int = 1, advance=None) -> dict:
+    """Each of ``agents`` against each of ``opponents``, ``racks`` racks on the same seeds;
+    ``advance(n)``, when given, counts the racks played (``len(agents) * len(opponents) *
+    racks`` in all)."""
     jobs = [(env_id, a, b, racks, seed) for a in agents for b in opponents]
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_POOL_CONTEXT) as pool:
-            results = list(pool.map(_play_agent, jobs))
-    else:
-        results = [_play_agent(job) for job in jobs]
+    results = _run_jobs(_play_agent, jobs, racks, workers, advance)
     return {"env": env_id, "racks": racks, "seed": seed, "agents": list(agents), "opponents": list(opponents),
             "training": {a: training_run(a) for a in agents}, "results": results}
 

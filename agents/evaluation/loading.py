@@ -69,14 +69,15 @@ class PolicyAgent:
 
 
 def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None = None,
-             obs_mode: str | None = None) -> PolicyAgent:
+             obs_mode: str | None = None, trusted: bool = False) -> PolicyAgent:
     """A saved stable-baselines3 model as an agent, with the mapping and observation format
     recorded in it (inferred from its spaces, with a warning, for an older file).
     ``action_mode`` / ``obs_mode``, when given, must be the recorded ones: a mismatch is a
-    ``ValueError`` naming both sides."""
+    ``ValueError`` naming both sides. ``trusted`` (the package's own models) loads it
+    without the warning that a model file is code."""
     from poolgym.envs.opponents import SB3Policy
 
-    policy = SB3Policy(path, algorithm=algorithm)
+    policy = SB3Policy(path, algorithm=algorithm, trusted=trusted)
     record = policy.env_record if policy.env_record is not None else infer_record(policy.model, path)
     check_spaces(policy.model, record, path)
     for key, asked in (("action_mode", action_mode), ("obs_mode", obs_mode)):
@@ -96,7 +97,8 @@ def load_pretrained(name: str, rules: Ruleset, action_mode: str | None = None,
     card = pretrained_card(name)  # an unknown name is refused there, naming the choices
     if rules.name != card["game"]:
         raise ValueError(f"{PREFIX}{name} plays {card['game']}, not {rules.name}")
-    return load_sb3(pretrained_model(name), card["algorithm"], rules, action_mode, obs_mode)
+    # The package's own file, shipped with its code: no warning that a model file is code.
+    return load_sb3(pretrained_model(name), card["algorithm"], rules, action_mode, obs_mode, trusted=True)
 
 
 def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:

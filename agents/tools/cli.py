@@ -106,19 +106,17 @@ def _train(args: argparse.Namespace) -> int:
               f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
               f"mean episode return {last.get('episode_return_mean')}; summary in {out}")
         return 0
-    from poolgym.agents.training.train import TrainingInterrupted, final_evaluation_count, format_final, train
+    from poolgym.agents.training.train import TrainingInterrupted, format_final, train
     from poolgym.agents.training.train_config import load_config
 
-    from poolgym.agents.tools.progress import Progress
+    from poolgym.agents.tools.progress import progress_factory
 
     config = load_config(args.config, trusted=args.allow_code)
-    final = Progress("final evaluation", final_evaluation_count(config), "evaluations",
-                     enabled=not args.no_progress)
     try:
-        with final:
-            summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
-                            progress_bar=not args.no_progress, final_progress=final.advance,
-                            resume=args.resume, replace=args.replace)
+        summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
+                        progress_bar=not args.no_progress, progress=progress_factory(not args.no_progress),
+                        resume=args.resume, replace=args.replace, eval_racks=args.eval_racks,
+                        evaluate=not args.no_eval)
     except TrainingInterrupted as stop:
         out = os.path.dirname(stop.summary["model"])
         print(f"\npoolgym train: interrupted after {stop.summary['steps']} steps; saved {stop.summary['model']} "
@@ -130,7 +128,7 @@ def _train(args: argparse.Namespace) -> int:
         return INTERRUPTED
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s; "
           f"model and summary in {os.path.dirname(summary['model'])}")
-    print(format_final(summary))
+    print(format_final(summary) if summary["final"] else "not evaluated (--no-eval)")
     return 0
 
 
@@ -354,18 +352,27 @@ def _check_benchmark(args: argparse.Namespace) -> int:
 
 def _baselines(args: argparse.Namespace) -> int:
     from poolgym.agents.evaluation import baselines
+    from poolgym.agents.tools.progress import Progress
 
     _game_env_id(args.env, "--env")
     if args.agents is not None:  # given, even empty: "--agents ''" is refused, not the ladder
         from poolgym.agents.evaluation.protocol import protocol
 
         rules = protocol(args.env).rules
-        table = baselines.agent_table(_agent_specs(args.agents, "--agents", rules),
-                                      _agent_specs(args.opponents, "--opponents", rules),
-                                      args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+        agents = _agent_specs(args.agents, "--agents", rules)
+        opponents = _agent_specs(args.opponents, "--opponents", rules)
+        total = len(agents) * len(opponents) * args.racks
+        with Progress(f"baselines ({len(agents)} agents x {len(opponents)} opponents)", total, "racks",
+                      enabled=not args.no_progress) as progress:
+            table = baselines.agent_table(agents, opponents, args.env, racks=args.racks, seed=args.seed,
+                                          workers=args.workers, advance=progress.advance)
         text = baselines.format_agent_markdown(table)
     else:
-        table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers)
+        pairings = len(baselines.TABLE_PLAYERS) * (len(baselines.TABLE_PLAYERS) - 1) // 2
+        with Progress(f"baselines ({pairings} pairings of the ladder)", pairings * args.racks, "racks",
+                      enabled=not args.no_progress) as progress:
+            table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers,
+                                             advance=progress.advance)
         text = baselines.format_markdown(table)
     print(text)
     write_json(args.json, table)
@@ -420,7 +427,7 @@ def _play(args: argparse.Namespace) -> int:
             raise UsageError(f"no display to open a window on ({reason}); write the rack to a GIF "
                              "instead with --gif FILE")
     watch(rules, Simulator(rules.table, noise=played_under.noise), agents, seed=args.seed, gif=args.gif,
-          fps=args.fps)
+          fps=args.fps, names=(f"A ({args.a})", f"B ({args.b})"))
     return 0
 
 
@@ -604,7 +611,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="replace the run already in --out (refused without this flag, unless "
                             "--resume OUT/model.zip continues it)")
     train.add_argument("--no-progress", action="store_true",
-                       help="no progress bar (training) or line (final evaluation) on stderr")
+                       help="no progress bar (training) or line (evaluations) on stderr")
+    train.add_argument("--eval-racks", type=_positive_int, metavar="N",
+                       help="N episodes (racks) for every evaluation: periodic, final and the curve's "
+                            "points (default: the config's; --steps scales training only)")
+    train.add_argument("--no-eval", action="store_true",
+                       help="no evaluation at all (periodic, final, curve): train and save the model only")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")
@@ -730,6 +742,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="opponents for --agents (default legal-random,bot:fast)")
     bl.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
     bl.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
+    bl.add_argument("--no-progress", action="store_true", help=no_progress + " (racks played)")
     bl.set_defaults(handler=_baselines)
 
     play = sub.add_parser("play", help="watch two agents play a rack (window or --gif)")

@@ -13,6 +13,13 @@ import sys
 PLAIN_STEP = 0.1
 
 
+def progress_factory(enabled: bool = True):
+    """``factory(label, total, unit)`` making a ``Progress`` (enabled or not), as
+    ``poolgym.agents.training.train.train`` takes it: each evaluation phase gets its
+    own display when it starts, labelled with what it plays."""
+    return lambda label, total, unit="": Progress(label, total, unit, enabled=enabled)
+
+
 class Progress:
     """Counts ``total`` units of work done under ``label``; ``advance()`` after each one.
     Disabled (``enabled=False``) it prints nothing. Use it as a context manager, or call

@@ -2,7 +2,7 @@
 
 Trains the default agent (``configs/train/default.yaml``, shipped as
 ``poolgym.configs`` so an installed wheel has it: PPO on the aim-assisted pot-ball drill)
-for under a minute, evaluates it and the random agent on the same seeded layouts,
+for 16384 steps, evaluates it and the random agent on the same seeded layouts,
 prints both with 95% intervals, and saves a learning curve and a grid of the trained agent's
 shots drawn with ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball under the
 ``NineBall-v1`` protocol against the ladder's ``legal-random`` agent, beside the pretrained
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import gymnasium as gym
 
-from poolgym.agents.tools.progress import Progress
-from poolgym.agents.training.train import final_evaluation_count, format_final, load_model, train
+from poolgym.agents.tools.progress import progress_factory
+from poolgym.agents.training.train import format_final, load_model, train
 from poolgym.agents.training.train_config import load_config
 from poolgym.agents.training.train_plots import plot_learning_curve, save_image_grid
 from poolgym.configs import config_path
@@ -85,7 +85,7 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 30, see
     rows = {"trained": stats["agents"]["trained"], **report["agents"]}
     gif = out / "nine_ball_rack.gif"
     watch(rules, Simulator(rules.table, noise=p.noise), [trained, opponent], seed=seed, gif=str(gif),
-          log=lambda _: None)
+          log=lambda _: None, names=("trained", NINE_BALL_OPPONENT))
     print(f"\nnine_ball under the {p.env_id} protocol, {racks} racks against {NINE_BALL_OPPONENT} "
           f"(alternating breaks, same seeds):")
     print(format_references({"opponent": NINE_BALL_OPPONENT, "agents": rows}))
@@ -102,10 +102,9 @@ def run_quickstart(out: str | Path = "runs/quickstart", steps: int | None = None
     if episodes is not None:
         cfg = dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, final_episodes=episodes))
     print(f"training {cfg.algorithm} on {cfg.env_id} ({steps or cfg.total_steps} steps) into {out} ...")
-    with Progress("final evaluation", final_evaluation_count(cfg), "evaluations", enabled=progress_bar) as final:
-        # The quickstart's folder is its own demo run: a second quickstart replaces the first.
-        summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar, final_progress=final.advance,
-                        replace=True)
+    # The quickstart's folder is its own demo run: a second quickstart replaces the first.
+    summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar, progress=progress_factory(progress_bar),
+                    replace=True)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s "
           f"({summary['steps_per_s']:.0f} steps/s)\n")
     print(format_final(summary))

@@ -41,6 +41,7 @@ evaluations pass the same masks (``SB3Policy`` with ``info["action_masks"]``).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -254,6 +255,25 @@ def with_budget(cfg: TrainConfig, steps: int) -> TrainConfig:
     return dataclasses.replace(cfg, total_steps=steps, stages=stages)
 
 
+def with_eval_budget(cfg: TrainConfig, racks: int | None = None, evaluate: bool = True) -> TrainConfig:
+    """``cfg`` with its evaluation budgets replaced: ``racks`` episodes (racks in the game
+    envs) for every evaluation (periodic, final, the curve's points and its final
+    measurement), and with ``evaluate=False`` none at all (no periodic or final evaluation,
+    no curve): a smoke run that only trains. ``--steps`` scales training alone, so a short
+    run keeps the full evaluations unless these say otherwise."""
+    if not evaluate:
+        return dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, every_steps=0, final_episodes=0),
+                                   curve=None)
+    if racks is None:
+        return cfg
+    racks = int(racks)
+    if racks < 1:
+        raise ValueError(f"the evaluation budget must be at least 1 rack, got {racks}")
+    curve = cfg.curve and dataclasses.replace(cfg.curve, racks=racks, final_racks=racks)
+    return dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, episodes=racks, final_episodes=racks),
+                               curve=curve)
+
+
 def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed: dict | None,
              append: bool = False):
     """The vectorized env of one stage: ``stage``'s env (adapted to observe ``observe``), in
@@ -317,8 +337,24 @@ def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve,
             save_with_env(model, checkpoints / f"{cfg.algorithm.lower()}_{timesteps}_steps.zip", record)
 
         callbacks.append(Every(cfg.checkpoint_every, checkpoint))
-    if curve is not None and cfg.curve.every_steps > 0:
-        callbacks.append(Every(cfg.curve.every_steps, curve.point))
+    if curve is not None:
+        class CurveScalars(BaseCallback):
+            """Logs the curve's points to tensorboard as scalars: those measured before
+            training (step 0) when it starts, and each new one as it is measured."""
+
+            def _on_training_start(self) -> None:
+                curve.log_points(self.logger)
+
+            def _on_step(self) -> bool:
+                return True
+
+        callbacks.append(CurveScalars())
+        if cfg.curve.every_steps > 0:
+            def curve_point(model, timesteps: int) -> None:
+                curve.point(model, timesteps)
+                curve.log_points(model.logger)
+
+            callbacks.append(Every(cfg.curve.every_steps, curve_point))
     if cfg.self_play is not None:
         league = out / "league"
         league.mkdir(exist_ok=True)
@@ -333,7 +369,10 @@ def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve,
 
 
 def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
-    """How many evaluations ``final_evaluation`` plays (with or without ``untrained``)."""
+    """How many evaluations ``final_evaluation`` plays (with or without ``untrained``): none
+    when the config's ``final_episodes`` is 0 (``with_eval_budget(evaluate=False)``)."""
+    if cfg.eval.final_episodes == 0:
+        return 0
     per_opponent = len(REFERENCE_AGENTS) + 1 + (cfg.eval.baseline not in REFERENCE_AGENTS) + bool(untrained)
     return len(_matchups(cfg)) * per_opponent
 
@@ -341,8 +380,8 @@ def final_evaluation_count(cfg: TrainConfig, untrained: bool = True) -> int:
 def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = None,
           steps: int | None = None, seed: int | None = None, device: str = "cpu",
           progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1,
-          resume: str | Path | None = None, replace: bool = False,
-          final_progress: Callable[[], None] | None = None) -> dict:
+          resume: str | Path | None = None, replace: bool = False, eval_racks: int | None = None,
+          evaluate: bool = True, progress: Callable[[str, int, str], Any] | None = None) -> dict:
     """Train the agent a config describes and return the run's summary (also written to
     ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads: small MLP
@@ -353,8 +392,11 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     full, optimiser state included). ``resume=<out>/model.zip`` continues the run in
     ``out``; any other run into a folder that holds one is refused unless ``replace``
     (``poolgym.agents.training.run_folder``). Ctrl-C saves the model and summary of what
-    was trained and raises ``TrainingInterrupted``. ``final_progress`` goes to
-    ``final_evaluation``.
+    was trained and raises ``TrainingInterrupted``. ``eval_racks`` and ``evaluate`` set the
+    evaluation budgets (``with_eval_budget``). ``progress(label, total, unit)``, when given,
+    makes the progress display (``poolgym.agents.tools.progress.Progress``) of each
+    evaluation phase as it starts: the curve's points and final racks, and the final
+    evaluation.
 
     Every check of the config, the env arguments and the resumed model comes before the
     run folder is made or touched."""
@@ -365,6 +407,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         cfg = with_budget(cfg, steps)
     if seed is not None:
         cfg = dataclasses.replace(cfg, seed=check_seed(seed, "seed", "the seed given to train"))
+    cfg = with_eval_budget(cfg, eval_racks, evaluate)
     name = Path(cfg.source).stem if cfg.source != "<dict>" else "train"
     out = Path(out) if out is not None else Path("runs") / name
     try:
@@ -383,12 +426,12 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     with run_folder.locked(out):
         previous = run_folder.prepare(out, resume, replace)
         return _run(cfg, out, record, observe, algorithm, resume, resumed, previous, device=device,
-                    progress_bar=progress_bar, verbose=verbose, final_progress=final_progress)
+                    progress_bar=progress_bar, verbose=verbose, progress=progress)
 
 
 def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, resumed: dict | None,
          previous: dict | None, *, device: str, progress_bar: bool, verbose: int,
-         final_progress: Callable[[], None] | None) -> dict:
+         progress: Callable[[str, int, str], Any] | None) -> dict:
     """The training of ``train`` in its locked, prepared run folder; ``previous`` is the
     summary of the run being continued there (None for a new run)."""
     from poolgym.envs.opponents import SB3Policy
@@ -444,7 +487,8 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                         from poolgym.agents.training.train_curves import Curve
 
                         curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET,
-                                      previous=_previous_curve(out) if appending else None)
+                                      previous=_previous_curve(out) if appending else None,
+                                      progress=progress and (lambda label, racks: progress(label, racks, "racks")))
                         curve.point(model, model.num_timesteps)
                     callbacks, evaluator = _callbacks(cfg, out, start, record, curve,
                                                       (previous or {}).get("eval_history"))
@@ -457,9 +501,19 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                     save_with_env(model, out / "model.zip", record)
             finally:
                 vec_env.close()
-        final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
-                                 progress=final_progress)
-        curve_final = curve.final(model, model.num_timesteps) if curve is not None else None
+        final = []
+        if cfg.eval.final_episodes > 0:
+            count = final_evaluation_count(cfg)
+            label = (f"final evaluation ({cfg.eval.final_episodes} episodes of {cfg.env_id} x {count}: the "
+                     f"trained, untrained and reference agents)")
+            shown = progress(label, count, "evaluations") if progress is not None else contextlib.nullcontext()
+            with shown:
+                final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                                         progress=shown.advance if progress is not None else None)
+        curve_final = None
+        if curve is not None:
+            curve_final = curve.final(model, model.num_timesteps)
+            curve.log_final(model.logger, model.num_timesteps)
     except KeyboardInterrupt:
         if model is None:  # nothing trained yet: nothing to save
             raise

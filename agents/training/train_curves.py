@@ -10,7 +10,9 @@ predicts with the masks), the same agent ``poolgym eval`` builds from the saved 
 
 At each point (every ``every_steps`` steps, and step 0 -- the untrained network), the
 network plays ``racks`` racks against each of ``opponents``; at the end ``final_racks``
-against each of ``final_opponents``. Beside it, on the same racks: the untrained network
+against each of ``final_opponents``. Each point's win rates also go to the run's
+tensorboard log as scalars (``curve/<opponent>/racks_won``, ``curve_final/...``), at the
+step they were measured. Beside it, on the same racks: the untrained network
 (the starting weights, frozen) and the ladder's ``fixed`` agent played through the same
 action mapping (its move encoded by the model's mapper and decoded back, ``MappedAgent``),
 so the reference is what this action design can express, not the ladder agent's own
@@ -23,9 +25,11 @@ untrained network is the resumed one). Both files are written atomically.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 from poolgym.agents.evaluation.evaluate import run_match, wilson_interval
 from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
@@ -63,11 +67,18 @@ def model_agent(model, record: dict, rules, deterministic: bool = True) -> Polic
 class Curve:
     """Measures and writes the curve of one run (module docstring). ``untrained`` is the
     starting policy (frozen); ``record`` the model's env record; ``previous`` the curve data
-    of the run this one continues, whose points are kept when it was measured the same way."""
+    of the run this one continues, whose points are kept when it was measured the same way.
+    ``progress(label, racks)``, when given, makes the progress display of one measurement (a
+    context manager with a ``callback(done, total)`` called per rack, as
+    ``poolgym.agents.tools.progress.Progress``): one per curve point and one for the final
+    measurement, each labelled with what it plays."""
 
     def __init__(self, cfg: CurveConfig, record: dict, untrained, out: str | Path, seed: int,
-                 previous: dict | None = None) -> None:
+                 previous: dict | None = None, progress: Callable[[str, int], Any] | None = None) -> None:
         self.cfg, self.record, self.seed = cfg, record, seed
+        self.progress = progress
+        self._callback = None
+        self._logged = 0  # how many of ``data["points"]`` have gone to tensorboard
         self.protocol = protocol(cfg.protocol)
         rules = self.protocol.rules
         fixed = make_agent("fixed", rules, seed=seed, noise=self.protocol.noise, max_speed=self.protocol.max_speed)
@@ -86,7 +97,8 @@ class Curve:
         """``agent``'s racks won against ``opponent`` on this curve's seeded racks."""
         p = self.protocol
         other = make_agent(opponent, p.rules, seed=self.seed + 1, noise=p.noise, max_speed=p.max_speed)
-        match = run_match(p.rules, [agent, other], ("agent", opponent), racks, seed=self.seed, noise=p.noise)
+        match = run_match(p.rules, [agent, other], ("agent", opponent), racks, seed=self.seed, noise=p.noise,
+                          progress=self._callback)
         wins = sum(1 for r in match.racks if r.winner == 0)
         low, high = wilson_interval(wins, racks)
         return {"opponent": opponent, "racks": racks, "wins": wins, "win_rate": wins / racks,
@@ -100,15 +112,37 @@ class Curve:
         self.data["references"].append(row)
         return row
 
+    def _to_play(self, opponents, racks: int) -> int:
+        """The racks a measurement against ``opponents`` plays: the network's, and the
+        references' not measured yet."""
+        measured = {(r["agent"], r["opponent"], r["racks"]) for r in self.data["references"]}
+        return sum(racks * (1 + sum((name, o, racks) not in measured for name in self.references))
+                   for o in opponents)
+
+    @contextlib.contextmanager
+    def _measuring(self, label: str, opponents, racks: int):
+        """A progress display (``progress``) for one measurement, fed by ``racks_won``."""
+        if self.progress is None:
+            yield
+            return
+        with self.progress(label, self._to_play(opponents, racks)) as shown:
+            self._callback = shown.callback
+            try:
+                yield
+            finally:
+                self._callback = None
+
     def point(self, model, timesteps: int) -> list[dict]:
         """Measure the current network against ``opponents`` and rewrite the files."""
         agent = model_agent(model, self.record, self.protocol.rules, self.cfg.deterministic)
         rows = []
-        for opponent in self.cfg.opponents:
-            for name in self.references:
-                self._reference(name, opponent, self.cfg.racks)
-            rows.append({"timesteps": int(timesteps), "time_s": round(time.perf_counter() - self._start, 2),
-                         **self.racks_won(agent, opponent, self.cfg.racks)})
+        label = f"curve point at {int(timesteps)} steps ({', '.join(self.cfg.opponents)})"
+        with self._measuring(label, self.cfg.opponents, self.cfg.racks):
+            for opponent in self.cfg.opponents:
+                for name in self.references:
+                    self._reference(name, opponent, self.cfg.racks)
+                rows.append({"timesteps": int(timesteps), "time_s": round(time.perf_counter() - self._start, 2),
+                             **self.racks_won(agent, opponent, self.cfg.racks)})
         self.data["points"] += rows
         self.write()
         return rows
@@ -117,15 +151,33 @@ class Curve:
         """The trained network and the references against ``final_opponents``."""
         agent = model_agent(model, self.record, self.protocol.rules, self.cfg.deterministic)
         rows = []
-        for opponent in self.cfg.final_opponents:
-            row = {"timesteps": int(timesteps), "opponent": opponent,
-                   "trained": self.racks_won(agent, opponent, self.cfg.final_racks)}
-            for name in self.references:
-                row[name] = self._reference(name, opponent, self.cfg.final_racks)
-            rows.append(row)
+        label = f"curve's final racks ({', '.join(self.cfg.final_opponents)})"
+        with self._measuring(label, self.cfg.final_opponents, self.cfg.final_racks):
+            for opponent in self.cfg.final_opponents:
+                row = {"timesteps": int(timesteps), "opponent": opponent,
+                       "trained": self.racks_won(agent, opponent, self.cfg.final_racks)}
+                for name in self.references:
+                    row[name] = self._reference(name, opponent, self.cfg.final_racks)
+                rows.append(row)
         self.data["final"] = rows
         self.write()
         return rows
+
+    def log_points(self, logger) -> None:
+        """Write the points not logged yet to an SB3 ``logger`` (tensorboard) as scalars
+        ``curve/<opponent>/racks_won``, each at the step it was measured."""
+        for row in self.data["points"][self._logged:]:
+            logger.record(f"curve/{row['opponent']}/racks_won", row["win_rate"])
+            logger.dump(step=row["timesteps"])
+        self._logged = len(self.data["points"])
+
+    def log_final(self, logger, timesteps: int) -> None:
+        """Write the final measurement to ``logger``: the network's and the references'
+        win rates as ``curve_final/<opponent>/<agent>``."""
+        for row in self.data["final"]:
+            for name in ("trained", *self.references):
+                logger.record(f"curve_final/{row['opponent']}/{name}", row[name]["win_rate"])
+        logger.dump(step=int(timesteps))
 
     def write(self) -> None:
         """``curve.json`` and ``curve.png`` in the run directory."""

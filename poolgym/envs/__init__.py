@@ -8,7 +8,7 @@
 | ``poolgym/StraightPool-v1`` | 14.1 continuous, the same defaults |
 | ``poolgym/NineBallSolo-v1`` | run out a 9-ball rack alone (the agent plays every shot), noise and rack gaps on |
 | ``poolgym/PotBall-v1`` | one shot: pot the target ball from a random layout, noise on |
-| ``poolgym/*-v0`` | the same games as first released (no noise, tight racks, the agent always breaks, a uniform-random-action opponent), kept so published v0 numbers reproduce |
+| ``poolgym/*-v0`` | the same games with their first defaults (no noise, tight racks, the agent always breaks, a uniform-random-action opponent); the physics under them has changed since (``VERSION_HISTORY``) |
 
 Variants differ only in keyword arguments (``gymnasium.make(id, **kwargs)``); custom ones are
 registered with ``poolgym.register_variant`` or from YAML (``poolgym.registration``).
@@ -47,6 +47,47 @@ BUILTIN_IDS = {
 }
 
 
+# What each built-in id is, in one line (the docs site's env pages and tables).
+ID_SUMMARIES = {
+    "NineBall": "9-ball against an opponent, shot by shot, under WPA rules",
+    "EightBall": "8-ball against an opponent (groups, called 8, the break options of WPA 3.3)",
+    "TenBall": "10-ball against an opponent (call shot)",
+    "StraightPool": "14.1 continuous against an opponent (call shot, points, re-racks)",
+    "NineBallSolo": "run out a 9-ball rack alone: the agent plays every shot",
+    "PotBall": "one shot: pot the target ball from a random layout without scratching",
+}
+
+# The physics change that reached every version: a v0 number measured before it was
+# measured on other dynamics.
+_PHYSICS_CHANGE = (
+    "The physics changed under this version after its release, as under every version "
+    "(the simulator is shared): closed-form contact impulses (Han 2005 cushions at the "
+    "nose height, 3-D ball-ball friction with throw, squirt; commit d6a4c9f), then the "
+    "elevated cue (zero elevation is the flat simulation bit for bit) and the compiled "
+    "event core (the same break and random-shot statistics). Its defaults are unchanged, "
+    "but a number measured on it before the contact model is not reproduced by it now: "
+    "measure the comparison again on the current code.")
+_V1_GAME = ("The benchmark protocol (``BENCHMARK_DEFAULTS``): tournament execution noise, racks "
+            "with random gaps (``rack_model=\"benchmark\"``), the breaker drawn per episode, the "
+            "match score observed (``observe_match``), ``legal-random`` as the opponent instead of "
+            "``uniform-action``, strokes up to 12 m/s instead of 10. A memorised stroke no longer "
+            "wins: v0's \"easiest target, full speed\" break pocketed the 9 on every break. "
+            "Released before the contact model, then calibrated on it (the rack gaps and the "
+            "12 m/s break, commit 77b10d2); every published v1 figure was measured after that.")
+# Per family, what changed in each version (newest first), for the env pages.
+VERSION_HISTORY = {
+    **{family: {1: _V1_GAME, 0: f"Initial release: no noise, tight racks, the agent breaks, the "
+                                f"``uniform-action`` opponent, strokes up to 10 m/s. {_PHYSICS_CHANGE}"}
+       for family in ("NineBall", "EightBall", "TenBall", "StraightPool")},
+    "NineBallSolo": {
+        1: "Tournament execution noise and racks with random gaps, strokes up to 12 m/s.",
+        0: f"Initial release: no noise, tight racks, strokes up to 10 m/s. {_PHYSICS_CHANGE}"},
+    "PotBall": {
+        1: "Tournament execution noise on the stroke.",
+        0: f"Initial release: no noise. {_PHYSICS_CHANGE}"},
+}
+
+
 def register_builtin_envs() -> None:
     """Register the built-in ids with Gymnasium (idempotent)."""
     import gymnasium
@@ -56,5 +97,5 @@ def register_builtin_envs() -> None:
             gymnasium.register(env_id, entry_point=entry_point, kwargs=dict(kwargs), max_episode_steps=limit)
 
 
-__all__ = ["BENCHMARK_DEFAULTS", "BUILTIN_IDS", "MoveRecord", "PoolEnv", "PotBallEnv", "RecordEveryFrame",
+__all__ = ["BENCHMARK_DEFAULTS", "BUILTIN_IDS", "ID_SUMMARIES", "VERSION_HISTORY", "MoveRecord", "PoolEnv", "PotBallEnv", "RecordEveryFrame",
            "register_builtin_envs"]

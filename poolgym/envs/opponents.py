@@ -65,16 +65,17 @@ class SB3Policy:
     ``model`` is a loaded model or a path to a saved one, loaded with
     ``poolgym.envs.sb3_models.load_model`` (``algorithm`` names its class, e.g. ``"PPO"``);
     ``env_record`` is then the env the model was trained on (``read_env_record``), or None
-    for an older file that does not say.
+    for an older file that does not say; ``trusted`` goes to ``load_model`` (no warning
+    that the file is code, for the package's own models).
     """
 
-    def __init__(self, model, algorithm: str = "PPO", deterministic: bool = True) -> None:
+    def __init__(self, model, algorithm: str = "PPO", deterministic: bool = True, trusted: bool = False) -> None:
         self.env_record = None
         if isinstance(model, str):
             from poolgym.envs.sb3_models import load_model, read_env_record
 
             self.env_record = read_env_record(model)
-            model = load_model(model, algorithm)
+            model = load_model(model, algorithm, trusted=trusted)
         from poolgym.envs.sb3_models import is_maskable
 
         self.model = model

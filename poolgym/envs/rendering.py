@@ -7,7 +7,11 @@
   agent's and the opponent's) as it rolls, frame by frame from the simulator's exact
   trajectories at ``metadata["render_fps"]``, each ending on a frame at rest with the shot's
   verdict. Frames are drawn when ``render()`` asks for them, so an episode nobody renders
-  costs no drawing. ``poolgym.envs.video.RecordEveryFrame`` records such lists whole.
+  costs no drawing.
+
+Videos: ``poolgym.envs.RecordEveryFrame`` (Gymnasium's ``RecordVideo``, same arguments)
+records whole shots from an ``rgb_array`` or ``rgb_array_list`` env, frame by frame,
+streaming each frame to the file (``shot_frames``), so memory stays bounded over a rack.
 - ``render_mode="human"``: ``reset()`` and ``step()`` draw the same frames in a pygame window
   as they happen, paced by the clock at ``metadata["render_fps"]`` (real time); ``render()``
   shows the table as it is. ``SDL_VIDEODRIVER=dummy`` runs it with no display.
@@ -68,6 +72,8 @@ class RenderMixin:
     _window = None
     _painter = None
     _scenes: list
+    # In "rgb_array" mode, whether each move's scenes are kept for ``shot_frames``.
+    _recording_shots = False
 
     def _init_render(self, render_mode: str | None, width: int, height: int | None, render_fps: int) -> None:
         check_render_mode(render_mode)
@@ -88,9 +94,32 @@ class RenderMixin:
         self._render_add(still)
 
     def _render_add(self, scene) -> None:
-        """Keep ``scene`` to be drawn, in the modes that draw every move."""
-        if self.render_mode in _ANIMATED:
+        """Keep ``scene`` to be drawn, in the modes that draw every move (and in "rgb_array"
+        mode while ``record_shots`` is on)."""
+        if self.render_mode in _ANIMATED or (self._recording_shots and self.render_mode == "rgb_array"):
             self._scenes.append(scene)
+
+    def record_shots(self, on: bool = True) -> None:
+        """In "rgb_array" mode, keep every move's frames for ``shot_frames`` (what
+        ``RecordEveryFrame`` turns on), or stop keeping them; ``render()`` is unchanged."""
+        if not isinstance(on, bool):
+            raise ValueError(f"record_shots takes True or False, got {on!r}")
+        self._recording_shots = on
+        if not on:
+            self._scenes = []
+
+    def shot_frames(self):
+        """The frames since the last ``shot_frames()``, ``render()`` or ``reset()``, one at a
+        time as they are drawn (an iterator: a caller that writes each one keeps one frame
+        in memory): the table after a reset, then every shot as it rolls. In
+        "rgb_array_list" mode the frames ``render()`` would return; in "rgb_array" mode
+        those kept while ``record_shots`` is on; none otherwise."""
+        scenes, self._scenes = self._scenes, []
+        if not scenes or self.render_mode not in ("rgb_array", "rgb_array_list"):
+            return
+        painter, fps = self._frame_painter(), self.metadata["render_fps"]
+        for scene in scenes:
+            yield from scene.frames(painter, fps)
 
     def _render_human(self) -> None:
         """In human mode, draw what happened since the last draw (Gymnasium renders human

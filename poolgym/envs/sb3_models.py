@@ -67,16 +67,17 @@ def check_model_path(path: str) -> str:
     return path
 
 
-def load_model(path: str, algorithm: str = "PPO", device: str = "cpu"):
+def load_model(path: str, algorithm: str = "PPO", device: str = "cpu", trusted: bool = False):
     """The stable-baselines3 model of class ``algorithm`` saved at ``path``.
 
-    Warns once per process that a model file is code; ``ValueError`` (one line, naming the
+    Warns once per process that a model file is code, unless ``trusted`` (the package's own
+    pretrained agents, which come with the code); ``ValueError`` (one line, naming the
     value and the choices) for an unknown algorithm, a missing file or one that is not a
     model of that class."""
     global _warned
     cls = algorithm_class(algorithm)
     path = check_model_path(path)
-    if not _warned:
+    if not _warned and not trusted:
         _warned = True
         warnings.warn("a stable-baselines3 model file is code (parts of it are unpickled): "
                       "load only model files you trust", stacklevel=2)

@@ -48,3 +48,14 @@ def test_a_model_agent_plays_in_worker_processes():
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "| pretrained:nine_ball |" in done.stdout and "| fixed |" in done.stdout
+
+
+def test_baselines_counts_its_racks_on_a_progress_bar(capsys):
+    counted = []
+    table = baselines.agent_table(["fixed"], ["random", "legal-random"], racks=3, seed=1, advance=counted.append)
+    assert sum(counted) == 6 and len(table["results"]) == 2
+    assert main(["baselines", "--agents", "fixed", "--opponents", "random", "--racks", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "baselines (1 agents x 1 opponents)" in err and "2/2" in err
+    assert main(["baselines", "--agents", "fixed", "--opponents", "random", "--racks", "2", "--no-progress"]) == 0
+    assert "baselines" not in capsys.readouterr().err

@@ -100,7 +100,7 @@ def test_a_video_of_a_whole_nine_ball_episode_holds_every_frame_of_every_shot(tm
             *_, terminated, truncated, _ = env.step(env.action_space.sample())
             steps += 1
             over = terminated or truncated
-        recorded = len(env.recorded_frames)
+        recorded = env.frames_written if isinstance(env, RecordEveryFrame) else len(env.recorded_frames)
         env.close()
         (video,) = folder.glob("*.mp4")
         clip = moviepy.VideoFileClip(str(video))
@@ -119,6 +119,41 @@ def test_a_video_of_a_whole_nine_ball_episode_holds_every_frame_of_every_shot(tm
     assert count >= sum(r.result.duration for r in records if r.result is not None) * fps
     _, plain_steps, plain_recorded, _, _ = play(gym.wrappers.RecordVideo, tmp_path / "plain")
     assert plain_steps == steps and plain_recorded == steps + 1 < count
+
+
+def test_recording_an_rgb_array_env_streams_every_frame_and_a_stride_keeps_every_kth(tmp_path):
+    """CleanRL's path (RecordVideo's arguments on an ``rgb_array`` env): the frames of an
+    ``rgb_array_list`` env, streamed to the file as drawn, so memory stays at a few frames."""
+    import tracemalloc
+
+    pytest.importorskip("moviepy")
+
+    def record(render_mode, stride=1, steps=3):
+        env = RecordEveryFrame(gym.make("poolgym/NineBall-v1", render_mode=render_mode, width=320),
+                               str(tmp_path / f"{render_mode}{stride}"), frame_stride=stride)
+        env.reset(seed=3)
+        env.action_space.seed(3)
+        tracemalloc.start()
+        written = 0
+        for _ in range(steps):
+            env.step(env.action_space.sample())
+            written = max(written, env.frames_written)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        width, height = env.unwrapped._frame_painter().size
+        frame_bytes, fps = width * height * 3, env.frames_per_sec
+        env.close()
+        assert len(list((tmp_path / f"{render_mode}{stride}").glob("*.mp4"))) == 1
+        assert not list((tmp_path / f"{render_mode}{stride}").glob(".*"))  # no temporary file left
+        return written, peak, frame_bytes, fps
+
+    written, peak, frame_bytes, fps = record("rgb_array")
+    assert written == record("rgb_array_list")[0] > 60  # every frame of the shots, not one a step
+    assert peak < 30 * frame_bytes  # frames are not held in memory (RecordVideo keeps them all)
+    strided, _, _, strided_fps = record("rgb_array", stride=5)
+    assert abs(strided - written / 5) <= 3 and strided_fps == fps / 5  # still real time
+    with pytest.raises(ValueError, match="frame_stride must be a whole number >= 1"):
+        RecordEveryFrame(gym.make("poolgym/PotBall-v1", render_mode="rgb_array"), str(tmp_path), frame_stride=0)
 
 
 def test_the_status_names_the_shooter_the_score_and_the_verdict_and_a_ball_in_hand_is_drawn():

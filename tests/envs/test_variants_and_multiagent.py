@@ -233,3 +233,78 @@ def test_pettingzoo_shooter_keeps_the_table_after_a_legal_pot():
     assert env.agent_selection == "player_1"
     assert env.infos["player_1"]["target_mask"][9] == 1
     assert env.rewards["player_1"] > 0 > env.rewards["player_0"]
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "eight_ball", "ten_ball", "straight_pool"])
+def test_versioned_two_player_envs_have_the_v1_protocol_and_their_own_names(game):
+    import importlib
+
+    from poolgym.envs import BUILTIN_IDS
+    from poolgym.racking import RackModel
+
+    module = importlib.import_module(f"poolgym.envs.aec.{game}_v1")
+    env = module.env()
+    assert env.metadata["name"] == f"{game}_v1" and env.unwrapped.metadata["name"] == f"{game}_v1"
+    raw = module.raw_env(action_mode="raw")
+    assert raw.rules.name == game and raw.metadata["name"] == f"{game}_v1"
+    # The same protocol as the registered single-agent id of the same game and version.
+    single = gym.make(next(i for i, (_, kw, _) in BUILTIN_IDS.items() if i.endswith("-v1") and
+                           kw.get("game") == game and kw.get("opponent") != "solo"), action_mode="raw").unwrapped
+    assert raw.simulator.noise == single.simulator.noise and raw.simulator.noise.angle_deg > 0
+    assert raw.rack_model == single.rack_model == RackModel.make("benchmark")
+    assert raw.mapper.space == single.mapper.space and raw.mapper.max_speed == single.mapper.max_speed == 12.0
+    assert raw.breaker_mode == "random" and raw.observe_match and "match" in raw.observation_space("player_0").spaces
+    # The unversioned factory keeps v0's defaults and name.
+    from poolgym.envs import aec
+    assert aec.env().metadata["name"] == "poolgym_v0" and aec.raw_env().simulator.noise.angle_deg == 0
+
+
+def test_the_v1_two_player_env_plays_a_race_with_the_breaker_drawn_and_passes_api_and_seed_tests():
+    from pettingzoo.test import seed_test
+
+    from poolgym.envs.aec import nine_ball_v1
+
+    strict_api_test(nine_ball_v1.env(action_mode="choice_discrete", obs_mode="flat", race_to=2), num_cycles=15)
+    seed_test(lambda: nine_ball_v1.env(action_mode="raw", obs_mode="flat", race_to=2), num_cycles=15)
+    breakers = set()
+    for seed in range(12):
+        env = nine_ball_v1.raw_env(action_mode="raw", obs_mode="flat", race_to=1)
+        env.reset(seed=seed)
+        breakers.add(env.agent_selection)
+    assert breakers == {"player_0", "player_1"}  # drawn from the seed
+    env = nine_ball_v1.raw_env(action_mode="raw", race_to=3, rack_model="tight", breaker="player_1")
+    env.reset(seed=3)
+    assert env.agent_selection == "player_1"
+    scores = set()
+    for agent in env.agent_iter(3000):
+        obs, _, terminated, truncated, info = env.last()
+        scores.add(tuple(np.round(obs["match"] * 3).astype(int)))
+        env.step(None if terminated or truncated else env.action_space(agent).sample())
+    assert max(env.racks_won) == 3 and not env.agents  # the match ended at three racks
+    # The match score is observed from each player's side as the racks are won.
+    assert {(0, 0), (1, 0), (0, 1)} <= scores and max(max(s) for s in scores) == 3
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(breaker="agent"), "breaker must be one of \\['player_0', 'player_1', 'random', 'alternate'\\]"),
+    (dict(race_to=0), "race_to must be a whole number of racks >= 1"),
+    (dict(race_to=2.5), "race_to must be an integer"),
+    (dict(observe_match="yes"), "observe_match must be True or False"),
+])
+def test_bad_match_arguments_of_the_two_player_env_name_the_argument(bad, message):
+    from poolgym.envs.aec import nine_ball_v1
+
+    with pytest.raises(ValueError, match=message):
+        nine_ball_v1.raw_env(**bad)
+
+
+def test_unknown_agents_are_a_clear_error_naming_the_agents():
+    from poolgym.envs import aec
+
+    env = aec.raw_env(action_mode="choice_discrete")
+    env.reset(seed=0)
+    for call in (lambda: env.observe("player_7"), lambda: env.action_masks("nobody"),
+                 lambda: env.action_space("player_2"), lambda: env.observation_space("x")):
+        with pytest.raises(ValueError, match=r"unknown agent .*: the agents are \['player_0', 'player_1'\]"):
+            call()
+    assert env.action_masks("player_1").shape == env.action_masks().shape  # the real agents still answer

@@ -245,3 +245,51 @@ def test_train_resume_refuses_a_model_of_another_mapping(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["train", "--config", str(config), "--resume", str(tmp_path / "missing.zip")])
     assert "missing.zip" in capsys.readouterr().err
+
+
+def _tiny_recipe(tmp_path) -> Path:
+    """The MaskablePPO recipe with one small update (its curve and evaluations as shipped)."""
+    data = yaml.safe_load((ROOT / "configs" / "train" / "nine_ball_maskable_ppo.yaml").read_text())
+    data["hyperparameters"].update(n_steps=64, batch_size=32, n_epochs=1)
+    data.update(n_envs=1, checkpoint_every=0)
+    path = tmp_path / "recipe.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_train_no_eval_only_trains_and_eval_racks_sets_every_budget(tmp_path, capsys):
+    config = _tiny_recipe(tmp_path)
+    assert main(["train", "--config", str(config), "--steps", "64", "--out", str(tmp_path / "bare"),
+                 "--no-eval", "--no-progress"]) == 0
+    assert "not evaluated (--no-eval)" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "bare" / "summary.json").read_text())
+    assert summary["final"] == [] and summary["curve_final"] is None and summary["config"]["curve"] is None
+    assert (tmp_path / "bare" / "model.zip").exists() and not (tmp_path / "bare" / "curve.json").exists()
+
+    assert main(["train", "--config", str(config), "--steps", "64", "--out", str(tmp_path / "short"),
+                 "--eval-racks", "2"]) == 0
+    err = capsys.readouterr().err  # the bars say what each phase plays
+    assert "curve point at 0 steps (legal-random, bot:weak)" in err
+    assert "curve's final racks (legal-random, bot:weak, bot:fast)" in err
+    assert "final evaluation (2 episodes of poolgym/NineBall-v1" in err
+    summary = json.loads((tmp_path / "short" / "summary.json").read_text())
+    assert {s["episodes"] for row in summary["final"] for s in (row["trained"], *row["references"].values())} == {2}
+    curve = json.loads((tmp_path / "short" / "curve.json").read_text())
+    assert {r["racks"] for r in curve["points"] + curve["references"]} == {2}
+    assert [f["trained"]["racks"] for f in curve["final"]] == [2, 2, 2]
+    # The curve's points are tensorboard scalars, at the step each was measured.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(next((tmp_path / "short" / "tb").iterdir()))).Reload()
+    tags = events.Tags()["scalars"]
+    assert {"curve/legal-random/racks_won", "curve/bot:weak/racks_won",
+            "curve_final/bot:fast/trained", "curve_final/bot:fast/fixed"} <= set(tags)
+    point = events.Scalars("curve/legal-random/racks_won")
+    assert [(p.step, p.value) for p in point] == [(0, curve["points"][0]["win_rate"])]
+    assert events.Scalars("curve_final/bot:fast/trained")[0].step == summary["steps"]
+
+
+def test_eval_racks_must_be_positive(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--config", str(DEFAULT), "--eval-racks", "0"])
+    assert "--eval-racks" in capsys.readouterr().err

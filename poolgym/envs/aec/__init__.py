@@ -5,11 +5,16 @@ and a pending decision (push-out response, 8-ball break options, 14.1 re-break, 
 request) is made by its decider. Requires the ``multiagent`` extra (PettingZoo).
 
 As in PettingZoo's classic environments, ``raw_env(**kwargs)`` is the environment itself
-(``PoolAECEnv``) and ``env(**kwargs)`` wraps it with the standard wrappers::
+(``PoolAECEnv``) and ``env(**kwargs)`` wraps it with the standard wrappers. One module per
+game and version gives the registered protocol's defaults, as PettingZoo's ``chess_v6``:
+``nine_ball_v1``, ``eight_ball_v1``, ``ten_ball_v1`` and ``straight_pool_v1`` play under
+the v1 benchmark protocol of ``poolgym/NineBall-v1`` and its siblings (tournament noise,
+racks with gaps, the breaker drawn per episode, the match score observed, strokes up to
+12 m/s; ``poolgym.envs.aec.versions``), each with its own ``metadata["name"]``::
 
-    from poolgym.envs import aec
+    from poolgym.envs.aec import nine_ball_v1
 
-    env = aec.env(game="nine_ball", action_mode="choice_discrete")
+    env = nine_ball_v1.env(action_mode="choice_discrete", race_to=3)
     env.reset(seed=0)
     for agent in env.agent_iter(100):
         obs, reward, terminated, truncated, info = env.last()
@@ -34,6 +39,7 @@ from poolgym.envs.observations import (actor, flatten_observation, observation_s
                                        observe_game)
 from poolgym.envs.play import simulate_move
 from poolgym.envs.pool_env import make_rule_options, make_table
+from poolgym.racking import RackModel
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.numbers import integer
@@ -44,6 +50,10 @@ from poolgym.render.overlay import decision_verdict, game_status, shot_verdict, 
 from poolgym.rules import CueBallZone, get_ruleset
 
 
+# Who breaks the first rack of an episode (``breaker=``).
+BREAKER_MODES = ("player_0", "player_1", "random", "alternate")
+
+
 def rack_in_play(state) -> bool:
     """Whether someone is to act: the rack is not over."""
     return state.winner is None and not state.stalemate
@@ -52,8 +62,10 @@ def rack_in_play(state) -> bool:
 class PoolAECEnv(RenderMixin, AECEnv):
     """## Description
 
-    One rack of ``game`` between ``player_0`` (who breaks) and ``player_1``; each turn is
-    one shot or one decision of the player to act.
+    A match of ``game`` between ``player_0`` and ``player_1``: ``race_to`` racks (one by
+    default); who breaks the first rack is ``breaker``'s choice, the next racks' breakers
+    the rules' (``Ruleset.next_breaker``). Each turn is one shot or one decision of the
+    player to act.
 
     ## Action Space
 
@@ -101,19 +113,33 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     ## Episode End
 
-    All agents terminate when the rack ends; truncated after ``max_turns`` turns.
+    All agents terminate when a player has won ``race_to`` racks; truncated after
+    ``max_turns`` turns. ``infos[agent]["racks_won"]`` holds the match score (player_0's,
+    player_1's).
 
     ## Arguments
 
     ``game``, ``table``, ``action_mode``, ``obs_mode``, ``noise``, ``reward_weights``,
-    ``rule_options``, ``max_turns`` (default 500), ``max_speed``, ``elevation`` (default
-    False), ``pot_residual`` (as ``PoolEnv``), ``render_mode`` (as
-    ``PoolEnv``: "rgb_array", "rgb_array_list" or "human", which draws each shot in
-    ``step``), ``width``, ``height``, ``render_fps``, ``shaping_gamma`` (default 0.99).
+    ``rule_options``, ``ruleset_kwargs``, ``max_speed``, ``max_cut_deg``, ``elevation``
+    (default False), ``pot_residual``, ``rack_model`` ("tight" by default, "benchmark" or a
+    ``RackModel``), ``race_to`` (racks, default 1) and ``observe_match`` (the ``match``
+    entry: racks won over ``race_to``, from the observer's side) as ``PoolEnv``;
+    ``breaker`` ("player_0", the default, "player_1", "random": drawn from the reset
+    seed, or "alternate": player_0 in the first episode, then each in turn);
+    ``max_turns`` (default 500), ``render_mode`` (as ``PoolEnv``: "rgb_array",
+    "rgb_array_list" or "human", which draws each shot in ``step``), ``width``,
+    ``height``, ``render_fps``, ``shaping_gamma`` (default 0.99). The class's defaults
+    are v0's; ``poolgym.envs.aec.nine_ball_v1`` and its siblings give the v1 protocol's.
 
     ## Version History
 
-    - v0: initial release.
+    - v1 (``<game>_v1`` modules): the benchmark protocol of the ``-v1`` game ids
+      (tournament noise, ``rack_model="benchmark"``, ``breaker="random"``,
+      ``observe_match=True``, strokes up to 12 m/s); the match arguments (``race_to``,
+      ``breaker``) are new.
+    - v0 (``env()``, ``raw_env()``): one rack, player_0 breaks, no noise, tight racks,
+      strokes up to 10 m/s. The physics changed under it as under every version (spin
+      through cushions and ball contacts).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "poolgym_v0", "is_parallelizable": False,
@@ -124,20 +150,34 @@ class PoolAECEnv(RenderMixin, AECEnv):
                  rule_options: dict | None = None, max_turns: int = 500, max_speed: float = 10.0,
                  render_mode: str | None = None, shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH,
                  height: int | None = None, render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
-                 pot_residual: str = "stroke") -> None:
+                 pot_residual: str = "stroke", max_cut_deg: float = 5.0, ruleset_kwargs: dict | None = None,
+                 rack_model: RackModel | str | dict | None = None, breaker: str = "player_0",
+                 race_to: int = 1, observe_match: bool = False) -> None:
         super().__init__()
         self._init_render(render_mode, width, height, render_fps)
+        if breaker not in BREAKER_MODES:
+            raise ValueError(f"breaker must be one of {list(BREAKER_MODES)}, got {breaker!r}")
+        self.race_to = integer(race_to, "race_to")
+        if self.race_to < 1:
+            raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
+        if not isinstance(observe_match, bool):
+            raise ValueError(f"observe_match must be True or False, got {observe_match!r}")
         self.table = make_table(table)
-        self.rules = get_ruleset(game, options=make_rule_options(rule_options), table=self.table)
+        rules = get_ruleset(game, options=make_rule_options(rule_options), table=self.table,
+                            **(ruleset_kwargs or {}))
+        self.rack_model = RackModel.make(rack_model)
+        self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
         self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed,
+        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
                                          sigma_deg=self.simulator.noise.angle_deg, elevation=elevation,
                                          pot_residual=pot_residual)
         self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)
         self.masked = action_mode == "choice_discrete"
-        self._obs_space = observation_spaces(obs_mode, choice=self.choice)
+        self.breaker_mode = breaker
+        self.observe_match = observe_match
+        self._obs_space = observation_spaces(obs_mode, match=observe_match, choice=self.choice)
         self._act_space = self.mapper.space
         if self.masked:
             self._act_space = FlatMaskMultiDiscrete(self.mapper.nvec)
@@ -150,18 +190,37 @@ class PoolAECEnv(RenderMixin, AECEnv):
             raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
         self.possible_agents = ["player_0", "player_1"]
         self.state = None
+        self.racks_won = [0, 0]
+        self._episodes = 0
         self._last_result = None
         self._verdict = ""  # the last move's verdict, as rendered frames say it
 
     def observation_space(self, agent: str):
+        self._player(agent)
         return self._obs_space
 
     def action_space(self, agent: str):
+        self._player(agent)
         return self._act_space
+
+    def _player(self, agent: str) -> int:
+        """The index of ``agent`` in ``possible_agents``; another name is a ``ValueError``
+        naming the agents."""
+        if agent not in self.possible_agents:
+            raise ValueError(f"unknown agent {agent!r}: the agents are {self.possible_agents}")
+        return self.possible_agents.index(agent)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.np_random = np.random.default_rng(seed)
-        self.state = self.rules.new_game(rng=self.np_random, breaker=0)
+        if self.breaker_mode == "random":
+            breaker = int(self.np_random.integers(2))
+        elif self.breaker_mode == "alternate":
+            breaker = self._episodes % 2
+        else:
+            breaker = self.possible_agents.index(self.breaker_mode)
+        self._episodes += 1
+        self.state = self.rules.new_game(rng=self.np_random, breaker=breaker)
+        self.racks_won = [0, 0]
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -177,8 +236,10 @@ class PoolAECEnv(RenderMixin, AECEnv):
             self._render_human()
 
     def observe(self, agent: str):
+        player = self._player(agent)
         self._check_reset("observe")
-        obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
+        match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
+        obs = observe_game(self.state, self.rules, self.table, player, match=match)
         if self.choice:
             obs.update(observe_candidates(self._slots_for(agent), self.table))
         obs = self._typed(obs) if self.obs_mode == "dict" else flatten_observation(obs)
@@ -202,12 +263,14 @@ class PoolAECEnv(RenderMixin, AECEnv):
     def _slots_for(self, agent: str):
         """The candidate slots of the state when ``agent`` is to shoot; none otherwise."""
         slots = self.mapper.slots(self.state, self.rules)
-        mine = shot_is_due(self.state) and self.state.shooter == self.possible_agents.index(agent)
+        mine = shot_is_due(self.state) and self.state.shooter == self._player(agent)
         return slots if mine else (None,) * len(slots)
 
     def action_masks(self, agent: str | None = None) -> np.ndarray:
         """The ``choice_discrete`` masks of ``agent`` (default: the player to act): its
         legal slots and choices when it is to act, else the first value of each dimension."""
+        if agent is not None:
+            self._player(agent)
         self._check_reset("action_masks")
         acting = self.possible_agents[actor(self.state)]
         agent = acting if agent is None else agent
@@ -243,7 +306,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
             for name, phi_before, phi_after in zip(self.possible_agents, before, self.potentials()):
                 self.rewards[name] += self.weights.shaping * self.shaping.term(phi_before, phi_after)
         self.turns += 1
-        over = outcome is not None and outcome.rack_over
+        over = False
+        if outcome is not None and outcome.rack_over:
+            over = self._end_rack(outcome)
         for name in self.agents:
             self.terminations[name] = over
             self.truncations[name] = not over and self.turns >= self.max_turns
@@ -254,6 +319,16 @@ class PoolAECEnv(RenderMixin, AECEnv):
             self.agent_selection = self.possible_agents[actor(self.state)]
         self._accumulate_rewards()
         self._render_human()
+
+    def _end_rack(self, outcome) -> bool:
+        """Count the rack ``outcome`` ended; rack the next one unless the match is over.
+        Whether it is."""
+        if outcome.winner is not None:
+            self.racks_won[outcome.winner] += 1
+        if max(self.racks_won) >= self.race_to:
+            return True
+        self.state = self.rules.next_rack(self.state, rng=self.np_random)
+        return False
 
     def potentials(self) -> tuple[float, float]:
         """Each player's shaping potential Phi of the current state (``PotentialShaping``:
@@ -273,15 +348,16 @@ class PoolAECEnv(RenderMixin, AECEnv):
         self.state, outcome = self.rules.apply_shot(before, move.call, events)
         if self.render_mode is not None:
             names = self.possible_agents
-            status = (game_status(before, names, in_hand=False), shooting(before, names))
+            status = (game_status(before, names, self.racks_won, self.race_to, in_hand=False),
+                      shooting(before, names))
             self._verdict = shot_verdict(outcome, names)
             end = self._render_scene(paths=False)
             self._render_add(end if self._last_result is None else Motion(self._last_result, status, end))
         return outcome
 
     def _masks(self, agent: str) -> dict:
-        obs = observe_game(self.state, self.rules, self.table, self.possible_agents.index(agent))
-        return {"target_mask": obs["targets"], "choice_mask": obs["choices"]}
+        obs = observe_game(self.state, self.rules, self.table, self._player(agent))
+        return {"target_mask": obs["targets"], "choice_mask": obs["choices"], "racks_won": tuple(self.racks_won)}
 
     def _render_scene(self, paths: bool = True) -> Still:
         """The table as it is now, with the last shot's paths unless ``paths`` is False."""
@@ -291,7 +367,8 @@ class PoolAECEnv(RenderMixin, AECEnv):
         trajectories = self._last_result.trajectories if paths and self._last_result is not None else None
         in_hand = (in_hand_spot(self.table, positions)
                    if state.cue_ball_in_hand is not CueBallZone.NONE and rack_in_play(state) else None)
-        return Still(positions, (game_status(state, self.possible_agents), self._verdict),
+        status = game_status(state, self.possible_agents, self.racks_won, self.race_to)
+        return Still(positions, (status, self._verdict),
                      paths=trajectories, in_hand=in_hand)
 
 
@@ -315,9 +392,14 @@ raw_env = PoolAECEnv
 
 
 def env(**kwargs) -> AECEnv:
-    """``PoolAECEnv(**kwargs)`` with PettingZoo's standard wrappers: ``OrderEnforcingWrapper``
-    always, ``AssertOutOfBoundsWrapper`` in "choice_discrete" (the discrete action space)."""
-    wrapped = raw_env(**kwargs)
+    """``PoolAECEnv(**kwargs)`` (v0's defaults) with PettingZoo's standard wrappers
+    (``wrap``)."""
+    return wrap(raw_env(**kwargs))
+
+
+def wrap(wrapped: PoolAECEnv) -> AECEnv:
+    """``wrapped`` in PettingZoo's standard wrappers: ``OrderEnforcingWrapper`` always,
+    ``AssertOutOfBoundsWrapper`` in "choice_discrete" (the discrete action space)."""
     if wrapped.masked:
         wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
