@@ -38,6 +38,7 @@ from gymnasium.error import ResetNeeded
 from poolgym.envs.observations import actor
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
+from poolgym.files import atomic_write_text, read_bounded
 from poolgym.numbers import is_finite_number, quote
 from poolgym.physics import Noise, PhysicsParams, Shot
 from poolgym.rules import Decision, GameState, RuleOptions, check_state
@@ -126,8 +127,10 @@ class SavedGame:
                 "moves": [m.to_dict() for m in self.moves]}
 
     def save(self, path: str | Path) -> None:
-        """Write the game as JSON (floats written exactly, so a load gives it back equal)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        """Write the game as JSON (floats written exactly, so a load gives it back equal),
+        atomically: a failed write (a full disk) is an ``OSError`` naming ``path`` and leaves
+        the previous file there intact."""
+        atomic_write_text(path, json.dumps(self.to_dict(), indent=1))
 
     def make_env(self) -> PoolEnv:
         """A fresh environment with the recorded configuration (the opponent's moves are
@@ -293,15 +296,15 @@ def load(path: str | Path) -> SavedGame:
     """Read and validate a saved game; ``SavedGameError`` names what is wrong and where."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SavedGameError(f"{path}: not a saved game: {size} bytes, at most {MAX_BYTES} are read")
-        text = path.read_bytes().decode("utf-8")
+        # Bounded while read: a link to /dev/zero, a FIFO or a growing file stops here.
+        text = read_bounded(path, MAX_BYTES, "the saved game").decode("utf-8")
     except OSError as exc:
         raise SavedGameError(f"{path}: cannot read the saved game: {exc}") from None
     except UnicodeDecodeError as exc:
         raise SavedGameError(f"{path}: not a saved game (not valid JSON: not UTF-8 text, "
                              f"{exc.reason} at byte {exc.start})") from None
+    except ValueError as exc:  # not a regular file, or past MAX_BYTES
+        raise SavedGameError(str(exc)) from None
     try:
         data = json.loads(text)
     except RecursionError:

@@ -13,6 +13,7 @@ import numpy as np
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.observations import actor
 from poolgym.envs.play import simulate_move
+from poolgym.files import atomic_writer
 from poolgym.physics import ShotResult, Simulator
 from poolgym.render import HumanWindow, render_rgb
 from poolgym.render.animation import heights_at, positions_at
@@ -69,11 +70,14 @@ def play_and_draw(rules: Ruleset, simulator: Simulator, agents, seed: int,
 
 
 def write_gif(path: str, frames: list[np.ndarray], fps: float) -> None:
-    """Save ``frames`` as a looping GIF (Pillow, from the ``render`` extra)."""
+    """Save ``frames`` as a looping GIF (Pillow, from the ``render`` extra), atomically: a
+    failed write leaves the previous file at ``path`` intact."""
     from PIL import Image
 
     images = [Image.fromarray(f) for f in frames]
-    images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    with atomic_writer(path, "wb") as f:
+        images[0].save(f, format="GIF", save_all=True, append_images=images[1:],
+                       duration=int(1000 / fps), loop=0)
 
 
 def watch(rules: Ruleset, simulator: Simulator, agents, seed: int = 0, gif: str | None = None,

@@ -223,7 +223,7 @@ def test_a_file_past_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
     monkeypatch.setattr(poolgym.saved_game, "MAX_BYTES", 100)
     bad = tmp_path / "big.json"
     bad.write_text(" " * 101)
-    with pytest.raises(SavedGameError, match="big.json: not a saved game: 101 bytes, at most 100 are read"):
+    with pytest.raises(SavedGameError, match=r"big.json: cannot read the saved game: larger than 100 bytes \(at most 100 are read\)"):
         load(bad)
 
 
