@@ -49,6 +49,8 @@ def atomic_writer(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> It
         folder = path.parent if str(path.parent) else Path(".")
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
         try:
+            # mkstemp makes the file private (0600): give it the mode a plain open would.
+            os.chmod(fd, 0o666 & ~_umask())
             with os.fdopen(fd, mode, **open_kwargs) as f:
                 yield f
                 f.flush()
@@ -63,6 +65,13 @@ def atomic_writer(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> It
             raise
         kept = "" if special else "; the previous file, if any, is unchanged"
         raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}{kept}") from None
+
+
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it, then set back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:

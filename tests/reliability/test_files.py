@@ -172,3 +172,14 @@ def test_a_full_disk_leaves_the_previous_saved_game_intact(small_disk):
         big.save(path)
     assert path.read_bytes() == good and load(path).moves == env.saved_game.moves
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "game.json"]
+
+
+def test_an_atomic_write_gives_the_file_the_mode_a_plain_open_would(tmp_path):
+    mask = os.umask(0o027)
+    try:
+        files.atomic_write_text(tmp_path / "report.json", "{}")
+        with open(tmp_path / "plain.json", "w") as f:
+            f.write("{}")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "report.json").stat().st_mode == (tmp_path / "plain.json").stat().st_mode
