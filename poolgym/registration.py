@@ -234,10 +234,12 @@ def register_from_yaml(path: str | Path, trusted: bool = False, replace: bool = 
 
 
 def _check_untrusted_values(path: Path, spec: dict) -> None:
-    """Refuse, in an untrusted file, an opponent off the ladder and any value anywhere that
-    names code: an import path (``module:name``) or a file of code (``_CODE_SUFFIXES``)."""
+    """Refuse, in an untrusted file, any value anywhere that names code: an import path
+    (``module:name``) or a file of code (``_CODE_SUFFIXES``), but for the ladder opponents
+    (``bot:fast``, ``pretrained:NAME``). An opponent that names no code but is not known is
+    left to ``PoolEnv``, which lists the choices."""
     opponent = spec.get("opponent")
-    if (opponent is not None and opponent not in UNTRUSTED_OPPONENTS
+    if (opponent is not None and _names_code(opponent) and opponent not in UNTRUSTED_OPPONENTS
             and not opponent.startswith(PRETRAINED_PREFIX)):
         raise ValueError(f"{path}: key 'opponent' is {quote(opponent)}; an untrusted file names only "
                          f"the opponents {list(UNTRUSTED_OPPONENTS)} or {PRETRAINED_PREFIX}NAME (a model file is unpickled, an "
@@ -250,13 +252,18 @@ def _check_untrusted_values(path: Path, spec: dict) -> None:
         elif isinstance(value, list):
             for i, v in enumerate(value):
                 visit(v, f"{key}[{i}]")
-        elif isinstance(value, str) and (":" in value or value.lower().endswith(_CODE_SUFFIXES)):
+        elif isinstance(value, str) and _names_code(value):
             raise ValueError(f"{path}: key {key!r} is {quote(value)}, which names code (an import path "
                              "or a file of code); pass trusted=True if you trust this file")
 
     for key, value in spec.items():
         if key not in ("id", "description", "opponent"):
             visit(value, key)
+
+
+def _names_code(value: str) -> bool:
+    """Whether a string could name code: an import path or a file of code."""
+    return ":" in value or value.lower().endswith(_CODE_SUFFIXES)
 
 
 def _check_replacement(path: Path, env_id: str, replace: bool) -> None:
