@@ -110,7 +110,7 @@ def saved_algorithm(path: str) -> str | None:
     algorithm uses (``_POLICY_MODULES``: sb3-contrib's maskable policies), read from SB3's
     ``data`` entry within ``MAX_DATA_BYTES``; None when it does not tell."""
     try:
-        data = _read_member_json(path, "data", MAX_DATA_BYTES, depth=None)
+        data = read_zip_json(path, "data", MAX_DATA_BYTES, depth=None)
     except ValueError:  # not readable: SB3's load says what is wrong
         return None
     policy = data.get("policy_class") if isinstance(data, dict) else None
@@ -195,7 +195,7 @@ def write_env_record(path: str, record: dict) -> None:
         archive.writestr(ENV_RECORD, json.dumps(record, indent=1))
 
 
-def _read_member_json(path: str, name: str, limit: int, depth: int | None = MAX_RECORD_DEPTH) -> Any:
+def read_zip_json(path: str, name: str, limit: int, depth: int | None = MAX_RECORD_DEPTH) -> Any:
     """The JSON entry ``name`` of the zip at ``path`` (None when there is none), read within
     ``limit`` bytes and ``depth`` levels (None: any the parser takes); a one-line
     ``ValueError`` naming the file and the entry otherwise."""
@@ -236,7 +236,7 @@ def read_env_record(path: str) -> dict | None:
     levels, or one without the fields of its format (``check_record``), is a one-line
     ``ValueError`` naming the file."""
     path = check_model_path(path)
-    record = _read_member_json(path, ENV_RECORD, MAX_RECORD_BYTES)
+    record = read_zip_json(path, ENV_RECORD, MAX_RECORD_BYTES)
     if record is None:
         return None
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:

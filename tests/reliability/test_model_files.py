@@ -133,3 +133,14 @@ def test_a_failed_report_write_keeps_the_previous_report(tmp_path, monkeypatch, 
     assert main(["eval", "--env", "poolgym/NineBall-v1", "-a", "random", "--games", "1",
                  "--json", str(report), "--csv", str(rows)]) == 0
     assert json.loads(report.read_text()) and rows.read_text().startswith("rack")
+
+
+def test_the_return_statistics_entry_is_read_within_the_same_bounds(tmp_path):
+    from poolgym.agents.training import return_norm
+
+    assert return_norm.read(MODEL)["gamma"] == 0.99
+    path = tmp_path / "deep.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(return_norm.RETURN_NORM, "[" * 200_000 + "]" * 200_000)
+    with pytest.raises(ValueError, match=rf"{path}: {return_norm.RETURN_NORM} is nested too deeply"):
+        return_norm.read(str(path))
