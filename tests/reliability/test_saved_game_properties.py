@@ -31,11 +31,11 @@ def _action(env, rng):
     return rng.uniform(space.low, space.high).astype(space.dtype)
 
 
-def record(path, steps, seed, action_seed=0, **kwargs):
-    """Play ``steps`` random steps of a ``PoolEnv`` made with ``kwargs``, recorded; save to
-    ``path``; the recording."""
+def record(path, steps, seed, action_seed=0, options=None, **kwargs):
+    """Play ``steps`` random steps of a ``PoolEnv`` made with ``kwargs``, reset with ``seed``
+    and ``options``, recorded; save to ``path``; the recording."""
     env = RecordGame(gym.wrappers.OrderEnforcing(PoolEnv(**kwargs)))
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=options)
     rng = np.random.default_rng(action_seed)
     for _ in range(steps):
         *_, terminated, truncated, _ = env.step(_action(env, rng))
@@ -55,6 +55,7 @@ def _round_trip(path, saved):
 
 @st.composite
 def recordings(draw):
+    """An env's arguments, a seed, reset options, a number of steps and an action seed."""
     game = draw(st.sampled_from(GAMES))
     kwargs = dict(game=game, action_mode=draw(st.sampled_from(MODES)), elevation=draw(st.booleans()),
                   max_cut_deg=draw(st.sampled_from([0.0, 5.0, 20.0])),
@@ -68,15 +69,16 @@ def recordings(draw):
         kwargs["ruleset_kwargs"] = {"target_score": draw(st.integers(1, 4))}
     seed = draw(st.one_of(st.none(), st.integers(0, 2**32), st.just(2**128),
                           st.integers(2**128, 2**4096 - 1)))
-    return kwargs, seed, draw(st.integers(1, 4)), draw(st.integers(0, 1000))
+    options = draw(st.sampled_from([None, {"breaker": 0}, {"breaker": 1}]))
+    return kwargs, seed, options, draw(st.integers(1, 4)), draw(st.integers(0, 1000))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(recordings())
 def test_any_recording_saves_loads_and_replays_bit_for_bit(tmp_path, case):
-    kwargs, seed, steps, action_seed = case
+    kwargs, seed, options, steps, action_seed = case
     path = tmp_path / "game.json"
-    _round_trip(path, record(path, steps, seed, action_seed, **kwargs))
+    _round_trip(path, record(path, steps, seed, action_seed, options, **kwargs))
 
 
 @pytest.mark.parametrize("kwargs", [
