@@ -32,11 +32,14 @@ def atomic_writer(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> It
     ``path``; otherwise it is removed and ``path`` is left as it was.
 
     A ``path`` that is a device or a FIFO (``/dev/stdout``, ``/dev/null``) is written in
-    place: there is no file to replace, and renaming over it would replace the device.
+    place: there is no file to replace, and renaming over it would replace the device. A
+    symbolic link is written through: its target is replaced, the link kept.
     Either way a failed write is an ``OSError`` whose message names ``path``."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_writer mode must be 'w' or 'wb', got {mode!r}")
     path = Path(path)
+    if path.is_symlink():  # written through the link, as a plain open would, not over it
+        path = Path(os.path.realpath(path))
     try:
         special = not stat.S_ISREG(os.stat(path).st_mode)
     except OSError:  # no file yet (or none that can be looked at): the temporary file says

@@ -183,3 +183,14 @@ def test_an_atomic_write_gives_the_file_the_mode_a_plain_open_would(tmp_path):
     finally:
         os.umask(mask)
     assert (tmp_path / "report.json").stat().st_mode == (tmp_path / "plain.json").stat().st_mode
+
+
+def test_an_atomic_write_through_a_link_replaces_its_target_and_keeps_the_link(tmp_path):
+    target = tmp_path / "runs" / "report.json"
+    target.parent.mkdir()
+    target.write_text("old")
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    files.atomic_write_text(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["report.json"]
