@@ -11,10 +11,10 @@ in Python, against the working directory.
 
 Trust: an import path runs the module it names, and a saved model (``opponent: x.zip``) is
 unpickled. Unless it is loaded with ``trusted=True`` (``register_from_yaml``,
-``register_directory``), a YAML file may name only registered games, no rack, an opponent of
-the ladder (``UNTRUSTED_OPPONENTS``: "legal-random", "bot:fast", "pretrained:nine_ball", ...)
-and no import path (``module:name``) or file of code (``.py``, ``.zip``, ``.pkl``) in any
-value; nor may it register an id it did not register itself before (a built-in id, or one
+``register_directory``), a YAML file may name only registered games, no rack, and no import
+path (``module:name``) or file of code (``.py``, ``.zip``, ``.pkl``) in any value but the
+ladder's opponent names (``UNTRUSTED_OPPONENTS``: "legal-random", "bot:fast", ...,
+and "pretrained:NAME"); nor may it register an id it did not register itself before (a built-in id, or one
 registered from Python or another file) unless ``replace=True`` is passed. A shared variant
 file is then data, never code, and cannot change what a known id means.
 """
@@ -242,8 +242,9 @@ def _check_untrusted_values(path: Path, spec: dict) -> None:
     if (opponent is not None and _names_code(opponent) and opponent not in UNTRUSTED_OPPONENTS
             and not opponent.startswith(PRETRAINED_PREFIX)):
         raise ValueError(f"{path}: key 'opponent' is {quote(opponent)}; an untrusted file names only "
-                         f"the opponents {list(UNTRUSTED_OPPONENTS)} or {PRETRAINED_PREFIX}NAME (a model file is unpickled, an "
-                         "import path runs code): pass trusted=True if you trust this file")
+                         f"the opponents {list(UNTRUSTED_OPPONENTS)} or {PRETRAINED_PREFIX}NAME (a model "
+                         "file is unpickled, an import path runs code): pass trusted=True if you trust "
+                         "this file")
 
     def visit(value: Any, key: str) -> None:
         if isinstance(value, dict):

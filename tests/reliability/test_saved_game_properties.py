@@ -148,3 +148,28 @@ def test_a_version_3_choice_discrete_recording_loads_and_replays():
         "max_cut_deg": 5.0, "elevation": False, "pot_residual": "stroke", "ruleset_kwargs": {}}
     steps = replay(saved)
     assert [s.state for s in steps] == [m.state for m in saved.moves]
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("elevation", "yes", r"config.elevation must be true or false, got 'yes'"),
+    ("ruleset_kwargs", [3], r"config.ruleset_kwargs must be an object, got \[3\]"),
+    ("max_cut_deg", 99, r"config: max_cut_deg must be in \[0, "),
+    ("pot_residual", "ghost", r"config: pot_residual must be"),
+    ("ruleset_kwargs", {"target_score": 0}, r"config: the target score must be a whole number of points >= 1"),
+    ("max_cut_deg", None, r"config is missing keys \['max_cut_deg'\]"),
+])
+def test_a_bad_version_4_config_entry_is_named(tmp_path, key, value, message):
+    import json
+
+    from poolgym.saved_game import SavedGameError
+
+    path = tmp_path / "game.json"
+    record(path, 1, 0, game="straight_pool", ruleset_kwargs={"target_score": 3})
+    data = json.loads(path.read_text())
+    if value is None:
+        del data["config"][key]
+    else:
+        data["config"][key] = value
+    path.write_text(json.dumps(data))
+    with pytest.raises(SavedGameError, match=rf"{path}: {message}"):
+        load(path)
