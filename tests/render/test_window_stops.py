@@ -91,3 +91,32 @@ def test_sigterm_ends_a_process_that_renders_in_a_loop(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_closing_the_play_window_stops_the_rack(headless, monkeypatch):
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.tools import watch
+    from poolgym.physics import Simulator
+    from poolgym.rules import get_ruleset
+
+    windows = []
+
+    class ClosedAfterThreeFrames(HumanWindow):
+        """The user closes the window once three frames are shown."""
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            windows.append(self)
+
+        def show(self, frame):
+            if self.frames_shown == 3:
+                _close_button()
+            return super().show(frame)
+
+    monkeypatch.setattr(watch, "HumanWindow", ClosedAfterThreeFrames)
+    rules = get_ruleset("nine_ball")
+    agents = [make_agent("legal-random", rules, seed=i) for i in range(2)]
+    lines = []
+    assert watch.watch(rules, Simulator(rules.table), agents, fps=240, log=lines.append) is None
+    assert lines[-1] == "the window was closed: the rack stops here"
+    assert windows[0].frames_shown == 3 and not windows[0].is_open
