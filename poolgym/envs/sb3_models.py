@@ -17,6 +17,11 @@ component) and ``pot_residual`` (what a pot's cut residual turns in the choice m
 absent from records written before them, and read as False, 0, False and "stroke". ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
 ``poolgym train``; a spec without an ``ALGO:`` prefix loads with it (``parse_model_spec``).
 
+The record is read within ``MAX_RECORD_BYTES`` (stopped while it decompresses) and
+``MAX_RECORD_DEPTH`` levels, and its fields are checked (``check_record``), so a crafted
+zip is a one-line ``ValueError`` naming the file, not a traceback or a huge read; a model
+recorded at another game than the one it is asked to play is refused (``recorded_game``).
+
 ``action_mapper(record, table)`` rebuilds the mapping; ``check_spaces`` refuses a model
 whose spaces disagree with its record or with this poolgym's observation format, and
 ``check_env_matches`` one used in an env of another mapping, each naming both sides. A zip
@@ -204,7 +209,8 @@ def read_zip_json(path: str, name: str, limit: int, depth: int | None = MAX_RECO
             if name not in archive.namelist():
                 return None
             raw = read_bounded_member(archive, name, limit, name)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError) as exc:
+    # RuntimeError: an encrypted entry; NotImplementedError: an unknown compression method.
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError) as exc:
         raise ValueError(f"{path}: cannot read {name}: {type(exc).__name__}: {exc}") from None
     try:
         data = json.loads(raw.decode("utf-8"))

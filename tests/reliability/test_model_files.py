@@ -144,3 +144,19 @@ def test_the_return_statistics_entry_is_read_within_the_same_bounds(tmp_path):
         archive.writestr(return_norm.RETURN_NORM, "[" * 200_000 + "]" * 200_000)
     with pytest.raises(ValueError, match=rf"{path}: {return_norm.RETURN_NORM} is nested too deeply"):
         return_norm.read(str(path))
+
+
+def test_an_encrypted_record_is_one_error(tmp_path):
+    path = tmp_path / "locked.zip"
+    _copy(path, {"format": "poolgym.model_env"})
+    data = bytearray(path.read_bytes())
+    # Set the "encrypted" flag of every entry (local and central headers): zipfile then asks
+    # for a password, a RuntimeError.
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        start = 0
+        while (start := data.find(signature, start)) != -1:
+            data[start + offset] |= 1
+            start += 4
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=rf"{path}: cannot read {ENV_RECORD}: RuntimeError: File .* is encrypted"):
+        read_env_record(str(path))
