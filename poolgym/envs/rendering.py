@@ -133,6 +133,8 @@ class RenderMixin:
 
         if self._window is None:
             self._window = HumanWindow(title="poolgym", fps=fps)
+        if self._window.closed_by_user:
+            return None  # no frame is drawn until the next reset
         for scene in scenes or [self._render_scene()]:
             for frame in scene.frames(painter, fps):
                 if not self._window.show(frame):
