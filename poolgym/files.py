@@ -16,6 +16,7 @@ import contextlib
 import os
 import stat
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -28,25 +29,52 @@ class FileTooLarge(ValueError):
 def atomic_writer(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> Iterator[IO]:
     """Opens a temporary file beside ``path`` for writing (``mode`` "w" or "wb"); when the
     ``with`` block ends without an exception the file is flushed to disk and renamed to
-    ``path``; otherwise it is removed and ``path`` is left as it was."""
+    ``path``; otherwise it is removed and ``path`` is left as it was.
+
+    A ``path`` that is a device or a FIFO (``/dev/stdout``, ``/dev/null``) is written in
+    place: there is no file to replace, and renaming over it would replace the device. A
+    symbolic link is written through: its target is replaced, the link kept.
+    Either way a failed write is an ``OSError`` whose message names ``path``."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_writer mode must be 'w' or 'wb', got {mode!r}")
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    if path.is_symlink():  # written through the link, as a plain open would, not over it
+        path = Path(os.path.realpath(path))
     try:
-        with os.fdopen(fd, mode, **open_kwargs) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
-            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}; "
-                                     "the previous file, if any, is unchanged") from None
-        raise
+        special = not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # no file yet (or none that can be looked at): the temporary file says
+        special = False
+    try:
+        if special:
+            with open(path, mode, **open_kwargs) as f:
+                yield f
+            return
+        folder = path.parent if str(path.parent) else Path(".")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        try:
+            # mkstemp makes the file private (0600): give it the mode a plain open would.
+            os.chmod(fd, 0o666 & ~_umask())
+            with os.fdopen(fd, mode, **open_kwargs) as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        kept = "" if special else "; the previous file, if any, is unchanged"
+        raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or exc}{kept}") from None
+
+
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it, then set back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -84,8 +112,27 @@ def read_bounded(path: str | os.PathLike, limit: int, what: str = "the file") ->
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise FileTooLarge(f"{path}: cannot read {what}: larger than {limit} bytes, "
-                                   "the most that is read")
+                raise FileTooLarge(f"{path}: cannot read {what}: larger than {limit} bytes "
+                                   f"(at most {limit} are read)")
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_bounded_member(archive: zipfile.ZipFile, name: str, limit: int, what: str) -> bytes:
+    """The bytes of the member ``name`` of the open zip ``archive``, at most ``limit`` of
+    them: decompressed a chunk at a time and stopped at the limit, so a small archive that
+    expands to gigabytes is refused after ``limit`` bytes (``FileTooLarge``, naming the
+    archive and ``what``)."""
+    chunks, total = [], 0
+    with archive.open(name) as member:
+        while True:
+            chunk = member.read(min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise FileTooLarge(f"{archive.filename}: cannot read {what}: larger than {limit} "
+                                   f"bytes (at most {limit} are read)")
+    return b"".join(chunks)

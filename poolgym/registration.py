@@ -9,9 +9,14 @@ file's own directory (``configs/variants/six_ball.yaml`` names
 ``../../examples/six_ball.py:SixBall``), so the file registers from any working directory;
 in Python, against the working directory.
 
-Trust: an import path runs the module it names. A YAML file may name only registered games
-and no rack unless it is loaded with ``trusted=True`` (``register_from_yaml``,
-``register_directory``): a shared variant file is then data, never code.
+Trust: an import path runs the module it names, and a saved model (``opponent: x.zip``) is
+unpickled. Unless it is loaded with ``trusted=True`` (``register_from_yaml``,
+``register_directory``), a YAML file may name only registered games, no rack, and no import
+path (``module:name``) or file of code (``.py``, ``.zip``, ``.pkl``) in any value but the
+ladder's opponent names (``UNTRUSTED_OPPONENTS``: "legal-random", "bot:fast", ...,
+and "pretrained:NAME"); nor may it register an id it did not register itself before (a built-in id, or one
+registered from Python or another file) unless ``replace=True`` is passed. A shared variant
+file is then data, never code, and cannot change what a known id means.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any, Callable
 import gymnasium
 
 from poolgym.envs import GAME_STEP_LIMIT
+from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION
 from poolgym.envs.pool_env import PoolEnv, make_rule_options
 from poolgym.physics import Noise
 from poolgym.envs.rewards import RewardWeights
@@ -44,6 +50,14 @@ _YAML_KEYS: dict[str, tuple[type, ...]] = {
     "description": (str,), "elevation": (bool,), "pot_residual": (str,),
 }
 _ENV_KWARGS = ("opponent", "action_mode", "obs_mode", "race_to", "max_speed", "elevation", "pot_residual")
+# The opponents an untrusted file may name: built from poolgym's own code and files (and
+# "pretrained:NAME", looked up among the agents shipped with poolgym, never a path).
+UNTRUSTED_OPPONENTS = LADDER + ("bot", SOLO, UNIFORM_ACTION)
+PRETRAINED_PREFIX = "pretrained:"
+# Suffixes of files that hold code: a Python module, a saved model or a pickle.
+_CODE_SUFFIXES = (".py", ".zip", ".pkl", ".pickle")
+# The YAML file (resolved) each id was registered from, for the replacement check.
+_REGISTERED_FROM: dict[str, Path] = {}
 
 
 def _import(path: str, what: str):
@@ -167,11 +181,14 @@ def register_variant(id: str, game: str | type[Ruleset] = "nine_ball", table: Ta
     return id
 
 
-def register_from_yaml(path: str | Path, trusted: bool = False) -> str:
+def register_from_yaml(path: str | Path, trusted: bool = False, replace: bool = False) -> str:
     """Register the variant described by a YAML file; errors name the key and the file.
 
-    Unless ``trusted``, the file may name only registered games (``game: nine_ball``) and no
-    ``rack``: an import path (``game: pkg.module:MyGame``) would run code from the file. An
+    Unless ``trusted``, the file may name only registered games (``game: nine_ball``), no
+    ``rack``, only ladder opponents and no import path or code file in any value (module
+    docstring): an import path (``game: pkg.module:MyGame``) would run code from the file,
+    a model path would be unpickled. Unless ``trusted`` or ``replace``, it may not register
+    an id that exists and was not registered from this same file (a built-in id, say). An
     import path's module may be a Python file (``game: ../games/my_game.py:MyGame``); a
     relative one is found from the YAML file's own directory, not the working directory.
     """
@@ -197,12 +214,14 @@ def register_from_yaml(path: str | Path, trusted: bool = False) -> str:
         if "rack" in spec:
             raise ValueError(f"{path}: key 'rack' is an import path ({quote(spec['rack'])}), which runs "
                              "code; pass trusted=True if you trust this file")
+        _check_untrusted_values(path, spec)
+        _check_replacement(path, spec["id"], replace)
     spec.pop("description", None)
     for key in ("game", "rack"):
         if key in spec:
             spec[key] = _relative_to(spec[key], path.parent)
     try:
-        return register_variant(
+        env_id = register_variant(
             spec.pop("id"), game=spec.pop("game"), table=spec.pop("table", "9ft"),
             rules_options=spec.pop("rules_options", None), rack=spec.pop("rack", None),
             reward=spec.pop("reward", None), noise=spec.pop("noise", "none"),
@@ -210,9 +229,57 @@ def register_from_yaml(path: str | Path, trusted: bool = False) -> str:
             **{k: spec.pop(k) for k in _ENV_KWARGS if k in spec})
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{path}: {exc}") from None
+    _REGISTERED_FROM[env_id] = path.resolve()
+    return env_id
 
 
-def register_directory(directory: str | Path, trusted: bool = False) -> list[str]:
-    """Register every ``*.yaml`` variant in ``directory``; returns their ids. ``trusted`` as
-    for ``register_from_yaml``, for every file."""
-    return [register_from_yaml(p, trusted=trusted) for p in sorted(Path(directory).glob("*.yaml"))]
+def _check_untrusted_values(path: Path, spec: dict) -> None:
+    """Refuse, in an untrusted file, any value anywhere that names code: an import path
+    (``module:name``) or a file of code (``_CODE_SUFFIXES``), but for the ladder opponents
+    (``bot:fast``, ``pretrained:NAME``). An opponent that names no code but is not known is
+    left to ``PoolEnv``, which lists the choices."""
+    opponent = spec.get("opponent")
+    if (opponent is not None and _names_code(opponent) and opponent not in UNTRUSTED_OPPONENTS
+            and not opponent.startswith(PRETRAINED_PREFIX)):
+        raise ValueError(f"{path}: key 'opponent' is {quote(opponent)}; an untrusted file names only "
+                         f"the opponents {list(UNTRUSTED_OPPONENTS)} or {PRETRAINED_PREFIX}NAME (a model "
+                         "file is unpickled, an import path runs code): pass trusted=True if you trust "
+                         "this file")
+
+    def visit(value: Any, key: str) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                visit(v, f"{key}.{k}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                visit(v, f"{key}[{i}]")
+        elif isinstance(value, str) and _names_code(value):
+            raise ValueError(f"{path}: key {key!r} is {quote(value)}, which names code (an import path "
+                             "or a file of code); pass trusted=True if you trust this file")
+
+    for key, value in spec.items():
+        if key not in ("id", "description", "opponent"):
+            visit(value, key)
+
+
+def _names_code(value: str) -> bool:
+    """Whether a string could name code: an import path or a file of code."""
+    return ":" in value or value.lower().endswith(_CODE_SUFFIXES)
+
+
+def _check_replacement(path: Path, env_id: str, replace: bool) -> None:
+    """Refuse an untrusted file's id that is registered already, unless this same file
+    registered it or ``replace`` says to."""
+    if replace or env_id not in gymnasium.registry or _REGISTERED_FROM.get(env_id) == path.resolve():
+        return
+    origin = _REGISTERED_FROM.get(env_id)
+    by = f"from {origin}" if origin is not None else "by poolgym or from Python"
+    raise ValueError(f"{path}: key 'id' {quote(env_id)} is registered already ({by}); an untrusted "
+                     "file does not replace it: pass replace=True to replace it, or choose another id")
+
+
+def register_directory(directory: str | Path, trusted: bool = False, replace: bool = False) -> list[str]:
+    """Register every ``*.yaml`` variant in ``directory``; returns their ids. ``trusted`` and
+    ``replace`` as for ``register_from_yaml``, for every file."""
+    return [register_from_yaml(p, trusted=trusted, replace=replace)
+            for p in sorted(Path(directory).glob("*.yaml"))]

@@ -21,7 +21,15 @@ the agent's mode, or ``"raw"`` for an opponent agent's moves, which the env enco
 mode) and names the ladder opponent in the config; version 1 files, which have neither,
 still load: their moves were all decoded with the agent's mapping. Version 3 records the
 cue's elevation with each executed shot (``"elevation_deg"``); the shots of version 1 and 2
-files, from before the cue could be raised, load with an elevation of 0.
+files, from before the cue could be raised, load with an elevation of 0. Version 4 records
+in the config the rest of what shapes actions and states (``"max_cut_deg"``,
+``"elevation"``, ``"pot_residual"``, ``"ruleset_kwargs"``); older files, from envs that
+could not set them or before they were recorded, load with their defaults (5 degrees,
+level, "stroke", none).
+
+Every seed ``reset`` takes is recorded: a whole number in [0, ``SEED_LIMIT``) (a seed
+beyond it, or one that is not a plain int, ``seed=True`` say, is refused at ``reset``,
+before the episode starts, as one that could not be written and read back).
 """
 
 from __future__ import annotations
@@ -38,14 +46,18 @@ from gymnasium.error import ResetNeeded
 from poolgym.envs.observations import actor
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
+from poolgym.files import atomic_write_text, read_bounded
 from poolgym.numbers import is_finite_number, quote
 from poolgym.physics import Noise, PhysicsParams, Shot
 from poolgym.rules import Decision, GameState, RuleOptions, check_state
 from poolgym.table import Table
 
 FORMAT = "poolgym.saved_game"
-VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
+# The seeds a recording takes: every whole number JSON writes and reads back (Python reads
+# integers of up to 4,300 digits; 2**4096 has 1,234).
+SEED_LIMIT = 2 ** 4096
 _CONFIG_KEYS = ("game", "table", "opponent", "action_mode", "obs_mode", "noise", "reward_weights",
                 "rule_options", "race_to", "max_speed")
 # Keys added with the v1 envs; a version-1 game saved before them has their v0 values.
@@ -54,6 +66,11 @@ _OPTIONAL_CONFIG_KEYS = {"breaker": "agent", "rack_model": None, "observe_match"
 # ``reseed``): a replay's stand-in opponent draws it too, so the rack and every later
 # draw are the same.
 _V2_CONFIG_KEYS = _CONFIG_KEYS + tuple(_OPTIONAL_CONFIG_KEYS) + ("opponent_reseeded",)
+# Version 4 adds the rest of what shapes actions and states; earlier files have these values
+# (the envs' defaults: the arguments did not exist, or a game played with others was recorded
+# without them and cannot be told apart).
+_V4_CONFIG_DEFAULTS = {"max_cut_deg": 5.0, "elevation": False, "pot_residual": "stroke", "ruleset_kwargs": {}}
+_V4_CONFIG_KEYS = _V2_CONFIG_KEYS + tuple(_V4_CONFIG_DEFAULTS)
 # "random" in a version-1 file is today's "uniform-action"; a ladder name (or "agent" for
 # any other agent with choose(state)) is recorded as the opponent, whose moves are recorded.
 _V1_OPPONENTS = ("random", "solo", "policy")
@@ -126,8 +143,10 @@ class SavedGame:
                 "moves": [m.to_dict() for m in self.moves]}
 
     def save(self, path: str | Path) -> None:
-        """Write the game as JSON (floats written exactly, so a load gives it back equal)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        """Write the game as JSON (floats written exactly, so a load gives it back equal),
+        atomically: a failed write (a full disk) is an ``OSError`` naming ``path`` and leaves
+        the previous file there intact."""
+        atomic_write_text(path, json.dumps(self.to_dict(), indent=1))
 
     def make_env(self) -> PoolEnv:
         """A fresh environment with the recorded configuration (the opponent's moves are
@@ -148,13 +167,28 @@ def env_config(env: PoolEnv) -> dict[str, Any]:
         opponent = "agent"
     else:
         opponent = "policy"
+    if env.ruleset_kwargs is None:
+        raise ValueError("a game built from a Ruleset object (ruleset=...) cannot be recorded: its "
+                         "arguments are not known; make the env with game= and ruleset_kwargs=")
+    ruleset_kwargs = dict(env.ruleset_kwargs)
+    try:
+        recordable = json.loads(json.dumps(ruleset_kwargs)) == ruleset_kwargs
+    except (TypeError, ValueError):
+        recordable = False
+    if not recordable:
+        raise ValueError(f"ruleset_kwargs {quote(ruleset_kwargs)} cannot be recorded: a saved game "
+                         "takes only JSON values (strings, numbers, true/false, null, lists, objects)")
     return {"game": env.rules.name, "table": asdict(env.table), "opponent": opponent,
             "opponent_reseeded": hasattr(env.opponent, "reseed"),
             "action_mode": env.mapper.mode, "obs_mode": env.obs_mode,
             "noise": asdict(env.simulator.noise), "reward_weights": env.weights.as_dict(),
             "rule_options": env.rules.options.to_dict(), "race_to": env.race_to,
             "max_speed": env.mapper.max_speed, "breaker": env.breaker_mode,
-            "rack_model": asdict(env.rack_model), "observe_match": env.observe_match}
+            "rack_model": asdict(env.rack_model), "observe_match": env.observe_match,
+            "max_cut_deg": env.mapper.max_cut_deg, "elevation": env.elevation,
+            # Only the choice modes' mappings have one; the others turn the stroke.
+            "pot_residual": getattr(env.mapper, "pot_residual", "stroke"),
+            "ruleset_kwargs": ruleset_kwargs}
 
 
 def _unrecorded_policy(observation, info):
@@ -197,12 +231,16 @@ class RecordGame(gym.Wrapper):
         super().__init__(env)
         if not isinstance(env.unwrapped, PoolEnv):
             raise ValueError(f"RecordGame records PoolEnv games, not {type(env.unwrapped).__name__}")
+        env_config(env.unwrapped)  # what cannot be recorded is refused now, not at save
         self._game: PoolEnv = env.unwrapped
         self._game.move_listeners.append(self._record)
         self._moves: list[SavedMove] = []
         self._start: tuple[int | None, dict | None, GameState] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
+            raise ValueError(f"seed must be None or a whole number (a Python int) in [0, 2**4096) to be "
+                             f"recorded, got {type(seed).__name__} {quote(seed)}")
         rng_state = None if seed is not None else self._game.np_random.bit_generator.state
         self._moves = []  # before reset: the opponent's break, if it breaks, is a move
         obs, info = self.env.reset(seed=seed, options=options)
@@ -293,15 +331,15 @@ def load(path: str | Path) -> SavedGame:
     """Read and validate a saved game; ``SavedGameError`` names what is wrong and where."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SavedGameError(f"{path}: not a saved game: {size} bytes, at most {MAX_BYTES} are read")
-        text = path.read_bytes().decode("utf-8")
+        # Bounded while read: a link to /dev/zero, a FIFO or a growing file stops here.
+        text = read_bounded(path, MAX_BYTES, "the saved game").decode("utf-8")
     except OSError as exc:
         raise SavedGameError(f"{path}: cannot read the saved game: {exc}") from None
     except UnicodeDecodeError as exc:
         raise SavedGameError(f"{path}: not a saved game (not valid JSON: not UTF-8 text, "
                              f"{exc.reason} at byte {exc.start})") from None
+    except ValueError as exc:  # not a regular file, or past MAX_BYTES
+        raise SavedGameError(str(exc)) from None
     try:
         data = json.loads(text)
     except RecursionError:
@@ -336,8 +374,8 @@ def from_dict(data: Any) -> SavedGame:
     except _ENTRY_ERRORS as exc:
         raise SavedGameError(f"config: {_short(exc)}") from None
     seed, rng_state = data["seed"], data["rng_state"]
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 128):
-        raise SavedGameError(f"seed must be a whole number in [0, 2**128) or null, got {quote(seed)}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
+        raise SavedGameError(f"seed must be a whole number in [0, 2**4096) or null, got {quote(seed)}")
     if seed is None:
         _check_rng_state(rng_state)
     if data["env_id"] is not None and not isinstance(data["env_id"], str):
@@ -374,7 +412,8 @@ def _config(config: Any, version: int) -> dict:
         _check_keys(config, set(_CONFIG_KEYS) | set(_OPTIONAL_CONFIG_KEYS), set(_CONFIG_KEYS), "config")
         config = {**_OPTIONAL_CONFIG_KEYS, **config}
     else:
-        _check_keys(config, set(_V2_CONFIG_KEYS), set(_V2_CONFIG_KEYS), "config")
+        keys = set(_V4_CONFIG_KEYS if version >= 4 else _V2_CONFIG_KEYS)
+        _check_keys(config, keys, keys, "config")
         if not isinstance(config["opponent_reseeded"], bool):
             raise SavedGameError(f"config.opponent_reseeded must be true or false, "
                                  f"got {config['opponent_reseeded']!r}")
@@ -384,6 +423,11 @@ def _config(config: Any, version: int) -> dict:
             raise SavedGameError(f"config.{key} must be an object, got {quote(value)}")
         names = {f.name for f in fields(dataclass_)}
         _check_keys(value, names, set(), f"config.{key}")
+    config = {**_V4_CONFIG_DEFAULTS, **config}
+    if not isinstance(config["ruleset_kwargs"], dict):
+        raise SavedGameError(f"config.ruleset_kwargs must be an object, got {quote(config['ruleset_kwargs'])}")
+    if not isinstance(config["elevation"], bool):
+        raise SavedGameError(f"config.elevation must be true or false, got {quote(config['elevation'])}")
     allowed = _V1_OPPONENTS if version == 1 else _OPPONENTS
     if config["opponent"] not in allowed:
         raise SavedGameError(f"config.opponent must be one of {list(allowed)}, got {quote(config['opponent'])}")
@@ -429,10 +473,14 @@ def _move(data: Any, env: PoolEnv, where: str, version: int) -> SavedMove:
     if data["player"] not in (0, 1) or isinstance(data["player"], bool):
         raise SavedGameError(f"{where}.player must be 0 or 1, got {quote(data['player'])}")
     action = data["action"]
-    n = env.mapper_for(mapping).space.shape[0]
-    if (not isinstance(action, list) or len(action) != n
-            or not all(is_finite_number(v) and -1.0 <= v <= 1.0 for v in action)):
-        raise SavedGameError(f"{where}.action must be a list of {n} numbers in [-1, 1], got {quote(action)}")
+    mapper = env.mapper_for(mapping)
+    n = mapper.space.shape[0]
+    if not isinstance(action, list) or len(action) != n or not all(is_finite_number(v) for v in action):
+        raise SavedGameError(f"{where}.action must be a list of {n} numbers, got {quote(action)}")
+    try:  # the mapping's own check: numbers in [-1, 1], or choice_discrete's bin indices
+        mapper.validate(np.asarray(action, dtype=np.float64))
+    except ValueError as exc:
+        raise SavedGameError(f"{where}.action: {_short(exc)}") from None
     shot = _shot(data["shot"], where, version)
     if data["decision"] is not None and not isinstance(data["decision"], str):
         raise SavedGameError(f"{where}.decision must be a choice name or null, got {quote(data['decision'])}")

@@ -2,15 +2,18 @@
 
 A few hundred bytes of YAML can expand to gigabytes through aliases (``*name`` repeating an
 ``&name`` anchor, nested), and a deeply nested file exhausts the stack. These files are
-small hand-written settings, so the loader refuses what they never need: files over
-``MAX_BYTES``, text that is not UTF-8, aliases, nesting deeper than ``MAX_DEPTH``, and a key
-given twice in one mapping (PyYAML would silently keep the last one).
+small hand-written settings, so the loader refuses what they never need: anything but a
+regular file, files over ``MAX_BYTES`` (found while reading, ``poolgym.files.read_bounded``),
+text that is not UTF-8, aliases, nesting deeper than ``MAX_DEPTH``, and a key given twice
+in one mapping (PyYAML would silently keep the last one).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from poolgym.files import read_bounded
 
 MAX_BYTES = 64 * 1024
 MAX_DEPTH = 32
@@ -23,11 +26,8 @@ def load_yaml_file(path: str | Path, what: str) -> Any:
 
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ValueError(f"{path}: cannot read {what}: the file has {size} bytes, at most "
-                             f"{MAX_BYTES} are read")
-        raw = path.read_bytes()[:MAX_BYTES + 1]
+        # Bounded while read: a link to /dev/zero, a FIFO or a growing file stops here.
+        raw = read_bounded(path, MAX_BYTES, what)
     except OSError as exc:
         raise ValueError(f"{path}: cannot read {what}: {exc}") from None
     try:

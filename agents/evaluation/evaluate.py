@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from poolgym.envs.actions import ShotMove
+from poolgym.files import atomic_writer
 from poolgym.physics import Simulator
 from poolgym.rules import Ruleset
 
@@ -237,8 +238,8 @@ def shot_rows(match: Match) -> list[dict[str, Any]]:
 
 
 def write_csv(match: Match, path: str) -> None:
-    """Write ``shot_rows`` to ``path``."""
-    with open(path, "w", newline="") as f:
+    """Write ``shot_rows`` to ``path`` (atomically: a failed write leaves the previous file)."""
+    with atomic_writer(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
         writer.writeheader()
         writer.writerows(shot_rows(match))

@@ -22,7 +22,8 @@ from poolgym.envs.actions import ActionMapper
 from poolgym.envs.choice import ChoiceMapper, make_action_mapper
 from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
 from poolgym.envs.observations import actor, flatten_observation, observe_candidates, observe_game
-from poolgym.envs.sb3_models import SB3_ALGORITHMS, action_mapper, check_spaces, infer_record, parse_model_spec
+from poolgym.envs.sb3_models import (SB3_ALGORITHMS, action_mapper, check_spaces, infer_record, parse_model_spec,
+                                     read_env_record, recorded_game)
 from poolgym.rules import GameState, Ruleset
 
 from poolgym.agents.bot.jumps import rules_allow_jump_shots
@@ -71,12 +72,18 @@ class PolicyAgent:
 def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None = None,
              obs_mode: str | None = None, trusted: bool = False) -> PolicyAgent:
     """A saved stable-baselines3 model as an agent, with the mapping and observation format
-    recorded in it (inferred from its spaces, with a warning, for an older file).
+    recorded in it (inferred from its spaces, with a warning, for an older file); a model
+    whose record names another game than ``rules``' is refused (``recorded_game``).
     ``action_mode`` / ``obs_mode``, when given, must be the recorded ones: a mismatch is a
     ``ValueError`` naming both sides. ``trusted`` (the package's own models) loads it
     without the warning that a model file is code."""
     from poolgym.envs.opponents import SB3Policy
 
+    record = read_env_record(path)
+    # Refused before the model is loaded, as a pretrained agent of another game is by name.
+    game = recorded_game(record) if record is not None else None
+    if game is not None and game != rules.name:
+        raise ValueError(f"{path} was trained at {game}, not {rules.name}")
     policy = SB3Policy(path, algorithm=algorithm, trusted=trusted)
     record = policy.env_record if policy.env_record is not None else infer_record(policy.model, path)
     check_spaces(policy.model, record, path)

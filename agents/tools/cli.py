@@ -762,7 +762,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``poolgym`` console script. A bad option value is a usage message
     and exit status 2 (argparse); so is a ``ValueError`` the command raises on a value it was
-    given (an unknown game, an agent spec that cannot be loaded), printed on one line."""
+    given (an unknown game, an agent spec that cannot be loaded), printed on one line. A
+    file that cannot be written (or read) is one line too, with exit status 1."""
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
@@ -774,6 +775,11 @@ def main(argv: list[str] | None = None) -> int:
             text = text[:MAX_ERROR_CHARS] + "…"
         print(f"poolgym {args.command}: error: {text}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file that cannot be written (a full disk, /dev/full) or read
+        # poolgym.files names the file in strerror; other errors carry it in filename.
+        text = " ".join((exc.strerror if exc.strerror and exc.filename is None else str(exc)).split())
+        print(f"poolgym {args.command}: error: {text[:MAX_ERROR_CHARS]}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

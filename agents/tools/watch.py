@@ -121,9 +121,10 @@ def write_gif(path: str, frames: list, fps: float) -> None:
 
 def watch(rules: Ruleset, simulator: Simulator, agents, seed: int = 0, gif: str | None = None,
           fps: float = 15.0, width_px: int = 480, log: Callable[[str], None] = print,
-          names: tuple[str, str] = PLAYER_NAMES) -> GameState:
+          names: tuple[str, str] = PLAYER_NAMES) -> GameState | None:
     """Play one rack in a window, or into the GIF at ``gif`` without opening one; the
-    status bar names the players ``names``."""
+    status bar names the players ``names``. The last state, or None when the window was
+    closed before the rack ended (it stops there)."""
     if gif is not None:
         check_gif(gif, fps)
         frames = []  # paletted as they are drawn: a long rack's RGB frames took gigabytes
@@ -133,7 +134,19 @@ def watch(rules: Ruleset, simulator: Simulator, agents, seed: int = 0, gif: str 
         log(f"wrote {len(frames)} frames to {gif}")
         return state
     window = HumanWindow(title=f"poolgym {rules.name}", fps=fps)
+
+    def show(frame: np.ndarray) -> None:
+        if not window.show(frame):
+            raise _WindowClosed
+
     try:
-        return play_and_draw(rules, simulator, agents, seed, window.show, fps, width_px * 2, log=log, names=names)
+        return play_and_draw(rules, simulator, agents, seed, show, fps, width_px * 2, log=log, names=names)
+    except _WindowClosed:
+        log("the window was closed: the rack stops here")
+        return None
     finally:
         window.close()
+
+
+class _WindowClosed(Exception):
+    """The user closed the window: the rack being watched stops."""

@@ -65,11 +65,11 @@ def write(path, normalized) -> None:
 
 
 def read(path: str) -> dict | None:
-    """The return statistics saved in the model at ``path``, or None when it has none."""
-    with zipfile.ZipFile(path) as archive:
-        if RETURN_NORM not in archive.namelist():
-            return None
-        return json.loads(archive.read(RETURN_NORM).decode())
+    """The return statistics saved in the model at ``path``, or None when it has none; read
+    within the bounds of a model record (``poolgym.envs.sb3_models.read_zip_json``)."""
+    from poolgym.envs.sb3_models import MAX_RECORD_BYTES, read_zip_json
+
+    return read_zip_json(path, RETURN_NORM, MAX_RECORD_BYTES)
 
 
 def find(venv):

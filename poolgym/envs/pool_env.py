@@ -251,6 +251,9 @@ class PoolEnv(RenderMixin, gym.Env):
         self.table = make_table(table)
         rules = ruleset if ruleset is not None else get_ruleset(
             game, options=make_rule_options(rule_options), table=self.table, **(ruleset_kwargs or {}))
+        # The game's own arguments as given (saved games record them); None for a ruleset
+        # passed as an object, whose arguments are its own.
+        self.ruleset_kwargs = dict(ruleset_kwargs or {}) if ruleset is None else None
         self.rack_model = RackModel.make(rack_model)
         self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
         self.simulator = Simulator(self.table, noise=noise)

@@ -14,7 +14,9 @@ records whole shots from an ``rgb_array`` or ``rgb_array_list`` env, frame by fr
 streaming each frame to the file (``shot_frames``), so memory stays bounded over a rack.
 - ``render_mode="human"``: ``reset()`` and ``step()`` draw the same frames in a pygame window
   as they happen, paced by the clock at ``metadata["render_fps"]`` (real time); ``render()``
-  shows the table as it is. ``SDL_VIDEODRIVER=dummy`` runs it with no display.
+  shows the table as it is. ``SDL_VIDEODRIVER=dummy`` runs it with no display. Closing the
+  window stops the drawing at once, for the rest of the episode (the next ``reset`` opens a
+  new window); SIGTERM and Ctrl-C act as without a window.
 
 Every frame has a status bar of two lines below the table (``poolgym.render.overlay``:
 who acts, the score, fouls in a row, a cue ball in hand, the last verdict); a cue ball in
@@ -89,8 +91,11 @@ class RenderMixin:
         raise NotImplementedError
 
     def _render_restart(self, still) -> None:
-        """Start the frames of a new episode with ``still``, the table as it starts."""
+        """Start the frames of a new episode with ``still``, the table as it starts (in
+        human mode a window its user closed opens again)."""
         self._scenes = []
+        if self._window is not None:
+            self._window.reopen()
         self._render_add(still)
 
     def _render_add(self, scene) -> None:
@@ -157,9 +162,12 @@ class RenderMixin:
 
         if self._window is None:
             self._window = HumanWindow(title="poolgym", fps=fps)
+        if self._window.closed_by_user:
+            return None  # no frame is drawn until the next reset
         for scene in scenes or [self._render_scene()]:
             for frame in scene.frames(painter, fps):
-                self._window.show(frame)
+                if not self._window.show(frame):
+                    return None  # the window was closed: no drawing until the next reset
         return None
 
     def close(self):

@@ -17,6 +17,11 @@ component) and ``pot_residual`` (what a pot's cut residual turns in the choice m
 absent from records written before them, and read as False, 0, False and "stroke". ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
 ``poolgym train``; a spec without an ``ALGO:`` prefix loads with it (``parse_model_spec``).
 
+The record is read within ``MAX_RECORD_BYTES`` (stopped while it decompresses) and
+``MAX_RECORD_DEPTH`` levels, and its fields are checked (``check_record``), so a crafted
+zip is a one-line ``ValueError`` naming the file, not a traceback or a huge read; a model
+recorded at another game than the one it is asked to play is refused (``recorded_game``).
+
 ``action_mapper(record, table)`` rebuilds the mapping; ``check_spaces`` refuses a model
 whose spaces disagree with its record or with this poolgym's observation format, and
 ``check_env_matches`` one used in an env of another mapping, each naming both sides. A zip
@@ -36,10 +41,14 @@ import math
 import os
 import warnings
 import zipfile
+import zlib
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
 import numpy as np
+
+from poolgym.files import read_bounded_member
+from poolgym.numbers import quote
 
 ENV_RECORD = "poolgym_env.json"
 RECORD_FORMAT = "poolgym.model_env"
@@ -47,6 +56,11 @@ RECORD_VERSION = 1
 SB3_ALGORITHMS = ("PPO", "SAC", "TD3", "A2C", "DDPG", "MaskablePPO")
 # Algorithms of sb3-contrib (the ``train`` extra) rather than stable-baselines3 itself.
 CONTRIB_ALGORITHMS = ("MaskablePPO",)
+# A record is a few hundred bytes of flat settings: anything far larger or deeper is not one.
+MAX_RECORD_BYTES = 1 << 20
+MAX_RECORD_DEPTH = 8
+# SB3's own description of the model (``data``): tens of kilobytes for poolgym's models.
+MAX_DATA_BYTES = 64 << 20
 # Entries of a saved model only needed to go on training: replaced rather than unpickled.
 _NOT_UNPICKLED = {"lr_schedule": 0.0, "learning_rate": 0.0, "clip_range": 0.0,
                   "clip_range_vf": None, "exploration_schedule": 0.0}
@@ -81,11 +95,33 @@ def load_model(path: str, algorithm: str = "PPO", device: str = "cpu", trusted: 
         _warned = True
         warnings.warn("a stable-baselines3 model file is code (parts of it are unpickled): "
                       "load only model files you trust", stacklevel=2)
+    saved = saved_algorithm(path)
+    if saved is not None and saved != algorithm:
+        raise ValueError(f"model file {path!r} holds a {saved} model (its policy class says so), "
+                         f"not a {algorithm} one: load it as {saved}:{path}")
     try:
         return cls.load(path, device=device, custom_objects=dict(_NOT_UNPICKLED))
-    except (KeyError, ValueError, RuntimeError, zipfile.BadZipFile) as exc:
+    except Exception as exc:  # noqa: BLE001 -- whatever a crafted file raises while SB3 reads it
+        message = " ".join(f"{type(exc).__name__}: {exc}".split())
         raise ValueError(f"model file {path!r} is not a loadable {algorithm} model: "
-                         f"{type(exc).__name__}: {exc}".replace("\n", " ")) from None
+                         f"{message[:300]}") from None
+
+
+# The policy classes' modules that say which algorithm saved a model without a record.
+_POLICY_MODULES = {"sb3_contrib.common.maskable.policies": "MaskablePPO"}
+
+
+def saved_algorithm(path: str) -> str | None:
+    """The algorithm a saved model's policy class belongs to when it is one only that
+    algorithm uses (``_POLICY_MODULES``: sb3-contrib's maskable policies), read from SB3's
+    ``data`` entry within ``MAX_DATA_BYTES``; None when it does not tell."""
+    try:
+        data = read_zip_json(path, "data", MAX_DATA_BYTES, depth=None)
+    except ValueError:  # not readable: SB3's load says what is wrong
+        return None
+    policy = data.get("policy_class") if isinstance(data, dict) else None
+    module = policy.get("__module__") if isinstance(policy, dict) else None
+    return _POLICY_MODULES.get(module) if isinstance(module, str) else None
 
 
 def algorithm_class(algorithm: str):
@@ -108,15 +144,17 @@ def algorithm_class(algorithm: str):
 def parse_model_spec(spec: str) -> tuple[str, str]:
     """(algorithm, path) of a saved-model spec ``"[ALGO:]path.zip"``: the prefix when it
     names one of ``SB3_ALGORITHMS``, else the algorithm the model's record names (``poolgym
-    train`` writes it), else PPO."""
+    train`` writes it), else the one its policy class tells (``saved_algorithm``), else PPO."""
     head, sep, rest = spec.partition(":")
     if sep and head in SB3_ALGORITHMS:
         return head, rest
     try:
         record = read_env_record(spec)
-    except ValueError:  # no such file: loading it names the problem
-        record = None
-    return (record or {}).get("algorithm", "PPO"), spec
+    except ValueError:  # no such file, or a bad record: loading it names the problem
+        return "PPO", spec
+    if record is not None and "algorithm" in record:
+        return record["algorithm"], spec
+    return saved_algorithm(spec) or "PPO", spec
 
 
 def is_maskable(model) -> bool:
@@ -163,19 +201,111 @@ def write_env_record(path: str, record: dict) -> None:
         archive.writestr(ENV_RECORD, json.dumps(record, indent=1))
 
 
+def read_zip_json(path: str, name: str, limit: int, depth: int | None = MAX_RECORD_DEPTH) -> Any:
+    """The JSON entry ``name`` of the zip at ``path`` (None when there is none), read within
+    ``limit`` bytes and ``depth`` levels (None: any the parser takes); a one-line
+    ``ValueError`` naming the file and the entry otherwise."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if name not in archive.namelist():
+                return None
+            raw = read_bounded_member(archive, name, limit, name)
+    # RuntimeError: an encrypted entry; NotImplementedError: an unknown compression method.
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError) as exc:
+        raise ValueError(f"{path}: cannot read {name}: {type(exc).__name__}: {exc}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"{path}: {name} is nested too deeply") from None
+    except ValueError as exc:  # not UTF-8, not JSON
+        raise ValueError(f"{path}: {name} is not JSON: {type(exc).__name__}: {exc}"[:500]) from None
+    if depth is not None and _depth(data) > depth:
+        raise ValueError(f"{path}: {name} is nested deeper than {depth} levels")
+    return data
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in a JSON value (0 for a scalar), found without
+    recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, (dict, list)):
+            level += 1
+            deepest = max(deepest, level)
+            stack.extend((v, level) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
 def read_env_record(path: str) -> dict | None:
-    """The env record inside the saved model at ``path``, or None when it has none."""
+    """The env record inside the saved model at ``path``, or None when it has none. A record
+    over ``MAX_RECORD_BYTES`` (stopped while it decompresses) or ``MAX_RECORD_DEPTH``
+    levels, or one without the fields of its format (``check_record``), is a one-line
+    ``ValueError`` naming the file."""
     path = check_model_path(path)
-    with zipfile.ZipFile(path) as archive:
-        if ENV_RECORD not in archive.namelist():
-            return None
-        record = json.loads(archive.read(ENV_RECORD).decode())
+    record = read_zip_json(path, ENV_RECORD, MAX_RECORD_BYTES)
+    if record is None:
+        return None
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise ValueError(f"{path}: {ENV_RECORD} is not a {RECORD_FORMAT} record")
     if record.get("version") != RECORD_VERSION:
-        raise ValueError(f"{path}: {ENV_RECORD} version {record.get('version')!r} is not "
+        raise ValueError(f"{path}: {ENV_RECORD} version {quote(record.get('version'))} is not "
                          f"one this poolgym reads ({RECORD_VERSION})")
+    check_record(record, path)
     return record
+
+
+# The record's fields and the types they take; those in LATER_FIELDS may be absent.
+_RECORD_FIELDS: dict[str, tuple[type, ...]] = {
+    "action_mode": (str,), "min_speed": (int, float), "max_speed": (int, float),
+    "max_tip_offset": (int, float), "max_cut_deg": (int, float), "obs_mode": (str,),
+    "observe_match": (bool,), "elevation": (bool,), "pot_residual": (str,), "sigma_deg": (int, float),
+    "algorithm": (str,), "env_id": (str, type(None)), "env_kwargs": (dict,),
+}
+_OPTIONAL_RECORD_FIELDS = ("sigma_deg", "algorithm", "env_id", "env_kwargs", "noise")
+
+
+def check_record(record: dict, path: str = "the model") -> None:
+    """``ValueError`` naming the file and the field when ``record`` lacks a field of its
+    format or holds one of the wrong type or range (the mapping it describes is built to
+    find out), so a crafted record fails here, not deep in loading."""
+    from poolgym.table import Table
+
+    for name, types in _RECORD_FIELDS.items():
+        if name not in record:
+            if name in LATER_FIELDS or name in _OPTIONAL_RECORD_FIELDS:
+                continue
+            raise ValueError(f"{path}: {ENV_RECORD} has no {name!r} (a record has "
+                             f"{sorted(_RECORD_FIELDS)})")
+        value = record[name]
+        if isinstance(value, bool) != (bool in types) or not isinstance(value, types):
+            raise ValueError(f"{path}: {ENV_RECORD} field {name!r} must be "
+                             f"{' or '.join(t.__name__ for t in types)}, got {type(value).__name__} "
+                             f"{quote(value)}")
+    if "algorithm" in record and record["algorithm"] not in SB3_ALGORITHMS:
+        raise ValueError(f"{path}: {ENV_RECORD} field 'algorithm' must be one of {list(SB3_ALGORITHMS)}, "
+                         f"got {quote(record['algorithm'])}")
+    try:
+        action_mapper(record, Table.preset("9ft"))
+        record_observation_space(record)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: {ENV_RECORD}: {exc}") from None
+
+
+def recorded_game(record: dict) -> str | None:
+    """The game a model was trained at: its record's ``env_kwargs["game"]``, else the game
+    its registered ``env_id`` plays; None when the record does not say (a practice env, an
+    inferred record, an id not registered here)."""
+    import gymnasium
+
+    game = (record.get("env_kwargs") or {}).get("game")
+    if isinstance(game, str):
+        return game
+    env_id = record.get("env_id")
+    if isinstance(env_id, str) and env_id in gymnasium.registry:
+        game = gymnasium.registry[env_id].kwargs.get("game")
+        return game if isinstance(game, str) else None
+    return None
 
 
 def infer_record(model, path: str = "the model") -> dict:

@@ -57,3 +57,140 @@ def test_read_bounded_refuses_devices_and_fifos_without_reading(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(ValueError, match="not a regular file"):
         files.read_bounded(fifo, 1024)  # returns at once: a plain open would wait for a writer
+
+
+# ------------------------------------------------------------------ the readers that use them
+def _special_files(folder, name):
+    """A link to /dev/zero and a FIFO, both named like the files a reader takes."""
+    link = folder / f"zero_{name}"
+    link.symlink_to("/dev/zero")
+    fifo = folder / f"fifo_{name}"
+    os.mkfifo(fifo)
+    return link, fifo
+
+
+@pytest.fixture
+def no_hang():
+    """Fails a test that blocks (a FIFO opened without O_NONBLOCK waits for ever)."""
+    import signal
+
+    def hung(signum, frame):
+        raise TimeoutError("the read blocked")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def test_register_directory_refuses_special_files_without_reading_them(tmp_path, no_hang):
+    import poolgym
+
+    link, fifo = _special_files(tmp_path, "evil.yaml")
+    for path in (link, fifo):
+        with pytest.raises(ValueError, match=rf"{path}: cannot read the variant: not a regular file"):
+            poolgym.register_from_yaml(path)
+    with pytest.raises(ValueError, match="not a regular file"):
+        poolgym.register_directory(tmp_path)
+
+
+def test_training_configs_refuse_special_files(tmp_path, no_hang):
+    from poolgym.agents.training.train_config import load_config
+
+    for path in _special_files(tmp_path, "config.yaml"):
+        with pytest.raises(ValueError, match=rf"{path}: cannot read the training config: not a regular file"):
+            load_config(path)
+
+
+def test_saved_game_load_refuses_special_files_and_stops_at_its_limit(tmp_path, no_hang, monkeypatch):
+    from poolgym import saved_game
+
+    for path in (*_special_files(tmp_path, "game.json"), "/dev/zero"):
+        with pytest.raises(saved_game.SavedGameError, match=rf"{path}: cannot read the saved game: not a regular file"):
+            saved_game.load(path)
+    monkeypatch.setattr(saved_game, "MAX_BYTES", 1000)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 5000)
+    with pytest.raises(saved_game.SavedGameError, match=r"big.json: cannot read the saved game: larger than 1000 bytes"):
+        saved_game.load(big)
+
+
+def test_a_bounded_zip_member_stops_while_it_decompresses(tmp_path):
+    import zipfile
+
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("record.json", "w") as member:
+            for _ in range(16):  # 16 MiB of spaces, about 16 KiB compressed
+                member.write(b" " * (1 << 20))
+    assert path.stat().st_size < 1 << 20
+    with zipfile.ZipFile(path) as archive:
+        assert files.read_bounded_member(archive, "record.json", 1 << 27, "the record") == b" " * (16 << 20)
+        with pytest.raises(files.FileTooLarge, match=r"bomb.zip: cannot read the record: larger than 1000 bytes"):
+            files.read_bounded_member(archive, "record.json", 1000, "the record")
+
+
+def test_a_device_destination_is_written_in_place_and_a_full_one_is_one_error():
+    with files.atomic_writer("/dev/null") as f:
+        f.write("discarded")
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")  # still the device
+    with pytest.raises(OSError, match=r"^\[Errno 28\] cannot write /dev/full: No space left on device$"):
+        files.atomic_write_text("/dev/full", "x" * 100_000)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs (skipped where mounting is not allowed)."""
+    import subprocess
+
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (the injected-OSError tests cover the same path)")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_disk_leaves_the_previous_saved_game_intact(small_disk):
+    import gymnasium as gym
+
+    from poolgym.saved_game import RecordGame, load
+
+    env = RecordGame(gym.make("poolgym/NineBall-v0", opponent="uniform-action"))
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    path = small_disk / "game.json"
+    env.save(path)
+    good = path.read_bytes()
+    (small_disk / "filler").write_bytes(b"x" * (64 * 1024 - len(good) - 8192))
+    big = env.saved_game
+    big = type(big)(**{**big.__dict__, "moves": big.moves * 20})
+    with pytest.raises(OSError, match=rf"^\[Errno 28\] cannot write {path}: No space left on device; "
+                                      "the previous file, if any, is unchanged$"):
+        big.save(path)
+    assert path.read_bytes() == good and load(path).moves == env.saved_game.moves
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "game.json"]
+
+
+def test_an_atomic_write_gives_the_file_the_mode_a_plain_open_would(tmp_path):
+    mask = os.umask(0o027)
+    try:
+        files.atomic_write_text(tmp_path / "report.json", "{}")
+        with open(tmp_path / "plain.json", "w") as f:
+            f.write("{}")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "report.json").stat().st_mode == (tmp_path / "plain.json").stat().st_mode
+
+
+def test_an_atomic_write_through_a_link_replaces_its_target_and_keeps_the_link(tmp_path):
+    target = tmp_path / "runs" / "report.json"
+    target.parent.mkdir()
+    target.write_text("old")
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    files.atomic_write_text(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["report.json"]

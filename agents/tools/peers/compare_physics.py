@@ -29,7 +29,6 @@ far from every pocket, so that nothing but the effect looked at happens:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from dataclasses import dataclass, replace
@@ -37,6 +36,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from poolgym.agents.tools.peers import POOLTOOL_PHYSICS_RUNNER, PeerError, default_pooltool_python, run_pooltool
+from poolgym.agents.tools.script_io import write_json
 from poolgym import events as ev
 from poolgym.physics import PhysicsParams, Shot, Simulator
 from poolgym.table import Table
@@ -201,9 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no pooltool found: pass --pooltool-python (../shared/peers/pooltool/setup.sh builds one)")
     checks = compare(args.pooltool_python)
     print(format_report(checks))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump([c.__dict__ for c in checks], f, indent=1)
+    write_json(args.json, [c.__dict__ for c in checks])
     return 0 if all(c.ok for c in checks) else 1
 
 
