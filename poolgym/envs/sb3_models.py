@@ -13,8 +13,9 @@ with, and the action mapping and observation format as the env resolved them::
 
 ``observe_match`` (the ``match`` entry of the v1 game envs), ``sigma_deg`` (the aim noise
 the choice modes' candidate features assume), ``elevation`` (the elevated cue's action
-component) and ``pot_residual`` (what a pot's cut residual turns in the choice modes) are
-absent from records written before them, and read as False, 0, False and "stroke". ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
+component), ``pot_residual`` (what a pot's cut residual turns in the choice modes) and
+``lookahead`` / ``lookahead_samples`` (the choice modes' lookahead observation entry) are
+absent from records written before them, and read as False, 0, False, "stroke", False and 2. ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
 ``poolgym train``; a spec without an ``ALGO:`` prefix loads with it (``parse_model_spec``).
 
 ``action_mapper(record, table)`` rebuilds the mapping; ``check_spaces`` refuses a model
@@ -40,6 +41,8 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 import numpy as np
+
+from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES
 
 ENV_RECORD = "poolgym_env.json"
 RECORD_FORMAT = "poolgym.model_env"
@@ -216,7 +219,8 @@ def record_observation_space(record: dict):
     from poolgym.envs.observations import observation_spaces
 
     return observation_spaces(record["obs_mode"], match=record.get("observe_match", False),
-                              choice=record["action_mode"] in CHOICE_MODES)
+                              choice=record["action_mode"] in CHOICE_MODES,
+                              lookahead=recorded_mapping(record)["lookahead"])
 
 
 def _size(space) -> int:
@@ -247,10 +251,11 @@ def check_spaces(model, record: dict, path: str = "the model") -> None:
 
 
 MAPPING_FIELDS = ("action_mode", "min_speed", "max_speed", "max_tip_offset", "max_cut_deg", "obs_mode",
-                  "observe_match", "elevation", "pot_residual")
+                  "observe_match", "elevation", "pot_residual", "lookahead", "lookahead_samples")
 # Mapping fields added after the first records: a record without one was written before the
 # option existed, when its value was this.
-LATER_FIELDS = {"observe_match": False, "elevation": False, "pot_residual": "stroke"}
+LATER_FIELDS = {"observe_match": False, "elevation": False, "pot_residual": "stroke", "lookahead": False,
+                "lookahead_samples": DEFAULT_LOOKAHEAD_SAMPLES}
 
 
 def recorded_mapping(record: dict) -> dict:
@@ -267,7 +272,9 @@ def env_side(env) -> dict:
             "observe_match": bool(getattr(game, "observe_match", False)),
             "elevation": bool(getattr(m, "elevation", False)),
             # The raw and aim modes' residuals turn the stroke.
-            "pot_residual": getattr(m, "pot_residual", "stroke")}
+            "pot_residual": getattr(m, "pot_residual", "stroke"),
+            "lookahead": bool(getattr(game, "lookahead", False)),
+            "lookahead_samples": getattr(game, "lookahead_samples", DEFAULT_LOOKAHEAD_SAMPLES)}
 
 
 def check_env_matches(record: dict, env, path: str = "the model") -> None:
