@@ -229,15 +229,39 @@ def _cue_spot(state: GameState, table: Table) -> Point:
     return state.positions.get(0, table.head_spot)
 
 
-def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: list[int],
-               sigma_deg: float) -> list[Slot]:
+def _pot_pairs(calls, targets: list[int]) -> list[tuple[int, str, ShotCall]]:
+    """The (ball, pocket, call) pots of the pot slots, before ranking (module docstring)."""
     ball_calls = [c for c in calls if c.names_ball]
     if ball_calls:
         on_first = [c for c in ball_calls if c.ball in targets]
-        pairs = [(c.ball, c.pocket, c) for c in (on_first or ball_calls)]
-    elif ShotCall() in calls:
-        pairs = [(b, p, ShotCall()) for b in targets for p in POCKET_IDS]
-    else:
+        return [(c.ball, c.pocket, c) for c in (on_first or ball_calls)]
+    if ShotCall() in calls:
+        return [(b, p, ShotCall()) for b in targets for p in POCKET_IDS]
+    return []
+
+
+def best_pot_chance(state: GameState, rules: Ruleset, sigma_deg: float) -> float:
+    """The best closed-form make probability under aim noise ``sigma_deg`` over the pots
+    the pot slots are drawn from (``_pot_slot``'s ``make_probability``, without the other
+    features): 0 when no shot is due or no pot is open."""
+    if not shot_is_due(state):
+        return 0.0
+    table, positions = rules.table, state.positions
+    pairs = _pot_pairs(rules.call_options(state), _first_balls(state, rules.legal_targets(state)))
+    best = 0.0
+    for ball, pocket, call in pairs:
+        position = positions[ball]
+        ghost = ghost_ball(position, aim_point(table, pocket), table.ball_radius)
+        cue = _cue_for(state, table, Slot("pot", call, ball, pocket, ghost, None))
+        others = [p for n, p in positions.items() if n not in (0, ball)]
+        best = max(best, chance_within(aim_tolerance(table, cue, position, pocket, others), sigma_deg))
+    return best
+
+
+def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: list[int],
+               sigma_deg: float) -> list[Slot]:
+    pairs = _pot_pairs(calls, targets)
+    if not pairs:
         return []
     rank = {p: i for i, p in enumerate(POCKET_IDS)}
     positions = state.positions

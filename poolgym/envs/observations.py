@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from poolgym.envs.candidates import N_FEATURES, N_SLOTS, slot_features, slot_mask
+from poolgym.envs.lookahead import SIZE as LOOKAHEAD_SIZE
 from poolgym.rules import Choice, CueBallZone, DecisionKind, GameState
 from poolgym.table import Table
 
@@ -23,7 +24,7 @@ GROUPS = ("open", "solids", "stripes")
 _COORD_LOW, _COORD_HIGH = -0.1, 1.1
 
 
-def observation_space(match: bool = False, choice: bool = False) -> spaces.Dict:
+def observation_space(match: bool = False, choice: bool = False, lookahead: bool = False) -> spaces.Dict:
     """The ``Dict`` observation space (the same for every game).
 
     - ``balls``: 48 values, (x / L, y / W, on table) for each ball 0-15 in turn, the cue
@@ -45,7 +46,12 @@ def observation_space(match: bool = False, choice: bool = False) -> spaces.Dict:
       slots' features, ``N_SLOTS`` x ``N_FEATURES`` values in [0, 1] in slot order
       (``poolgym.envs.candidates.slot_features``).
     - ``slot_mask`` (only with ``choice=True``): 1 for each slot that may be played now.
+    - ``lookahead`` (only with ``choice=True`` and ``lookahead=True``): what canonical
+      strokes on the first pot slots leave, ``poolgym.envs.lookahead.SIZE`` values in [0, 1]
+      (``poolgym.envs.lookahead.lookahead_features``).
     """
+    if lookahead and not choice:
+        raise ValueError("the lookahead entry belongs to the choice action modes (choice=True)")
     entries = {
         "balls": spaces.Box(_COORD_LOW, _COORD_HIGH, shape=(N_BALLS * 3,), dtype=np.float32),
         "targets": spaces.MultiBinary(N_BALLS),
@@ -64,12 +70,14 @@ def observation_space(match: bool = False, choice: bool = False) -> spaces.Dict:
     if choice:
         entries["candidates"] = spaces.Box(0.0, 1.0, shape=(N_SLOTS * N_FEATURES,), dtype=np.float32)
         entries["slot_mask"] = spaces.MultiBinary(N_SLOTS)
+    if lookahead:
+        entries["lookahead"] = spaces.Box(0.0, 1.0, shape=(LOOKAHEAD_SIZE,), dtype=np.float32)
     return spaces.Dict(entries)
 
 
-def flat_observation_space(match: bool = False, choice: bool = False) -> spaces.Box:
+def flat_observation_space(match: bool = False, choice: bool = False, lookahead: bool = False) -> spaces.Box:
     """The ``Dict`` space flattened (``gymnasium.spaces.flatten`` order) into a float32 Box."""
-    flat = spaces.flatten_space(observation_space(match, choice))
+    flat = spaces.flatten_space(observation_space(match, choice, lookahead))
     return spaces.Box(flat.low.astype(np.float32), flat.high.astype(np.float32), dtype=np.float32)
 
 
@@ -77,7 +85,7 @@ def flatten_observation(obs: dict) -> np.ndarray:
     """The flat float32 vector of the ``Dict`` observation ``obs``: the same, element for
     element, as ``gymnasium.spaces.flatten`` over its space (entries in the space's key
     order, a ``Discrete`` entry one-hot, the others as they are)."""
-    layout, size = _FLAT_LAYOUTS["match" in obs, "candidates" in obs]
+    layout, size = _FLAT_LAYOUTS["match" in obs, "candidates" in obs, "lookahead" in obs]
     out = np.zeros(size, dtype=np.float32)
     for key, offset, width, one_hot in layout:
         if one_hot:
@@ -101,13 +109,14 @@ def _flat_layout(space: spaces.Dict) -> tuple[tuple[tuple[str, int, int, bool], 
     return tuple(layout), offset
 
 
-def observation_spaces(obs_mode: str, match: bool = False, choice: bool = False) -> spaces.Space:
+def observation_spaces(obs_mode: str, match: bool = False, choice: bool = False,
+                       lookahead: bool = False) -> spaces.Space:
     """The space of ``obs_mode`` "dict" or "flat" (with the match score when ``match``, the
-    candidate slots when ``choice``)."""
+    candidate slots when ``choice``, their lookahead features when ``lookahead``)."""
     if obs_mode == "dict":
-        return observation_space(match, choice)
+        return observation_space(match, choice, lookahead)
     if obs_mode == "flat":
-        return flat_observation_space(match, choice)
+        return flat_observation_space(match, choice, lookahead)
     raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
 
 
@@ -184,5 +193,6 @@ def observe_candidates(slots, table: Table) -> dict:
     return {"candidates": slot_features(slots, table), "slot_mask": slot_mask(slots)}
 
 
-_DICT_SPACES = {(m, c): observation_space(m, c) for m in (False, True) for c in (False, True)}
+_DICT_SPACES = {(m, c, a): observation_space(m, c, a) for m in (False, True) for c in (False, True)
+                for a in (False, True) if c or not a}
 _FLAT_LAYOUTS = {key: _flat_layout(space) for key, space in _DICT_SPACES.items()}

@@ -15,6 +15,8 @@ from poolgym.config import from_mapping
 from poolgym.numbers import quote, real, seed as check_seed
 from poolgym.envs.actions import ActionMapper, ShotMove
 from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES, lookahead_features
+from poolgym.envs.lookahead import check_samples as check_lookahead_samples
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
 from poolgym.envs.play import simulate_move
@@ -152,7 +154,9 @@ class PoolEnv(RenderMixin, gym.Env):
     decision and its choices, push-out availability, 8-ball group, 14.1 scores, foul counts,
     break flag, acting player; the match score with ``observe_match``; in the choice modes
     the candidate slots' features, ``candidates``, and their mask, ``slot_mask``, in slot
-    order). ``obs_mode="flat"``: the same flattened into one ``Box``
+    order; with ``lookahead=True`` also ``lookahead``: for the first pot slots, what nine
+    canonical strokes leave over noisy plays, where the cue ball stops, the scratch and foul
+    rates, the next shot's best make probability; ``poolgym.envs.lookahead``). ``obs_mode="flat"``: the same flattened into one ``Box``
     (``gymnasium.spaces.flatten``'s order, written directly by
     ``poolgym.envs.observations.flatten_observation``), for ``MlpPolicy``.
 
@@ -211,7 +215,8 @@ class PoolEnv(RenderMixin, gym.Env):
     ``breaker`` (above), ``rack_model`` (``poolgym.racking.RackModel``, a preset name
     "tight" or "benchmark", or a mapping), ``observe_match`` (the ``match`` entry: racks won
     over ``race_to``), ``shaping_gamma`` (the shaping's discount, default 0.99: set it to
-    the learner's).
+    the learner's), ``lookahead`` (the choice modes' ``lookahead`` observation entry, above;
+    default False) and ``lookahead_samples`` (its noisy plays per stroke, default 2).
 
     ## Version History
 
@@ -234,7 +239,8 @@ class PoolEnv(RenderMixin, gym.Env):
                  rack_model: RackModel | str | dict | None = None, observe_match: bool = False,
                  shaping_gamma: float = 0.99, width: int = DEFAULT_WIDTH, height: int | None = None,
                  render_fps: int = DEFAULT_RENDER_FPS, elevation: bool = False,
-                 pot_residual: str = "stroke") -> None:
+                 pot_residual: str = "stroke", lookahead: bool = False,
+                 lookahead_samples: int = DEFAULT_LOOKAHEAD_SAMPLES) -> None:
         self._init_render(render_mode, width, height, render_fps)
         # NumPy numbers are taken as the Python ones (poolgym.numbers), bools are not numbers.
         if isinstance(race_to, bool) or not isinstance(race_to, numbers.Integral) or race_to < 1:
@@ -264,7 +270,14 @@ class PoolEnv(RenderMixin, gym.Env):
         self.action_space = self.mapper.space
         self.choice = action_mode in CHOICE_MODES
         self.observe_match = observe_match
-        self.observation_space = observation_spaces(obs_mode, match=observe_match, choice=self.choice)
+        if not isinstance(lookahead, bool):
+            raise ValueError(f"lookahead must be True or False, got {lookahead!r}")
+        if lookahead and not self.choice:
+            raise ValueError(f"lookahead=True needs a choice action mode {list(CHOICE_MODES)}, "
+                             f"not {action_mode!r} (its features follow the candidate slots)")
+        self.lookahead, self.lookahead_samples = lookahead, check_lookahead_samples(lookahead_samples)
+        self.observation_space = observation_spaces(obs_mode, match=observe_match, choice=self.choice,
+                                                    lookahead=lookahead)
         self.obs_mode = obs_mode
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)
@@ -540,6 +553,10 @@ class PoolEnv(RenderMixin, gym.Env):
         obs = observe_game(self.state, self.rules, self.table, player, match=match, derived=self.mapper.derived)
         if self.choice:
             obs.update(observe_candidates(self.mapper.slots(self.state, self.rules), self.table))
+        if self.lookahead:
+            obs["lookahead"] = lookahead_features(self.state, self.rules, self.simulator, self.mapper,
+                                                  self.lookahead_samples,
+                                                  state_checked=self.state is self._built_state)
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
 
     def action_masks(self) -> np.ndarray:

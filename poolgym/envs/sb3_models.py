@@ -13,8 +13,9 @@ with, and the action mapping and observation format as the env resolved them::
 
 ``observe_match`` (the ``match`` entry of the v1 game envs), ``sigma_deg`` (the aim noise
 the choice modes' candidate features assume), ``elevation`` (the elevated cue's action
-component) and ``pot_residual`` (what a pot's cut residual turns in the choice modes) are
-absent from records written before them, and read as False, 0, False and "stroke". ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
+component), ``pot_residual`` (what a pot's cut residual turns in the choice modes) and
+``lookahead`` / ``lookahead_samples`` (the choice modes' lookahead observation entry) are
+absent from records written before them, and read as False, 0, False, "stroke", False and 2. ``algorithm`` (the model's class, e.g. "MaskablePPO") is written by
 ``poolgym train``; a spec without an ``ALGO:`` prefix loads with it (``parse_model_spec``).
 
 The record is read within ``MAX_RECORD_BYTES`` (stopped while it decompresses) and
@@ -47,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES
+from poolgym.envs.lookahead import check_samples as check_lookahead_samples
 from poolgym.files import read_bounded_member
 from poolgym.numbers import quote
 
@@ -261,6 +264,7 @@ _RECORD_FIELDS: dict[str, tuple[type, ...]] = {
     "max_tip_offset": (int, float), "max_cut_deg": (int, float), "obs_mode": (str,),
     "observe_match": (bool,), "elevation": (bool,), "pot_residual": (str,), "sigma_deg": (int, float),
     "algorithm": (str,), "env_id": (str, type(None)), "env_kwargs": (dict,),
+    "lookahead": (bool,), "lookahead_samples": (int,),
 }
 _OPTIONAL_RECORD_FIELDS = ("sigma_deg", "algorithm", "env_id", "env_kwargs", "noise")
 
@@ -288,6 +292,7 @@ def check_record(record: dict, path: str = "the model") -> None:
     try:
         action_mapper(record, Table.preset("9ft"))
         record_observation_space(record)
+        check_lookahead_samples(recorded_mapping(record)["lookahead_samples"])
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{path}: {ENV_RECORD}: {exc}") from None
 
@@ -347,7 +352,8 @@ def record_observation_space(record: dict):
     from poolgym.envs.observations import observation_spaces
 
     return observation_spaces(record["obs_mode"], match=record.get("observe_match", False),
-                              choice=record["action_mode"] in CHOICE_MODES)
+                              choice=record["action_mode"] in CHOICE_MODES,
+                              lookahead=recorded_mapping(record)["lookahead"])
 
 
 def _size(space) -> int:
@@ -378,10 +384,11 @@ def check_spaces(model, record: dict, path: str = "the model") -> None:
 
 
 MAPPING_FIELDS = ("action_mode", "min_speed", "max_speed", "max_tip_offset", "max_cut_deg", "obs_mode",
-                  "observe_match", "elevation", "pot_residual")
+                  "observe_match", "elevation", "pot_residual", "lookahead", "lookahead_samples")
 # Mapping fields added after the first records: a record without one was written before the
 # option existed, when its value was this.
-LATER_FIELDS = {"observe_match": False, "elevation": False, "pot_residual": "stroke"}
+LATER_FIELDS = {"observe_match": False, "elevation": False, "pot_residual": "stroke", "lookahead": False,
+                "lookahead_samples": DEFAULT_LOOKAHEAD_SAMPLES}
 
 
 def recorded_mapping(record: dict) -> dict:
@@ -398,7 +405,9 @@ def env_side(env) -> dict:
             "observe_match": bool(getattr(game, "observe_match", False)),
             "elevation": bool(getattr(m, "elevation", False)),
             # The raw and aim modes' residuals turn the stroke.
-            "pot_residual": getattr(m, "pot_residual", "stroke")}
+            "pot_residual": getattr(m, "pot_residual", "stroke"),
+            "lookahead": bool(getattr(game, "lookahead", False)),
+            "lookahead_samples": getattr(game, "lookahead_samples", DEFAULT_LOOKAHEAD_SAMPLES)}
 
 
 def check_env_matches(record: dict, env, path: str = "the model") -> None:

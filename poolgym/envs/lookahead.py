@@ -1,0 +1,148 @@
+"""Lookahead features of the choice modes: what a few canonical strokes on each pot slot
+leave, simulated under the env's execution noise.
+
+The candidate features (``poolgym.envs.candidates``) say how hard a pot is; they say nothing
+of where the cue ball goes, and that is where racks are lost: a pot that scratches, or one
+that leaves no next shot. With ``lookahead=True`` a choice-mode env adds the ``lookahead``
+entry to its observation: for each of the first ``LOOKAHEAD_SLOTS`` pot slots (the easiest
+pots, in slot order) and each stroke of ``STROKES``, over ``samples`` noisy plays:
+
+- ``made``: the fraction of plays in which the shooter keeps the table (a legal pot) or
+  wins the rack;
+- ``scratch``: the fraction in which the cue ball ends in a pocket or off the table;
+- ``foul``: the fraction the rules judge a foul (scratches included);
+- ``cue_x``, ``cue_y``: where the cue ball stops (mean over the plays it stays on the
+  table; over the table's length and width), 0 when it never does;
+- ``next_make``: the shooter's best make probability for the next shot in the position
+  left (``poolgym.envs.candidates.best_pot_chance``: the closed form of the pot slots'
+  ``make_probability``), averaged over the plays,
+  1 for a play that wins the rack and 0 for one that gives up the table;
+- ``opponent_make``: the same for the opponent, over the plays that give up the table.
+
+``STROKES`` are bins of ``choice_discrete`` (speed x vertical tip offset, the cut, side and
+placement bins at their middle, the cue level), so the stroke a feature describes is the
+action that plays it: ``choice_discrete`` ``[slot, 5, speed_bin, 2, vertical_bin, 2, 3,
+decision]``, or the same parameters as bin values in ``choice``.
+
+The plays draw their noise from a generator seeded by the layout and ``seed`` alone, the
+same draws for every slot and stroke (common random numbers: the features of two strokes
+differ by the strokes, not by their luck), so the features are a pure function of the
+state: the same position always looks the same. Without execution noise one play is made.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from poolgym.envs import candidates as cand
+from poolgym.envs.actions import ELEVATION
+from poolgym.envs.choice import bin_value
+from poolgym.envs.play import simulate_replays
+from poolgym.physics import Simulator
+from poolgym.rules import GameState, Ruleset
+
+LOOKAHEAD_SLOTS = 4
+# (speed bin of 10, vertical bin of 5): soft, medium and firm (1.6, 2.9 and 4.2 m/s under
+# v1's 0.3-12 m/s), each drawn, centre-ball and with follow (full tip offset).
+STROKES = tuple((speed, vertical) for speed in (1, 2, 3) for vertical in (0, 2, 4))
+FEATURES = ("made", "scratch", "foul", "cue_x", "cue_y", "next_make", "opponent_make")
+N_FEATURES = len(FEATURES)
+SIZE = LOOKAHEAD_SLOTS * len(STROKES) * N_FEATURES
+DEFAULT_SAMPLES = 2
+MAX_SAMPLES = 64
+
+
+def check_samples(value) -> int:
+    """``value`` if it is a whole number of plays in 1..``MAX_SAMPLES``, else ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_SAMPLES:
+        raise ValueError(f"lookahead_samples must be a whole number of plays in 1..{MAX_SAMPLES}, got {value!r}")
+    return int(value)
+
+
+def stroke_parameters(mapper, stroke: tuple[int, int]) -> dict[str, float]:
+    """The parameter values (name -> value in [-1, 1], ``mapper.params``) that play
+    ``stroke`` with ``mapper`` (a ``ChoiceMapper``): its speed and vertical bins, every other
+    bin at its middle, the cue level, the first decision."""
+    bins = stroke_bins(mapper, stroke)
+    values = {name: bin_value(bins[name], n) for name, n in mapper.param_bins.items()}
+    values["decision"] = 0.0
+    return values
+
+
+def stroke_bins(mapper, stroke: tuple[int, int]) -> dict[str, int]:
+    """The bin of each parameter (``mapper.param_bins``) that plays ``stroke``."""
+    bins = {name: n // 2 for name, n in mapper.param_bins.items()}
+    bins["speed"], bins["vertical"] = stroke
+    if ELEVATION in bins:
+        bins[ELEVATION] = 0  # level
+    return bins
+
+
+def stroke_action(mapper, slot_index: int, stroke: tuple[int, int]) -> np.ndarray:
+    """The action of ``mapper`` that plays ``stroke`` on slot ``slot_index``: the
+    ``choice_discrete`` index vector, or ``choice``'s slot scores and parameter values."""
+    if mapper.mode == "choice_discrete":
+        return np.array([slot_index, *stroke_bins(mapper, stroke).values(), 0], dtype=np.int64)
+    scores = -np.ones(cand.N_SLOTS)
+    scores[slot_index] = 1.0
+    values = stroke_parameters(mapper, stroke)
+    return np.concatenate([scores, [values[name] for name in mapper.params]])
+
+
+def noise_seed(state: GameState, seed: int) -> np.random.SeedSequence:
+    """The seed of a position's lookahead plays: ``seed`` and the layout's bytes."""
+    layout = np.array(sorted(state.balls), dtype=np.float64).tobytes()
+    return np.random.SeedSequence([int(seed), zlib.crc32(layout)])
+
+
+def lookahead_features(state: GameState, rules: Ruleset, simulator: Simulator, mapper,
+                       samples: int = DEFAULT_SAMPLES, seed: int = 0, state_checked: bool = False) -> np.ndarray:
+    """The ``lookahead`` entry of ``state`` (``SIZE`` values in [0, 1], slot by slot, stroke
+    by stroke, ``FEATURES`` order; see the module docstring); all zeros where a slot is not
+    a pot, on a break (no cue-ball position to foresee there) and where no shot is due. ``mapper`` is the env's ``ChoiceMapper`` (its slots and
+    strokes), ``simulator`` the env's (its table and noise); ``state_checked`` as in
+    ``poolgym.envs.play.simulate_move``."""
+    out = np.zeros((LOOKAHEAD_SLOTS, len(STROKES), N_FEATURES), dtype=np.float32)
+    slots = mapper.slots(state, rules)
+    if not cand.shot_is_due(state) or state.awaiting_break:
+        return out.reshape(-1)
+    plays = 1 if simulator.noise.is_zero else samples
+    sequence = noise_seed(state, seed)
+    for i, slot in enumerate(slots[:LOOKAHEAD_SLOTS]):
+        if slot is None or slot.kind != "pot":
+            continue
+        for j, stroke in enumerate(STROKES):
+            move = mapper.play(slot, stroke_parameters(mapper, stroke), state)
+            rng = np.random.default_rng(sequence)
+            played = simulate_replays(simulator, rules, state, move, rng, plays, state_checked=state_checked)
+            out[i, j] = _summary(state, rules, mapper.sigma_deg, move, played, simulator.table)
+    return out.reshape(-1)
+
+
+def _summary(state: GameState, rules: Ruleset, sigma_deg: float, move, played, table) -> np.ndarray:
+    """One stroke's ``FEATURES`` over its plays (``simulate_replays``'s results)."""
+    made = scratch = foul = next_make = opponent_make = 0.0
+    stops = []
+    for events, result in played:
+        after, outcome = rules.apply_shot(state, move.call, events)
+        if result is not None:
+            if 0 in result.positions:
+                x, y = result.positions[0]
+                stops.append((x / table.length, y / table.width))
+            else:
+                scratch += 1.0  # pocketed or driven off the table
+        foul += float(bool(outcome.fouls))
+        if outcome.rack_over:
+            won = float(outcome.winner == state.shooter)
+            made, next_make = made + won, next_make + won
+            continue
+        best = cand.best_pot_chance(after, rules, sigma_deg)
+        if outcome.turn_kept:
+            made, next_make = made + 1.0, next_make + best
+        else:
+            opponent_make += best
+    n = float(len(played))
+    cue = np.mean(stops, axis=0) if stops else (0.0, 0.0)
+    return np.clip([made / n, scratch / n, foul / n, cue[0], cue[1], next_make / n, opponent_make / n], 0.0, 1.0)

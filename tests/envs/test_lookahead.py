@@ -1,0 +1,197 @@
+"""The choice modes' lookahead features (``poolgym.envs.lookahead``): checked against direct
+simulation of the strokes they describe, against what a straight-in follow and draw shot
+must do, and through the env and its model record."""
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import poolgym  # noqa: F401  (registers the ids)
+from poolgym.aiming import aim_point
+from poolgym.envs import candidates as cand
+from poolgym.envs import lookahead as la
+from poolgym.envs.choice import ChoiceMapper
+from poolgym.envs.pool_env import PoolEnv
+from poolgym.envs.sb3_models import check_env_matches, env_side, record_observation_space
+from poolgym.physics import Simulator
+from poolgym.rules import CueBallZone, GameState, ShotEvents, get_ruleset
+
+MADE, SCRATCH, FOUL, CUE_X, CUE_Y, NEXT, OPPONENT = range(la.N_FEATURES)
+
+
+def straight_in(distance: float = 0.6, ball_from_pocket: float = 0.3) -> tuple[GameState, object]:
+    """A 9-ball position: the 1 straight in to the foot-right corner, ``ball_from_pocket``
+    from the pocket's aim point, the cue ball ``distance`` behind it on the same line; the
+    9 out of the way."""
+    rules = get_ruleset("nine_ball")
+    table = rules.table
+    target = aim_point(table, "foot_right")
+    back = math.atan2(table.width / 2 - target[1], table.length / 2 - target[0])
+    ball = (target[0] + ball_from_pocket * math.cos(back), target[1] + ball_from_pocket * math.sin(back))
+    cue = (ball[0] + distance * math.cos(back), ball[1] + distance * math.sin(back))
+    state = GameState(game="nine_ball", balls={0: cue, 1: ball, 9: (0.4, 0.2)}, awaiting_break=False,
+                      cue_ball_in_hand=CueBallZone.NONE)
+    return state, rules
+
+
+def features(state, rules, simulator, mapper, samples=2) -> np.ndarray:
+    return la.lookahead_features(state, rules, simulator, mapper, samples).reshape(
+        la.LOOKAHEAD_SLOTS, len(la.STROKES), la.N_FEATURES)
+
+
+def slot_of(mapper, state, rules, ball, pocket) -> int:
+    slots = mapper.slots(state, rules)
+    return next(i for i, s in enumerate(slots) if s is not None and (s.ball, s.pocket) == (ball, pocket))
+
+
+@pytest.mark.parametrize("mode", ["choice_discrete", "choice"])
+def test_features_equal_direct_simulation_of_each_stroke(mode):
+    """Each (slot, stroke) entry is what playing that stroke's action gives, shot by shot
+    with ``Simulator.simulate`` and the rules, the noise drawn as the module says."""
+    state, rules = straight_in()
+    simulator = Simulator(rules.table, noise="tournament")
+    mapper = ChoiceMapper(rules.table, mode, max_speed=12.0, sigma_deg=simulator.noise.angle_deg)
+    got = features(state, rules, simulator, mapper, samples=3)
+    slots = mapper.slots(state, rules)
+    checked = 0
+    for i, slot in enumerate(slots[:la.LOOKAHEAD_SLOTS]):
+        if slot is None or slot.kind != "pot":
+            assert not got[i].any()
+            continue
+        for j, stroke in enumerate(la.STROKES):
+            move = mapper.decode(la.stroke_action(mapper, i, stroke), state, rules)
+            rng = np.random.default_rng(la.noise_seed(state, 0))
+            made = scratch = foul = next_make = opponent_make = 0.0
+            stops = []
+            for _ in range(3):
+                result = simulator.simulate(state.positions, move.shot, rng=rng)
+                events = ShotEvents.from_log(result.events, rules.table, final_positions=result.positions,
+                                             options=rules.options)
+                after, outcome = rules.apply_shot(state, move.call, events)
+                if 0 in result.positions:
+                    stops.append((result.positions[0][0] / rules.table.length,
+                                  result.positions[0][1] / rules.table.width))
+                else:
+                    scratch += 1
+                foul += bool(outcome.fouls)
+                if outcome.rack_over:
+                    won = outcome.winner == state.shooter
+                    made, next_make = made + won, next_make + won
+                    continue
+                best = cand.best_make_probability(cand.candidate_slots(after, rules, mapper.sigma_deg))
+                if outcome.turn_kept:
+                    made, next_make = made + 1, next_make + best
+                else:
+                    opponent_make += best
+            cue = np.mean(stops, axis=0) if stops else (0.0, 0.0)
+            expected = np.array([made / 3, scratch / 3, foul / 3, cue[0], cue[1], next_make / 3,
+                                 opponent_make / 3], dtype=np.float32)
+            np.testing.assert_allclose(got[i, j], expected, rtol=0, atol=1e-6)
+            checked += 1
+    assert checked >= len(la.STROKES)
+
+
+def test_follow_scratches_and_draw_comes_back_on_a_straight_in_pot():
+    """Straight in, without noise: the cue ball follows the object ball into the pocket
+    with follow and any speed that reaches it rolling, stops short with a firm draw (it
+    comes back along the line, away from the pocket), and every stroke pots the 1."""
+    state, rules = straight_in(distance=0.4, ball_from_pocket=0.25)
+    simulator = Simulator(rules.table)
+    mapper = ChoiceMapper(rules.table, "choice_discrete", max_speed=12.0)
+    slot = slot_of(mapper, state, rules, 1, "foot_right")
+    row = features(state, rules, simulator, mapper)[slot]
+    strokes = {s: j for j, s in enumerate(la.STROKES)}
+    follow, draw = row[strokes[(3, 4)]], row[strokes[(3, 0)]]
+    assert follow[MADE] == 0.0 and follow[SCRATCH] == 1.0 and follow[FOUL] == 1.0
+    assert draw[MADE] == 1.0 and draw[SCRATCH] == 0.0 and draw[FOUL] == 0.0
+    # Drawn back: the cue ball ends farther from the pocket than the object ball was.
+    target = aim_point(rules.table, "foot_right")
+    stop = (draw[CUE_X] * rules.table.length, draw[CUE_Y] * rules.table.width)
+    assert math.dist(stop, target) > math.dist(state.position(1), target) + rules.table.ball_radius
+    # The 1 made and the 9 left: the next shot's chance is the 9's best pot from there.
+    after = GameState(game="nine_ball", balls={0: stop, 9: state.position(9)}, awaiting_break=False,
+                      cue_ball_in_hand=CueBallZone.NONE)
+    assert draw[NEXT] == pytest.approx(cand.best_pot_chance(after, rules, 0.0), abs=0.05)
+    assert (row[:, [MADE, SCRATCH, FOUL, CUE_X, CUE_Y, NEXT, OPPONENT]] >= 0).all()
+
+
+def test_features_are_a_function_of_the_position_alone():
+    """The same position gives the same features whatever the env's generator did before;
+    another position other features; the best pot chance matches the slots' own."""
+    state, rules = straight_in()
+    simulator = Simulator(rules.table, noise="tournament")
+    mapper = ChoiceMapper(rules.table, "choice_discrete", max_speed=12.0, sigma_deg=simulator.noise.angle_deg)
+    first = la.lookahead_features(state, rules, simulator, mapper)
+    np.random.default_rng(1).random(100)
+    assert np.array_equal(first, la.lookahead_features(state, rules, simulator, mapper))
+    moved, _ = straight_in(distance=0.9)
+    assert not np.array_equal(first, la.lookahead_features(moved, rules, simulator, mapper))
+    slots = cand.candidate_slots(state, rules, mapper.sigma_deg)
+    assert cand.best_pot_chance(state, rules, mapper.sigma_deg) == cand.best_make_probability(slots)
+
+
+def test_the_env_observes_lookahead_and_its_model_record_says_so():
+    env = gym.make("poolgym/NineBall-v1", action_mode="choice_discrete", obs_mode="flat", lookahead=True)
+    dict_env = gym.make("poolgym/NineBall-v1", action_mode="choice_discrete", lookahead=True)
+    obs, _ = env.reset(seed=5)
+    dict_obs, _ = dict_env.reset(seed=5)
+    assert env.observation_space.contains(obs) and dict_env.observation_space.contains(dict_obs)
+    np.testing.assert_array_equal(obs, gym.spaces.flatten(dict_env.observation_space, dict_obs))
+    u = dict_env.unwrapped
+    np.testing.assert_array_equal(dict_obs["lookahead"], la.lookahead_features(
+        u.state, u.rules, u.simulator, u.mapper, u.lookahead_samples))
+    for _ in range(4):
+        masks = u.action_masks()
+        action = np.array([int(np.flatnonzero(masks[:cand.N_SLOTS])[0]), 5, 2, 2, 2, 2, 3, 0])
+        dict_obs, _, done, _, _ = dict_env.step(action)
+        assert dict_env.observation_space.contains(dict_obs)
+        if done:
+            break
+    record = env_side(env)
+    assert record["lookahead"] is True and record["lookahead_samples"] == la.DEFAULT_SAMPLES
+    assert record_observation_space(record) == env.observation_space
+    plain = gym.make("poolgym/NineBall-v1", action_mode="choice_discrete", obs_mode="flat")
+    with pytest.raises(ValueError, match="lookahead: model True, env False"):
+        check_env_matches(record, plain)
+    # A record written before the option reads as without it.
+    old = {k: v for k, v in env_side(plain).items() if k not in ("lookahead", "lookahead_samples")}
+    check_env_matches(old, plain)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"action_mode": "aim", "lookahead": True}, "lookahead=True needs a choice action mode"),
+    ({"action_mode": "choice_discrete", "lookahead": 1}, "lookahead must be True or False"),
+    ({"action_mode": "choice_discrete", "lookahead": True, "lookahead_samples": 0},
+     r"lookahead_samples must be a whole number of plays in 1\.\.64, got 0"),
+    ({"action_mode": "choice_discrete", "lookahead": True, "lookahead_samples": 2.5},
+     "lookahead_samples must be a whole number"),
+])
+def test_bad_lookahead_arguments_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        PoolEnv(**kwargs)
+
+
+def test_no_features_on_a_break():
+    rules = get_ruleset("nine_ball")
+    simulator = Simulator(rules.table, noise="tournament")
+    mapper = ChoiceMapper(rules.table, "choice_discrete", max_speed=12.0, sigma_deg=simulator.noise.angle_deg)
+    state = rules.new_game(np.random.default_rng(0))
+    assert state.awaiting_break
+    assert mapper.slots(state, rules)[0] is not None  # the break is played from a pot slot
+    assert not la.lookahead_features(state, rules, simulator, mapper).any()
+
+
+def test_a_model_record_with_a_bad_lookahead_is_refused():
+    from poolgym.envs.sb3_models import check_record, env_record
+
+    env = gym.make("poolgym/NineBall-v1", action_mode="choice_discrete", obs_mode="flat", lookahead=True)
+    record = env_record(env, "poolgym/NineBall-v1", {"action_mode": "choice_discrete", "lookahead": True})
+    check_record(record, "m.zip")
+    with pytest.raises(ValueError, match=r"m.zip: poolgym_env.json: lookahead_samples must be a whole number"):
+        check_record({**record, "lookahead_samples": 0}, "m.zip")
+    with pytest.raises(ValueError, match="field 'lookahead' must be bool"):
+        check_record({**record, "lookahead": "yes"}, "m.zip")
+    with pytest.raises(ValueError, match="lookahead entry belongs to the choice action modes"):
+        check_record({**record, "action_mode": "aim"}, "m.zip")
