@@ -53,10 +53,23 @@ def _play(args: tuple) -> dict:
 
 
 def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] = TABLE_PLAYERS,
-                   racks: int = 200, seed: int = 0, workers: int = 1) -> dict:
-    """Every pairing of ``players`` (each once; A breaks the even racks), ``racks`` each."""
+                   racks: int = 200, seed: int = 0, workers: int = 1, on_ray: bool = False) -> dict:
+    """Every pairing of ``players`` (each once; A breaks the even racks), ``racks`` each:
+    in ``workers`` processes, or, ``on_ray``, as chunks of racks over the open Ray session
+    (``poolgym.agents.evaluation.distributed``; a pairing's ``seconds`` are then the sum of
+    its chunks' times on their nodes)."""
     jobs = [(env_id, a, b, racks, seed) for a, b in itertools.combinations(players, 2)]
-    if workers > 1:
+    if on_ray:
+        from poolgym.agents.evaluation.distributed import run_matches_ray
+
+        pairs = [(a, b) for _, a, b, _, _ in jobs]
+        spread = run_matches_ray(env_id, pairs, racks, seed=seed)
+        pairings = []
+        for (a, b), match, seconds in zip(pairs, spread.matches, spread.chunk_seconds):
+            summary = summarize(match)
+            summary["seconds"] = sum(seconds)
+            pairings.append({"a": a, "b": b, "summary": summary})
+    elif workers > 1:
         with ProcessPoolExecutor(max_workers=workers, mp_context=_POOL_CONTEXT) as pool:
             pairings = list(pool.map(_play, jobs))
     else:
