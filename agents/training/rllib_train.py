@@ -147,8 +147,7 @@ def _count_masked_actions(*, episode, metrics_logger=None, **kwargs) -> None:
     over the iteration's steps (``masked_actions`` in its ``env_runners`` results)."""
     infos = episode.get_infos(-1)
     if metrics_logger is not None and isinstance(infos, dict) and "masked_action" in infos:
-        metrics_logger.log_value("masked_actions", int(infos["masked_action"]), reduce="sum",
-                                 clear_on_reduce=True)
+        metrics_logger.log_value("masked_actions", int(infos["masked_action"]), reduce="sum")
 
 
 def build_ppo(env_id: str, env_kwargs: dict | None = None, num_env_runners: int = 2,
