@@ -237,3 +237,38 @@ def test_shipped_rllib_configs_are_valid(name, mode):
 
     config = load_rllib_config(Path(__file__).resolve().parents[2] / "configs" / "train" / name)
     assert config["env"]["id"] == ENV and config["env"]["kwargs"]["action_mode"] == mode
+
+
+def test_shipped_cluster_yaml_passes_rays_schema():
+    from pathlib import Path
+
+    import yaml
+    from ray.autoscaler._private.util import prepare_config, validate_config
+
+    path = Path(__file__).resolve().parents[2] / "configs" / "ray" / "cluster.yaml"
+    config = prepare_config(yaml.safe_load(path.read_text()))
+    validate_config(config)
+    assert config["available_node_types"]["cpu_worker"]["min_workers"] == 2
+
+
+def test_an_rllib_agent_spec_that_is_no_run_is_one_line(tmp_path):
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
+
+    with pytest.raises(ValueError, match="not an RLlib checkpoint of poolgym train"):
+        make_agent(f"rllib:{tmp_path}", protocol(ENV).rules)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "--config", "configs/train/default.yaml", "--resume-run"], "--resume-run goes on from an RLlib run"),
+    (["baselines", "--agents", "random", "--ray"], "--ray / --address play the ladder's pairings"),
+])
+def test_ray_options_out_of_place_are_one_line(capsys, argv, message):
+    from pathlib import Path
+
+    from poolgym.agents.tools.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    argv = [str(root / a) if a.startswith("configs/") else a for a in argv]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
