@@ -650,7 +650,8 @@ def build_parser() -> argparse.ArgumentParser:
     quick.set_defaults(handler=_quickstart)
 
     agent_help = (f"a ladder name or pretrained agent ({', '.join(AGENT_NAMES)}), a stable-baselines3 model ([ALGO:]path.zip, "
-                  "played with the mapping recorded in it) or pkg.module:name (an agent or a policy(obs, info))")
+                  "played with the mapping recorded in it), an RLlib run of train --backend rllib (rllib:RUN_DIR) "
+                  "or pkg.module:name (an agent or a policy(obs, info))")
     ev = sub.add_parser("eval", help="play N racks between two agents and report statistics, "
                                      "beside the random and fixed agents (and an untrained "
                                      "network for a model) on the same racks against B")
