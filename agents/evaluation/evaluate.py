@@ -237,8 +237,10 @@ def shot_rows(match: Match) -> list[dict[str, Any]]:
 
 
 def write_csv(match: Match, path: str) -> None:
-    """Write ``shot_rows`` to ``path``."""
-    with open(path, "w", newline="") as f:
+    """Write ``shot_rows`` to ``path``, atomically (``poolgym.files``)."""
+    from poolgym.files import atomic_writer
+
+    with atomic_writer(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
         writer.writeheader()
         writer.writerows(shot_rows(match))

@@ -6,19 +6,20 @@ from __future__ import annotations
 import argparse
 import json
 
+from poolgym.files import atomic_write_text
+
 
 def write_json(path: str | None, data) -> None:
-    """Write ``data`` to ``path`` as JSON when a path was given (the ``--json`` options)."""
+    """Write ``data`` to ``path`` as JSON when a path was given (the ``--json`` options),
+    atomically (``poolgym.files``: a stopped command leaves the old file or none)."""
     if path:
-        with open(path, "w") as f:
-            json.dump(data, f, indent=1)
+        atomic_write_text(path, json.dumps(data, indent=1))
 
 
 def write_text(path: str | None, text: str) -> None:
-    """Write ``text`` to ``path`` when a path was given (the ``--markdown`` options)."""
+    """Write ``text`` to ``path`` when a path was given (the ``--markdown`` options), atomically."""
     if path:
-        with open(path, "w") as f:
-            f.write(text)
+        atomic_write_text(path, text)
 
 
 def agents_parser(description: str, agents: str, racks: int) -> argparse.ArgumentParser:

@@ -86,6 +86,24 @@ def test_evaluation_on_three_nodes_matches_the_local_run(cluster):
     assert spread.node_count() >= 2, spread.nodes
 
 
+def test_eval_command_on_ray_reports_what_the_local_run_does(cluster, tmp_path, capsys):
+    """``poolgym eval --ray`` (here in the cluster's session): the match and the reference
+    agents' matches in one batch, the same JSON report as without Ray."""
+    from poolgym.agents.tools.cli import main
+
+    reports = []
+    for extra in ([], ["--ray"]):
+        path = tmp_path / f"eval{len(reports)}.json"
+        assert main(["eval", "-a", "fixed", "-b", "legal-random", "--games", "4", "--seed", "2",
+                     "--no-progress", "--json", str(path)] + extra) == 0
+        report = json.loads(path.read_text())
+        _without_timing(report)
+        _without_timing(report["references"])
+        reports.append(report)
+    assert reports[1] == reports[0] and set(reports[0]["references"]["agents"]) == {"random", "fixed"}
+    assert "played on Ray: " in capsys.readouterr().err
+
+
 def test_baselines_on_ray_equal_the_local_table(cluster):
     from poolgym.agents.evaluation.baselines import baseline_table
 
