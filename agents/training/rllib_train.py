@@ -124,7 +124,10 @@ class MaskedChoiceObservation(gymnasium.Wrapper):
         return self._observe(obs), info
 
     def step(self, action):
-        masked = not bool(self._mask[self._starts + np.asarray(action, dtype=np.int64)].all())
+        given = np.asarray(action)
+        # An action out of range is left to the env, whose error names the component.
+        in_range = given.shape == self._starts.shape and bool(np.all((given >= 0) & (given < self.action_space.nvec)))
+        masked = in_range and not bool(self._mask[self._starts + given.astype(np.int64)].all())
         self.masked_actions += masked
         obs, reward, terminated, truncated, info = self.env.step(action)
         return self._observe(obs), reward, terminated, truncated, {**info, "masked_action": masked}
@@ -143,8 +146,8 @@ def make_env(env_config: dict):
 
 
 def _count_masked_actions(*, episode, metrics_logger=None, **kwargs) -> None:
-    """RLlib callback (``on_episode_step``): the masked actions the env was given, summed
-    over the iteration's steps (``masked_actions`` in its ``env_runners`` results)."""
+    """RLlib callback (``on_episode_step``): logs whether the env was given a masked action,
+    summed into ``masked_actions`` in the iteration's ``env_runners`` results."""
     infos = episode.get_infos(-1)
     if metrics_logger is not None and isinstance(infos, dict) and "masked_action" in infos:
         metrics_logger.log_value("masked_actions", int(infos["masked_action"]), reduce="sum")

@@ -290,3 +290,16 @@ def test_ray_options_out_of_place_are_one_line(capsys, argv, message):
     argv = [str(root / a) if a.startswith("configs/") else a for a in argv]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_masked_choice_observation_leaves_an_action_out_of_range_to_the_env():
+    import gymnasium
+
+    import poolgym  # noqa: F401
+    from poolgym.agents.training.rllib_train import MaskedChoiceObservation
+
+    env = MaskedChoiceObservation(gymnasium.make(ENV, obs_mode="flat", action_mode="choice_discrete"))
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(np.full(len(env.action_space.nvec), 99))
+    assert env.masked_actions == 0
