@@ -69,11 +69,27 @@ def _run_jobs(play, jobs: list[tuple], racks: int, workers: int, advance) -> lis
 
 
 def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] = TABLE_PLAYERS,
-                   racks: int = 200, seed: int = 0, workers: int = 1, advance=None) -> dict:
-    """Every pairing of ``players`` (each once; A breaks the even racks), ``racks`` each;
-    ``advance(n)``, when given, counts the racks played (``baseline_rack_count`` in all)."""
+                   racks: int = 200, seed: int = 0, workers: int = 1, advance=None, on_ray: bool = False) -> dict:
+    """Every pairing of ``players`` (each once; A breaks the even racks), ``racks`` each:
+    in ``workers`` processes, or, ``on_ray``, as chunks of racks over the open Ray session
+    (``poolgym.agents.evaluation.distributed``; a pairing's ``seconds`` are then the sum of
+    its chunks' times on their nodes). ``advance(n)``, when given, counts the racks played
+    (``baseline_rack_count`` in all; on Ray, all of them once the batch is back)."""
     jobs = [(env_id, a, b, racks, seed) for a, b in itertools.combinations(players, 2)]
-    pairings = _run_jobs(_play, jobs, racks, workers, advance)
+    if on_ray:
+        from poolgym.agents.evaluation.distributed import run_matches_ray
+
+        pairs = [(a, b) for _, a, b, _, _ in jobs]
+        spread = run_matches_ray(env_id, pairs, racks, seed=seed)
+        pairings = []
+        for (a, b), match, seconds in zip(pairs, spread.matches, spread.chunk_seconds):
+            summary = summarize(match)
+            summary["seconds"] = sum(seconds)
+            pairings.append({"a": a, "b": b, "summary": summary})
+        if advance is not None:
+            advance(racks * len(jobs))
+    else:
+        pairings = _run_jobs(_play, jobs, racks, workers, advance)
     return {"env": env_id, "racks": racks, "seed": seed, "players": list(players), "pairings": pairings}
 
 

@@ -7,7 +7,9 @@ A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
 with poolgym (``pretrained:nine_ball``, ``poolgym.agents.pretrained``) -- a saved
 stable-baselines3 model (a path ending in ``.zip``, loaded as the algorithm its record
 names, else PPO, unless written ``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with
-the action mapping and observation format recorded in it, ``poolgym.envs.sb3_models``), or
+the action mapping and observation format recorded in it, ``poolgym.envs.sb3_models``), an
+RLlib run of ``poolgym train --backend rllib`` (``rllib:RUN_DIR``, its last checkpoint, or
+``rllib:RUN_DIR/checkpoint-NNNNNN``; needs the ``distributed`` extra), or
 ``pkg.mod:name`` naming either an agent (an object with ``choose(state)``) or a policy
 ``policy(obs, info) -> action``. The environments' ``opponent`` argument takes the same
 names (``poolgym.envs.opponents``).
@@ -33,8 +35,10 @@ from poolgym.agents.pretrained import PREFIX, PRETRAINED, pretrained_card, pretr
 BOT_BUDGETS = ("weak", "fast", "normal", "strong")
 AGENT_NAMES = (tuple(BASELINE_AGENTS) + tuple(f"bot:{b}" for b in BOT_BUDGETS)
                + tuple(PREFIX + name for name in PRETRAINED))
+# An RLlib run directory or checkpoint of ``poolgym train --backend rllib``.
+RLLIB_PREFIX = "rllib:"
 AGENT_FORMS = (f"{', '.join(AGENT_NAMES)}, bot, [ALGO:]path.zip (ALGO one of "
-               f"{', '.join(SB3_ALGORITHMS)}) or pkg.module:name")
+               f"{', '.join(SB3_ALGORITHMS)}), {RLLIB_PREFIX}RUN_DIR or pkg.module:name")
 
 
 class PolicyAgent:
@@ -154,6 +158,10 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
     if spec.endswith(".zip"):
         algorithm, path = parse_model_spec(spec)
         return load_sb3(path, algorithm, rules, action_mode, obs_mode)
+    if spec.startswith(RLLIB_PREFIX):
+        from poolgym.agents.training.rllib_train import load_rllib_agent
+
+        return load_rllib_agent(spec[len(RLLIB_PREFIX):], rules, action_mode, obs_mode)
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise ValueError(f"unknown agent {spec!r}; agents are {AGENT_FORMS}")

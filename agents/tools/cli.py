@@ -94,13 +94,22 @@ def _soak(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    if args.resume_run and args.backend != "rllib":
+        raise ValueError("--resume-run goes on from an RLlib run: it needs --backend rllib (sb3: --resume MODEL.zip)")
     if args.backend == "rllib":
         if args.resume is not None:
             raise ValueError("--resume takes a stable-baselines3 model: it needs --backend sb3")
         from poolgym.agents.training.rllib_train import train_rllib
 
         out = args.out or os.path.join("runs", "rllib")
-        summary = train_rllib(args.config, out, address=args.address, trusted=args.allow_code)
+
+        def report(algo, row):
+            if not args.no_progress:
+                print(f"iteration {row['iteration']}: {row['env_steps']} env steps, mean episode return "
+                      f"{row['episode_return_mean']}, {row['seconds']:.0f} s", file=sys.stderr, flush=True)
+
+        summary = train_rllib(args.config, out, address=args.address, trusted=args.allow_code,
+                              resume=args.resume_run, on_iteration=report)
         last = summary["history"][-1] if summary["history"] else {}
         print(f"RLlib PPO: {summary['iterations']} iterations, {last.get('env_steps', 0)} env steps in "
               f"{summary['seconds']} s ({summary['env_steps_per_s']} steps/s); "
@@ -234,21 +243,25 @@ def _eval(args: argparse.Namespace) -> int:
                                            max_speed=played_under.max_speed)
     on_ray = args.ray or args.address
     # Here: the match, then each reference agent's match on the same racks, as one count.
-    progress = Progress("eval", args.games * (1 + len(references)), "racks",
-                        enabled=not (args.no_progress or on_ray))
+    progress = Progress("eval", args.games * (1 + len(references)), "racks", enabled=not args.no_progress)
     with progress:
         if on_ray:
-            from poolgym.agents.evaluation.distributed import run_match_ray
+            from poolgym.agents.evaluation.distributed import ray_session, run_matches_ray
 
-            def ray_match(specs):
-                return run_match_ray(args.env, specs, args.games, seed=args.seed, game=args.game,
-                                     noise=args.noise, address=args.address, **agent_kwargs)
-
-            match = ray_match((args.a, args.b))
-            # The untrained network has no spec a Ray worker could build: it plays here.
-            play = lambda name, agent: (ray_match((name, args.b)) if name in evaluate.REFERENCE_AGENTS  # noqa: E731
-                                        else evaluate.run_match(rules, [agent, agents[1]], (name, args.b),
-                                                                args.games, seed=args.seed, noise=noise))
+            # One session and one batch of tasks for the match and the reference agents'
+            # matches; the untrained network has no spec a Ray worker could build: it plays here.
+            on_workers = [name for name in references if name in evaluate.REFERENCE_AGENTS]
+            with ray_session(args.address):
+                spread = run_matches_ray(args.env, [(args.a, args.b)] + [(name, args.b) for name in on_workers],
+                                         args.games, seed=args.seed, game=args.game, noise=args.noise,
+                                         progress=progress.advance, **agent_kwargs)
+            match = spread.matches[0]
+            by_name = dict(zip(on_workers, spread.matches[1:]))
+            print(f"played on Ray: {sum(map(len, spread.nodes))} tasks on {spread.node_count()} node(s)",
+                  file=sys.stderr)
+            play = lambda name, agent: (by_name[name] if name in by_name else  # noqa: E731
+                                        evaluate.run_match(rules, [agent, agents[1]], (name, args.b), args.games,
+                                                           seed=args.seed, noise=noise, progress=progress.callback))
         else:
             match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed,
                                        noise=noise, progress=progress.callback)
@@ -356,6 +369,8 @@ def _baselines(args: argparse.Namespace) -> int:
 
     _game_env_id(args.env, "--env")
     if args.agents is not None:  # given, even empty: "--agents ''" is refused, not the ladder
+        if args.ray or args.address:
+            raise ValueError("--ray / --address play the ladder's pairings; with --agents use --workers")
         from poolgym.agents.evaluation.protocol import protocol
 
         rules = protocol(args.env).rules
@@ -371,8 +386,15 @@ def _baselines(args: argparse.Namespace) -> int:
         pairings = len(baselines.TABLE_PLAYERS) * (len(baselines.TABLE_PLAYERS) - 1) // 2
         with Progress(f"baselines ({pairings} pairings of the ladder)", pairings * args.racks, "racks",
                       enabled=not args.no_progress) as progress:
-            table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, workers=args.workers,
-                                             advance=progress.advance)
+            if args.ray or args.address:
+                from poolgym.agents.evaluation.distributed import ray_session
+
+                with ray_session(args.address):
+                    table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed, on_ray=True,
+                                                     advance=progress.advance)
+            else:
+                table = baselines.baseline_table(args.env, racks=args.racks, seed=args.seed,
+                                                 workers=args.workers, advance=progress.advance)
         text = baselines.format_markdown(table)
     print(text)
     write_json(args.json, table)
@@ -620,6 +642,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")
+    train.add_argument("--resume-run", action="store_true",
+                       help="RLlib: go on from the last checkpoint in --out up to the config's iterations")
     train.add_argument("--allow-code", action="store_true",
                        help="trust the config: let it name import paths (env.id 'pkg:...', "
                             "opponents 'pkg.module:name'), which run code")
@@ -658,7 +682,8 @@ def build_parser() -> argparse.ArgumentParser:
     quick.set_defaults(handler=_quickstart)
 
     agent_help = (f"a ladder name or pretrained agent ({', '.join(AGENT_NAMES)}), a stable-baselines3 model ([ALGO:]path.zip, "
-                  "played with the mapping recorded in it) or pkg.module:name (an agent or a policy(obs, info))")
+                  "played with the mapping recorded in it), an RLlib run of train --backend rllib (rllib:RUN_DIR) "
+                  "or pkg.module:name (an agent or a policy(obs, info))")
     ev = sub.add_parser("eval", help="play N racks between two agents and report statistics, "
                                      "beside the random and fixed agents (and an untrained "
                                      "network for a model) on the same racks against B")
@@ -740,6 +765,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "network) each against every --opponents, with balls per inning and training runs")
     bl.add_argument("--opponents", metavar="A,B,...", default="legal-random,bot:fast",
                     help="opponents for --agents (default legal-random,bot:fast)")
+    bl.add_argument("--ray", action="store_true", help="spread the pairings' racks over a local Ray instance "
+                    "(instead of --workers)")
+    bl.add_argument("--address", help="spread them over the Ray cluster at ADDR (implies --ray)")
     bl.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
     bl.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
     bl.add_argument("--no-progress", action="store_true", help=no_progress + " (racks played)")
