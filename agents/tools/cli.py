@@ -259,11 +259,13 @@ def _bench_bot(args: argparse.Namespace) -> int:
     from poolgym.agents.tools import bench_bot
     from poolgym.agents.tools.progress import Progress
 
-    from poolgym.agents.bot.shot_search import SearchBudget
+    from poolgym.agents.evaluation.loading import BOT_LEVELS
 
     _ruleset(args.game)
-    for budget in _names(args.budget):
-        SearchBudget.preset(budget)  # an unknown budget is one line naming the choices
+    levels = _names(args.budget)
+    for level in levels:
+        if level not in BOT_LEVELS:
+            raise ValueError(f"unknown bot level {level!r}: the bot rungs are {list(BOT_LEVELS)}")
     noises = ("none", "tournament") if args.noise == "both" else (args.noise,)
     if args.compare is not None:
         from poolgym.agents.tools import speed_compare
@@ -274,11 +276,14 @@ def _bench_bot(args: argparse.Namespace) -> int:
         print(speed_compare.format_rows(rows, ["budget", "noise", "racks", "seed"], "moves/s"))
         write_json(args.json, rows)
         return 0
-    with Progress("bench-bot", args.racks * len(noises), "racks", enabled=not args.no_progress) as progress:
-        report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
-                               noises=noises, progress=progress.callback)
-    print(bench_bot.format_report(report))
-    write_json(args.json, report)
+    reports = []
+    with Progress("bench-bot", args.racks * len(noises) * len(levels), "racks",
+                  enabled=not args.no_progress) as progress:
+        for level in levels:
+            reports.append(bench_bot.run(racks=args.racks, game=args.game, budget=level, seed=args.seed,
+                                         noises=noises, progress=progress.callback))
+    print("\n".join(bench_bot.format_report(r) for r in reports))
+    write_json(args.json, reports[0] if len(reports) == 1 else reports)
     return 0
 
 
@@ -656,7 +661,8 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--racks", type=_positive_int, default=200, help="racks per setting (default 200)")
     bb.add_argument("--game", default="nine_ball", help=f"a registered ruleset: {games} (default nine_ball)")
     bb.add_argument("--budget", default="normal",
-                    help="fast, normal or strong (with --compare, a comma-separated list)")
+                    help="the bot rung: weak, fast, normal, strong or pro; a comma-separated list "
+                         "benches each on the same racks")
     bb.add_argument("--compare", metavar="REV", help="report moves/s only, beside commit REV's, "
                                                      "measured in the same run")
     bb.add_argument("--reps", type=_positive_int, default=1,
