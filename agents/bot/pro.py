@@ -13,10 +13,11 @@ CueCard, Archibald et al. 2009).
   is simulated and valued by the chance of the shot after it, weighted by its own
   closed-form make chance). Every outcome takes its group's value, so a candidate's score
   is the mean, over the noise, of the next two shots' prospects.
-- **Safeties scored by the opponent's best reply.** When no pot's noisy mean reaches
-  ``SAFETY_WHEN_BELOW``, safeties (``ShotSearch.safety_candidates``) are scored the same
-  way, the opponent's reply searched from their outcomes, and the move is whichever of
-  the best pot and the best safety scores higher.
+- **Safeties scored by the opponent's best reply.** When no pot's value reaches
+  ``SAFETY_WHEN_BELOW``, banks, safeties and (after the break) push outs
+  (``ShotSearch.bank_candidates``, ``safety_candidates``, ``push_out_candidates``) are
+  scored the same way, the opponent's reply searched from the outcomes that leave him at
+  the table, and the move is whichever scores highest.
 - **A break from a table measured offline over noise** (``poolgym.agents.bot.breaks``):
   the stroke with the best measured value on fresh racks; the strong break search where
   the table has no stroke for the position (another game, a blocked spot).
@@ -102,9 +103,10 @@ class ProBot(HeuristicBot):
         pots = self.deep(state, self.search.pot_candidates(state, cue, None))
         best = pots[0] if pots else None
         if best is None or best.value < SAFETY_WHEN_BELOW:
-            banks = self.deep(state, self.search.bank_candidates(state, cue, None))
-            safeties = self.deep(state, self.search.safety_candidates(state, cue, None))
-            for other in (banks[:1] + safeties[:1]):
+            others = [self.search.bank_candidates(state, cue, None), self.search.safety_candidates(state, cue, None)]
+            if state.push_out_available:
+                others.append(self.search.push_out_candidates(state, cue))
+            for other in (self.deep(state, scored)[0] for scored in others if scored):
                 if best is None or other.value > best.value:
                     best = other
         if best is None:

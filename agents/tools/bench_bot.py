@@ -15,7 +15,7 @@ from typing import Any
 
 from poolgym.rules import get_ruleset
 
-from poolgym.agents.evaluation.evaluate import proportion_text, run_match, summarize, wilson_interval
+from poolgym.agents.evaluation.evaluate import Match, proportion_text, run_match, summarize, wilson_interval
 from poolgym.agents.evaluation.loading import make_bot
 
 NOISE_SETTINGS = ("none", "tournament")
@@ -25,14 +25,49 @@ def run(racks: int = 200, game: str = "nine_ball", budget: str = "normal", seed:
         noises=NOISE_SETTINGS, progress=None) -> dict[str, Any]:
     """Bench the bot rung ``bot:<budget>`` (``poolgym.agents.evaluation.loading.BOT_LEVELS``)
     on ``racks`` racks per noise setting; returns the pooled figures."""
+    return run_levels((budget,), racks, game, seed, noises, progress)[0]
+
+
+def run_levels(levels, racks: int = 200, game: str = "nine_ball", seed: int = 0, noises=NOISE_SETTINGS,
+               progress=None, workers: int = 1) -> list[dict[str, Any]]:
+    """``run`` for each rung of ``levels`` on the same racks (one report each). With
+    ``workers`` > 1 the racks are split into chunks played by that many processes, the
+    rungs' chunks interleaved so that they share the machine alike; every rack is seeded by
+    its number (``run_match``), so the figures are those of one process."""
+    chunks = max(1, min(racks, 4 * workers)) if workers > 1 else 1
+    bounds = [racks * i // chunks for i in range(chunks + 1)]
+    jobs = [(level, noise, game, seed, range(bounds[i], bounds[i + 1]))
+            for noise in noises for i in range(chunks) for level in levels if bounds[i] < bounds[i + 1]]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("forkserver")) as pool:
+            played = []
+            for job, records in zip(jobs, pool.map(_play_chunk, jobs)):
+                played.append(records)
+                if progress is not None:
+                    for _ in job[4]:
+                        progress(1, racks)
+    else:
+        played = [_play_chunk(job, progress) for job in jobs]
+    reports = []
+    for level in levels:
+        report = {"game": game, "racks": racks, "budget": level, "seed": seed, "settings": {}}
+        for noise in noises:
+            records = [r for job, chunk in zip(jobs, played) if job[:2] == (level, noise) for r in chunk]
+            match = Match(game, ("bot", "bot"), records, seed, noise)
+            report["settings"][noise] = pooled(summarize(match))
+        reports.append(report)
+    return reports
+
+
+def _play_chunk(job: tuple, progress=None) -> list:
+    """The rack records of one chunk: (level, noise, game, seed, rack numbers)."""
+    level, noise, game, seed, numbers = job
     rules = get_ruleset(game)
-    report = {"game": game, "racks": racks, "budget": budget, "seed": seed, "settings": {}}
-    for noise in noises:
-        bots = [make_bot(budget, rules, seed=seed + i, noise=noise) for i in range(2)]
-        match = run_match(rules, bots, ("bot", "bot"), racks, seed=seed, noise=noise,
-                          progress=progress)
-        report["settings"][noise] = pooled(summarize(match))
-    return report
+    bots = [make_bot(level, rules, seed=seed + i, noise=noise) for i in range(2)]
+    return run_match(rules, bots, ("bot", "bot"), numbers, seed=seed, noise=noise, progress=progress).racks
 
 
 def pooled(summary: dict[str, Any]) -> dict[str, Any]:

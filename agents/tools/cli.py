@@ -276,12 +276,10 @@ def _bench_bot(args: argparse.Namespace) -> int:
         print(speed_compare.format_rows(rows, ["budget", "noise", "racks", "seed"], "moves/s"))
         write_json(args.json, rows)
         return 0
-    reports = []
     with Progress("bench-bot", args.racks * len(noises) * len(levels), "racks",
                   enabled=not args.no_progress) as progress:
-        for level in levels:
-            reports.append(bench_bot.run(racks=args.racks, game=args.game, budget=level, seed=args.seed,
-                                         noises=noises, progress=progress.callback))
+        reports = bench_bot.run_levels(levels, racks=args.racks, game=args.game, seed=args.seed,
+                                       noises=noises, progress=progress.callback, workers=args.workers)
     print("\n".join(bench_bot.format_report(r) for r in reports))
     write_json(args.json, reports[0] if len(reports) == 1 else reports)
     return 0
@@ -668,6 +666,8 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--reps", type=_positive_int, default=1,
                     help="with --compare: fresh processes per tree and case; the best is reported")
     bb.add_argument("--noise", default="both", choices=("both", "none", "tournament"))
+    bb.add_argument("--workers", type=_positive_int, default=1,
+                    help="processes sharing the racks (default 1; the figures do not depend on it)")
     bb.add_argument("--seed", type=_seed, default=0)
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bb.add_argument("--no-progress", action="store_true", help=no_progress)

@@ -1,0 +1,112 @@
+"""The top rung (``bot:pro``): its break table, its safety and two-shot choices on hand-built
+positions, and a legal rack played end to end (small budgets throughout)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from poolgym.envs.play import simulate_move
+from poolgym.physics import Simulator
+from poolgym.rules import CueBallZone, GameState, get_ruleset
+
+from poolgym.agents.bot.breaks import NINE_BALL_TABLE, ROW_FIELDS, best_break, load_break_table
+from poolgym.agents.bot.position import shot_quality, state_value
+from poolgym.agents.bot.pro import ProBot
+from poolgym.agents.evaluation.loading import make_agent
+from poolgym.agents.evaluation.match import play_rack
+
+RULES = get_ruleset("nine_ball")
+SMALL = dict(top_k=3, noise_samples=4, lookahead=2, clusters=2)
+
+
+def _position(balls: dict) -> GameState:
+    return GameState(game="nine_ball", balls=balls, awaiting_break=False,
+                     cue_ball_in_hand=CueBallZone.NONE, shot_number=2, inning=2)
+
+
+# ---------------------------------------------------------------------- the break table
+def test_shipped_break_table_loads_and_its_best_break_is_a_measured_row():
+    table = load_break_table()
+    assert table.game == "nine_ball" and table.noise == "tournament" and len(table.rows) > 100
+    state = RULES.new_game(rng=0)
+    move = best_break(table, RULES, state, max_speed=10.0)
+    most = max(r.breaks for r in table.rows)
+    allowed = [r for r in table.rows if r.breaks == most and r.speed <= 10.0]
+    best = max(allowed, key=lambda r: r.value)
+    assert move.placement == (best.x, best.y) and move.shot.speed == best.speed
+    # A faster cap may pick a faster stroke; none above the cap is ever played.
+    assert best_break(table, RULES, state, max_speed=12.0).shot.speed <= 12.0
+    assert best_break(table, RULES, state, max_speed=5.0) is None
+
+
+def _write(tmp_path, data) -> str:
+    path = tmp_path / "table.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda d: "not json {", "not JSON"),
+    (lambda d: {k: v for k, v in d.items() if k != "noise"}, "keys"),
+    (lambda d: {**d, "fields": d["fields"][::-1]}, "fields"),
+    (lambda d: {**d, "rows": []}, "rows"),
+    (lambda d: {**d, "rows": [d["rows"][0][:-1]]}, "rows[0]"),
+    (lambda d: {**d, "rows": [d["rows"][0][:6] + [1.5] + d["rows"][0][7:]]}, "rows[0].made"),
+    (lambda d: {**d, "rows": [d["rows"][0][:5] + [2.5] + d["rows"][0][6:]]}, "rows[0].breaks"),
+    (lambda d: {**d, "rows": [d["rows"][0][:3] + [float("nan")] + d["rows"][0][4:]]}, "rows[0].speed"),
+    (lambda d: {**d, "seed": "zero"}, "seed"),
+])
+def test_break_table_loader_refuses_a_malformed_file(tmp_path, change, field):
+    good = json.loads(NINE_BALL_TABLE.read_text())
+    assert good["fields"] == list(ROW_FIELDS)
+    with pytest.raises(ValueError, match="table.json") as info:
+        load_break_table(_write(tmp_path, change(good)))
+    assert field in str(info.value)
+    if field.startswith("rows[0]."):
+        assert "must be a number in [" in str(info.value)
+
+
+def test_a_break_table_of_another_game_is_refused(tmp_path):
+    good = json.loads(NINE_BALL_TABLE.read_text())
+    path = _write(tmp_path, {**good, "game": "ten_ball"})
+    with pytest.raises(ValueError, match="break_table is for ten_ball, not nine_ball"):
+        ProBot(RULES, noise="tournament", break_table=path, **SMALL)
+
+
+def test_bad_search_sizes_are_refused_naming_the_argument():
+    with pytest.raises(ValueError, match="noise_samples must be an integer >= 1, got 0"):
+        ProBot(RULES, noise="tournament", noise_samples=0)
+
+
+# ---------------------------------------------------------------------- choices
+# The 1 ball is a long way off and its one open pot is a thin cut (a closed-form chance
+# below 0.08): the rung has no pot likely enough and plays safe.
+SAFETY_POSITION = {0: (1.634872, 0.332443), 1: (0.151012, 0.444987), 2: (1.923009, 0.996067),
+                   9: (0.916285, 1.006227)}
+
+
+def _opponent_reply(bot: ProBot, state: GameState, move, samples: int) -> float:
+    """The mean, over noisy plays of ``move``, of the value of the opponent's best reply
+    from his side (a rack he then wins is worth the win)."""
+    simulator = Simulator(RULES.table, noise="tournament")
+    rng = np.random.default_rng(5)
+    values = []
+    for _ in range(samples):
+        events, _ = simulate_move(simulator, RULES, state, move, rng, False)
+        after, _ = RULES.apply_shot(state, move.call, events)
+        closed = state_value(after, RULES, 1 - state.shooter, bot.search.sigma_deg)
+        values.append(bot.table_value(after, closed, 1 - state.shooter))
+    return float(np.mean(values))
+
+
+def test_the_rung_plays_safe_when_no_pot_is_likely_and_leaves_a_worse_reply():
+    state = _position(SAFETY_POSITION)
+    assert 0.0 < shot_quality(state, RULES, 0.15) < 0.08
+    bot = ProBot(RULES, noise="tournament", seed=1, **SMALL)
+    move = bot.choose(state)
+    assert move.pocket is None and move.target == 1  # a safety: a named ball, no pocket
+    pots = bot.search.recheck(state, bot.search.pot_candidates(state, state.position(0), None))
+    assert pots, "the position has a pot to attempt"
+    samples = 12
+    assert _opponent_reply(bot, state, move, samples) < _opponent_reply(bot, state, pots[0].move, samples)
