@@ -46,10 +46,10 @@ SAFETY_WHEN_BELOW = GOOD_ENOUGH
 # What a missed next shot is worth to its shooter (the opponent then has the table).
 MISS_VALUE = -0.5
 # The value of a position with no pot open to its shooter (he has a safety to play).
-NO_POT_VALUE = -0.3
+NO_POT_VALUE = -0.1
 
 # The next shot's search in ``reply_value``: the two best pots, few strokes, no aim retry.
-REPLY_BUDGET = SearchBudget(speeds=(1.0, 1.8, 3.0), spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.4)),
+REPLY_BUDGET = SearchBudget(speeds=(0.9, 1.5, 2.4, 3.6), spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.4)),
                             max_pairs=2, refine_aim=False, top_k=1, noise_samples=1)
 
 
@@ -62,8 +62,8 @@ class ProBot(HeuristicBot):
 
     def __init__(self, rules: Ruleset | str = "nine_ball", noise: Noise | str = "none",
                  seed: int | None = 0, max_speed: float = 10.0, table: Table | str | None = None,
-                 jump: bool = False, top_k: int = 8, noise_samples: int = 16, lookahead: int = 3,
-                 clusters: int = 2, break_table: BreakTable | str | None = None) -> None:
+                 jump: bool = False, top_k: int = 8, noise_samples: int = 20, lookahead: int = 4,
+                 clusters: int = 3, break_table: BreakTable | str | None = None) -> None:
         for name, value, low in (("top_k", top_k, 1), ("noise_samples", noise_samples, 1),
                                  ("lookahead", lookahead, 0), ("clusters", clusters, 1)):
             if not isinstance(value, int) or isinstance(value, bool) or value < low:

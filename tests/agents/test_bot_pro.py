@@ -110,3 +110,19 @@ def test_the_rung_plays_safe_when_no_pot_is_likely_and_leaves_a_worse_reply():
     assert pots, "the position has a pot to attempt"
     samples = 12
     assert _opponent_reply(bot, state, move, samples) < _opponent_reply(bot, state, pots[0].move, samples)
+
+
+# ---------------------------------------------------------------------- a rack
+def test_the_rung_plays_a_legal_rack_end_to_end_under_noise():
+    bots = [make_agent("bot:pro", RULES, seed=i, noise="tournament") for i in range(2)]
+    assert all(isinstance(b, ProBot) for b in bots)
+    for b in bots:  # small budgets: the test checks legality, not strength
+        b.top_k, b.noise_samples, b.lookahead = 2, 3, 1
+    simulator = Simulator(RULES.table, noise="tournament")
+    record = play_rack(RULES, simulator, bots, np.random.default_rng(3), breaker=0, max_moves=40)
+    assert not any(m.illegal for m in record.moves), record.end_reason
+    shots = [m for m in record.moves if m.outcome is not None]
+    first = record.moves[0].move
+    table_break = best_break(bots[0].break_table, RULES, record.moves[0].state, bots[0].max_speed)
+    assert first == table_break  # the break comes from the measured table
+    assert len(shots) >= 2 and all(m.move.call in RULES.call_options(m.state) for m in shots)
