@@ -6,9 +6,11 @@ import json
 import numpy as np
 import pytest
 
+from poolgym.aiming import pot_chance
 from poolgym.envs.play import simulate_move
 from poolgym.physics import Simulator
 from poolgym.rules import CueBallZone, GameState, get_ruleset
+from poolgym.table import POCKET_IDS
 
 from poolgym.agents.bot.breaks import NINE_BALL_TABLE, ROW_FIELDS, best_break, load_break_table
 from poolgym.agents.bot.position import shot_quality, state_value
@@ -80,10 +82,10 @@ def test_bad_search_sizes_are_refused_naming_the_argument():
 
 
 # ---------------------------------------------------------------------- choices
-# The 1 ball is a long way off and its one open pot is a thin cut (a closed-form chance
-# below 0.08): the rung has no pot likely enough and plays safe.
-SAFETY_POSITION = {0: (1.634872, 0.332443), 1: (0.151012, 0.444987), 2: (1.923009, 0.996067),
-                   9: (0.916285, 1.006227)}
+# The 1 ball lies across the table by the far rail and its one open pot is a thin cut (a
+# closed-form chance below 0.05): the rung has no pot likely enough and plays safe.
+SAFETY_POSITION = {0: (2.014687, 0.106470), 1: (1.798052, 1.156805), 2: (2.033000, 1.073231),
+                   9: (1.352925, 0.467584)}
 
 
 def _opponent_reply(bot: ProBot, state: GameState, move, samples: int) -> float:
@@ -102,8 +104,8 @@ def _opponent_reply(bot: ProBot, state: GameState, move, samples: int) -> float:
 
 def test_the_rung_plays_safe_when_no_pot_is_likely_and_leaves_a_worse_reply():
     state = _position(SAFETY_POSITION)
-    assert 0.0 < shot_quality(state, RULES, 0.15) < 0.08
-    bot = ProBot(RULES, noise="tournament", seed=1, **SMALL)
+    assert 0.0 < shot_quality(state, RULES, 0.15) < 0.05
+    bot = ProBot(RULES, noise="tournament", seed=1, **{**SMALL, "noise_samples": 12})
     move = bot.choose(state)
     assert move.pocket is None and move.target == 1  # a safety: a named ball, no pocket
     pots = bot.search.recheck(state, bot.search.pot_candidates(state, state.position(0), None))
@@ -126,3 +128,27 @@ def test_the_rung_plays_a_legal_rack_end_to_end_under_noise():
     table_break = best_break(bots[0].break_table, RULES, record.moves[0].state, bots[0].max_speed)
     assert first == table_break  # the break comes from the measured table
     assert len(shots) >= 2 and all(m.move.call in RULES.call_options(m.state) for m in shots)
+
+
+# The 1 ball drops for sure in the left side pocket and about half the time in the head-left
+# corner; every stroke of the search that pots it in the side leaves no shot at the 2,
+# while the corner leaves one.
+TWO_SHOT_POSITION = {0: (1.668590, 1.135785), 1: (1.457659, 0.650196), 2: (1.725624, 0.125391),
+                     3: (0.327732, 0.639120), 4: (1.810929, 0.153612), 9: (2.204006, 0.751035)}
+
+
+def test_the_rung_leaves_itself_a_next_shot_rather_than_taking_the_easiest_pot():
+    state = _position(TWO_SHOT_POSITION)
+    bot = ProBot(RULES, noise="tournament", seed=2, **SMALL)
+    balls = state.positions
+    others = {n: p for n, p in balls.items() if n not in (0, 1)}
+    chances = {p: pot_chance(RULES.table, balls[0], balls[1], p, others, 0.15) for p in POCKET_IDS}
+    easiest = max(chances, key=chances.get)
+    assert easiest == "side_left" and chances[easiest] > 0.99 and chances["head_left"] > 0.5
+    # Every stroke of the search that pots the 1 in the easiest pocket leaves no next shot.
+    easy = [s for s in bot.search.pot_candidates(state, balls[0], None) if s.move.pocket == easiest and s.pots]
+    assert easy and max(s.value for s in easy) == 0.0
+    move = bot.choose(state)
+    assert move.pocket != easiest
+    after, outcome, _ = bot.search.play(state, move)
+    assert outcome.turn_kept and shot_quality(after, RULES, 0.15) > 0.5
