@@ -322,7 +322,7 @@ def test_train_shows_the_final_evaluation_progress_on_stderr(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, bad, choice", [
-    (["bench-bot", "--budget", "huge", "--racks", "1"], "'huge'", "'strong'"),
+    (["bench-bot", "--budget", "huge", "--racks", "1"], "'huge'", "'pro'"),
     (["bench-bot", "--budget", "fast,huge", "--compare", "HEAD"], "'huge'", "'strong'"),
     (["bench-envs", "--env", "poolgym/NoSuch-v0", "--no-scaling"], "'poolgym/NoSuch-v0'", "poolgym/NineBall-v1"),
     (["bench-envs", "--ids", "poolgym/NoSuch-v0"], "'poolgym/NoSuch-v0'", "poolgym/PotBall-v1"),
