@@ -22,7 +22,8 @@ CueCard, Archibald et al. 2009).
   the stroke with the best measured value on fresh racks; the strong break search where
   the table has no stroke for the position (another game, a blocked spot).
 
-Ball in hand, push outs, decisions and calls go through ``HeuristicBot``'s machinery.
+Ball in hand, decisions and calls go through ``HeuristicBot``'s machinery, and so does
+every shot on a table without execution noise (there are no outcomes to sample).
 """
 
 from __future__ import annotations
@@ -91,8 +92,9 @@ class ProBot(HeuristicBot):
 
     # ------------------------------------------------------------------ the shot
     def shoot(self, state: GameState) -> ShotMove:
-        """A break from the table, else the best pot or safety (module docstring); ball in
-        hand, banks and push outs as ``HeuristicBot.shoot``."""
+        """A break from the table, else the best pot, bank, safety or push out (module
+        docstring); ball in hand, and every shot on a table without execution noise (no
+        outcomes to sample), as ``HeuristicBot.shoot`` at the strong budget."""
         if state.awaiting_break and self.break_table is not None:
             move = best_break(self.break_table, self.rules, state, self.max_speed)
             if move is not None:
