@@ -152,3 +152,21 @@ def test_the_rung_leaves_itself_a_next_shot_rather_than_taking_the_easiest_pot()
     assert move.pocket != easiest
     after, outcome, _ = bot.search.play(state, move)
     assert outcome.turn_kept and shot_quality(after, RULES, 0.15) > 0.5
+
+
+def test_the_break_table_builder_measures_its_held_out_rows_again_on_fresh_racks():
+    from dataclasses import replace
+
+    from poolgym.agents.tools.build_break_table import build, grid
+
+    shipped = load_break_table()
+    assert [(r.x, r.y, r.offset, r.speed, r.vertical) for r in shipped.rows] == grid(RULES)
+    fine = replace(shipped, rows=tuple(replace(r, breaks=500) if r.breaks == 1000 else r for r in shipped.rows))
+    table = build(resume=fine, held_out=2, validate=3, progress=None)
+    again = [i for i, r in enumerate(table.rows) if r.breaks == 3]
+    best_fine = sorted((i for i, r in enumerate(fine.rows) if r.breaks == 500),
+                       key=lambda i: fine.rows[i].value, reverse=True)[:2]
+    assert sorted(again) == sorted(best_fine)
+    assert all(table.rows[i] == fine.rows[i] for i in range(len(fine.rows)) if i not in again)
+    with pytest.raises(ValueError, match="resume: the table was not built on this grid"):
+        build(resume=replace(fine, seed=1), progress=None)
