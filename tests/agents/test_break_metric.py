@@ -99,3 +99,24 @@ def test_proportion_text():
     assert proportion_text(0, 0) == "n/a"
     low, high = wilson_interval(50, 200)
     assert proportion_text(50, 200) == f"25.0% [{100 * low:.1f}, {100 * high:.1f}] (50/200)"
+
+
+def test_bench_bot_benches_rungs_on_the_same_racks_whatever_the_workers(tmp_path, capsys):
+    import json
+
+    from poolgym.agents.tools.cli import main
+
+    serial = bench_bot.run_levels(("weak", "fast"), racks=2, seed=3, noises=("none",))
+    out = tmp_path / "bench.json"
+    assert main(["bench-bot", "--budget", "weak,fast", "--racks", "2", "--seed", "3", "--noise", "none",
+                 "--workers", "2", "--json", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "budget weak" in text and "budget fast" in text and "s per move" in text
+    split = json.loads(out.read_text())
+    timing = {"moves_per_s_thinking", "seconds_per_move"}
+    for one, other in zip(serial, split):
+        assert one["budget"] == other["budget"]
+        a, b = one["settings"]["none"], other["settings"]["none"]
+        # The JSON round trip turns the serial report's tuples into lists, as the file has them.
+        assert json.loads(json.dumps({k: v for k, v in a.items() if k not in timing})) == \
+            {k: v for k, v in b.items() if k not in timing}
