@@ -67,9 +67,11 @@ class BreakTable:
 
     def to_json(self) -> str:
         """The table as the JSON text ``load_break_table`` reads."""
-        data = {"game": self.game, "noise": self.noise, "rack": self.rack, "seed": self.seed,
-                "fields": list(ROW_FIELDS), "rows": [[getattr(r, f) for f in ROW_FIELDS] for r in self.rows]}
-        return json.dumps(data, indent=0) + "\n"
+        head = {"game": self.game, "noise": self.noise, "rack": self.rack, "seed": self.seed,
+                "fields": list(ROW_FIELDS)}
+        # One row a line, so that a rebuilt table's diff shows the rows that changed.
+        rows = ",\n".join(json.dumps([getattr(r, f) for f in ROW_FIELDS]) for r in self.rows)
+        return json.dumps(head)[:-1] + ', "rows": [\n' + rows + "\n]}\n"
 
 
 def load_break_table(path: str | Path = NINE_BALL_TABLE) -> BreakTable:
