@@ -12,8 +12,9 @@ measured on. Run it under ``nice``; the shipped 9-ball table came from
     nice python -m poolgym.agents.tools.build_break_table --out agents/bot/break_table_nine_ball.json
 
 with the defaults below. It has no held-out stage: with one, the rung broke from a spot
-that made 49% of its breaks, but ran out 27% of the made breaks against 43%, and the
-breaker won 39% of the racks against 47% (docs/bots.md).
+that made 51% of its breaks on 200 bench racks (25.5% without), but ran out 27% of the
+made breaks against 43%; it broke and ran 14.0% [9.9, 19.5] of the racks against 11.0%
+[7.4, 16.1], and the breaker won 43.5% against 47.0% (docs/bots.md).
 """
 
 from __future__ import annotations
