@@ -344,7 +344,7 @@ def test_play_gif_frames_carry_the_status_bar():
 
 
 @pytest.mark.parametrize("argv, bad, choice", [
-    (["bench-bot", "--budget", "huge", "--racks", "1"], "'huge'", "'strong'"),
+    (["bench-bot", "--budget", "huge", "--racks", "1"], "'huge'", "'pro'"),
     (["bench-bot", "--budget", "fast,huge", "--compare", "HEAD"], "'huge'", "'strong'"),
     (["bench-envs", "--env", "poolgym/NoSuch-v0", "--no-scaling"], "'poolgym/NoSuch-v0'", "poolgym/NineBall-v1"),
     (["bench-envs", "--ids", "poolgym/NoSuch-v0"], "'poolgym/NoSuch-v0'", "poolgym/PotBall-v1"),
@@ -379,7 +379,7 @@ def test_demo_describes_a_raised_cue_and_a_ball_leaving_the_table():
     (["check-benchmark", "breaks", "--speed", "nan", "-n", "1"], "--speed", "[0.3, 12] m/s"),
     (["play", "--gif", "x.gif", "--fps", "0.001"], "--fps", "at least 0.01 frames per second"),
     (["play", "--gif", "x.txt"], "--gif", "a .gif file"),
-    (["eval", "-a", "bot:", "--games", "1"], "'bot:'", "bot budgets are ['weak', 'fast', 'normal', 'strong']"),
+    (["eval", "-a", "bot:", "--games", "1"], "'bot:'", "the bot rungs are ['weak', 'fast', 'normal', 'strong', 'pro']"),
     (["baselines", "--agents", "", "--racks", "1"], "--agents", "name at least one agent"),
     (["baselines", "--agents", " , ", "--racks", "1"], "--agents", "name at least one agent"),
 ])

@@ -6,7 +6,9 @@ pot success with its interval and fouls per rack; ``format_markdown`` writes the
 table. ``agent_table`` plays chosen agents (ladder names, pretrained agents, trained models,
 ``untrained:<model>`` for a model's untrained network) against chosen opponents, with balls
 run per inning and, for a trained model, the wall time and env steps of its training run;
-``format_agent_markdown`` writes it. Pairings are independent, so ``workers`` processes share them; rack k of every
+``format_agent_markdown`` writes it. Both tables are followed by the break figures of every
+player in every pairing: its break-and-run rate, racks won on its own break and on the
+opponent's break, each with its 95% Wilson interval (``break_table``). Pairings are independent, so ``workers`` processes share them; rack k of every
 pairing is seeded the same way (``poolgym.agents.evaluation.evaluate.run_match``), so the results do not
 depend on ``workers``.
 """
@@ -21,10 +23,12 @@ from typing import Sequence
 
 from poolgym.envs.opponents import LADDER
 
-from poolgym.agents.evaluation.evaluate import run_match, summarize, wilson_interval
+from poolgym.agents.evaluation.evaluate import break_figures, run_match, summarize, wilson_interval
 from poolgym.agents.evaluation.loading import make_agent
 from poolgym.agents.evaluation.protocol import protocol
 
+# What professionals reach, for the break table's caption (docs/bots.md cites the sources).
+PROFESSIONAL_BREAK_AND_RUN = "professional 9-ball: 25-28% of racks (docs/bots.md)"
 # The README's table: the ladder up to the fastest bot (the slower budgets cost minutes a rack).
 TABLE_PLAYERS = LADDER[:LADDER.index("bot:fast") + 1]
 
@@ -188,7 +192,21 @@ def format_agent_markdown(table: dict) -> str:
         trained = f"{run['steps']:,} steps, {run['train_time_s'] / 60:.0f} min" if run else "-"
         lines.append(f"| {agent} | " + " | ".join(rate(s["win_rate"], s["win_rate_ci95"]) for s in rows)
                      + f" | {pots} | {fouls:.2f} | {balls} | {trained} |")
-    return "\n".join(lines)
+    return "\n".join(lines + [""] + break_table([(r["agent"], r["opponent"], r["stats"])
+                                                 for r in table["results"]]))
+
+
+
+def break_table(rows: Sequence[tuple[str, str, dict]]) -> list[str]:
+    """Markdown lines: per (player, opponent, player's statistics), the break-and-run rate
+    over the player's breaks and the racks won on its own break and on the opponent's,
+    each with its 95% Wilson interval and counts."""
+    lines = [f"Break figures, 95% Wilson intervals ({PROFESSIONAL_BREAK_AND_RUN}):", "",
+             "| player | opponent | break and run | won on own break | won on opponent's break |",
+             "|---|---|---|---|---|"]
+    for player, opponent, stats in rows:
+        lines.append(f"| {player} | {opponent} | " + " | ".join(break_figures(stats)) + " |")
+    return lines
 
 
 def format_markdown(table: dict) -> str:
@@ -212,4 +230,9 @@ def format_markdown(table: dict) -> str:
                      f"{rate(b, 'win_rate', 'win_rate_ci95')} | {rate(a, 'pot_success', 'pot_success_ci95')} | "
                      f"{rate(b, 'pot_success', 'pot_success_ci95')} | {a['fouls_per_rack']:.2f} | "
                      f"{b['fouls_per_rack']:.2f} |")
-    return "\n".join(lines)
+    breaks = []
+    for pairing in table["pairings"]:
+        agents = pairing["summary"]["agents"]
+        breaks += [(pairing["a"], pairing["b"], agents[pairing["a"]]),
+                   (pairing["b"], pairing["a"], agents[pairing["b"]])]
+    return "\n".join(lines + [""] + break_table(breaks))

@@ -11,7 +11,10 @@ racks), seeded so the same arguments give the same games. ``summarize`` reports 
   one that names a pocket -- the bot's safeties and kicks name a ball but no pocket;
 - fouls per rack, in total and by WPA section; illegal moves (refused by the rules);
   racks lost by the agent's own third consecutive foul (WPA 6.14);
-- break-and-run rate: racks the agent broke and won with every shot of the rack its own;
+- break-and-run rate: racks the agent broke and won with every shot of the rack its own,
+  over the racks it broke, with a 95% Wilson interval; and racks won on its own break and
+  on the opponent's break, each over those racks, with their intervals (professionals at
+  9-ball break and run 25-28% of racks: ``docs/bots.md``);
 - shots per rack (both players) and the agent's thinking speed in moves per second;
 - 14.1 points per inning (points scored over the agent's visits to the table) and balls
   run per inning (balls pocketed legally over those visits, any game).
@@ -56,6 +59,25 @@ def wilson_interval(successes: int, n: int, z: float = WILSON_Z) -> tuple[float,
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def proportion_text(successes: int, n: int) -> str:
+    """``successes`` of ``n`` as a percentage with its 95% Wilson interval and the counts,
+    e.g. ``"25.0% [19.5, 31.4] (50/200)"`` (``"n/a"`` when n is 0)."""
+    if n == 0:
+        return "n/a"
+    low, high = wilson_interval(successes, n)
+    return f"{100 * successes / n:.1f}% [{100 * low:.1f}, {100 * high:.1f}] ({successes}/{n})"
+
+
+def break_figures(stats: dict[str, Any]) -> tuple[str, str, str]:
+    """An agent's break-and-run rate, racks won on its own break and racks won on the
+    opponent's break (``_agent_stats``' figures), each as ``proportion_text``."""
+    broken = stats["racks_broken"]
+    received = stats["wins_on_opponent_break_of"]
+    return (proportion_text(stats["break_and_runs"], broken),
+            proportion_text(stats["wins_on_own_break"], broken),
+            proportion_text(stats["wins_on_opponent_break"], received))
 
 
 @dataclass
@@ -146,6 +168,7 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
     n = len(match.racks)
     wins = sum(1 for r in match.racks if r.winner == player)
     attempts = made = shots = fouls = illegal = breaks = runs = points = innings = moves = balls = 0
+    won_breaking = won_receiving = 0
     three_fouls = 0
     think = 0.0
     by_section: dict[str, int] = {}
@@ -157,8 +180,11 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
             three_fouls += 1
         if rack.breaker == player:
             breaks += 1
+            won_breaking += rack.winner == player
             if rack.winner == player and shooters and all(p == player for p in shooters):
                 runs += 1
+        else:
+            won_receiving += rack.winner == player
         previous = None
         for m in rack.moves:
             if m.player != player:
@@ -195,6 +221,15 @@ def _agent_stats(match: Match, player: int) -> dict[str, Any]:
         "illegal_moves": illegal, "racks_lost_by_three_fouls": three_fouls,
         "racks_broken": breaks, "break_and_runs": runs,
         "break_and_run_rate": runs / breaks if breaks else None,
+        "break_and_run_ci95": list(wilson_interval(runs, breaks)) if breaks else None,
+        "wins_on_own_break": won_breaking,
+        "win_rate_own_break": won_breaking / breaks if breaks else None,
+        "win_rate_own_break_ci95": list(wilson_interval(won_breaking, breaks)) if breaks else None,
+        "wins_on_opponent_break": won_receiving, "wins_on_opponent_break_of": n - breaks,
+        "win_rate_opponent_break": won_receiving / (n - breaks) if n > breaks else None,
+        "win_rate_opponent_break_ci95": (list(wilson_interval(won_receiving, n - breaks))
+                                         if n > breaks else None),
+        "moves": moves, "think_s": think,
         "moves_per_s_thinking": moves / think if think > 0 else None,
         "points": points, "innings": innings,
         "points_per_inning": points / innings if innings else None,
@@ -276,14 +311,15 @@ def format_summary(summary: dict[str, Any]) -> str:
     for name, s in summary["agents"].items():
         low, high = s["win_rate_ci95"]
         pot = _pot(s)
-        bnr = "n/a" if s["break_and_run_rate"] is None else f"{100 * s['break_and_run_rate']:.1f}%"
+        bnr, own, other = break_figures(s)
         speed = "n/a" if s["moves_per_s_thinking"] is None else f"{s['moves_per_s_thinking']:.1f}"
         lines.append(f"  {name}: won {s['wins']} ({100 * s['win_rate']:.1f}%, 95% CI "
                      f"{100 * low:.1f}-{100 * high:.1f}%), pot success {pot} of "
                      f"{s['pot_attempts']} attempts, {s['fouls_per_rack']:.2f} fouls per rack "
                      f"{_sections(s['fouls_per_rack_by_section'])}, "
-                     f"{s['racks_lost_by_three_fouls']} racks lost by three fouls, break and run {bnr} of "
-                     f"{s['racks_broken']} breaks, {speed} moves/s thinking, "
+                     f"{s['racks_lost_by_three_fouls']} racks lost by three fouls, break and run {bnr} "
+                     f"of its breaks, won {own} of its breaks and {other} of the opponent's, "
+                     f"{speed} moves/s thinking, "
                      f"{s['illegal_moves']} illegal moves")
         if s["points"]:
             lines.append(f"    {s['points']} points in {s['innings']} innings "

@@ -3,7 +3,8 @@ states.
 
 A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
 (``poolgym.envs.baseline_agents``), ``bot:weak``, ``bot:fast``, ``bot:normal`` (also
-``bot``), ``bot:strong`` (``poolgym.agents.bot.player.HeuristicBot`` search budgets) -- a pretrained agent shipped
+``bot``), ``bot:strong`` (``poolgym.agents.bot.player.HeuristicBot`` search budgets), ``bot:pro``
+(the top rung, ``poolgym.agents.bot.pro.ProBot``) -- a pretrained agent shipped
 with poolgym (``pretrained:nine_ball``, ``poolgym.agents.pretrained``) -- a saved
 stable-baselines3 model (a path ending in ``.zip``, loaded as the algorithm its record
 names, else PPO, unless written ``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with
@@ -30,10 +31,13 @@ from poolgym.rules import GameState, Ruleset
 
 from poolgym.agents.bot.jumps import rules_allow_jump_shots
 from poolgym.agents.bot.player import HeuristicBot
+from poolgym.agents.bot.pro import ProBot
 from poolgym.agents.pretrained import PREFIX, PRETRAINED, pretrained_card, pretrained_model
 
 BOT_BUDGETS = ("weak", "fast", "normal", "strong")
-AGENT_NAMES = (tuple(BASELINE_AGENTS) + tuple(f"bot:{b}" for b in BOT_BUDGETS)
+# The bot rungs, weakest first: the search budgets, then the top rung (``ProBot``).
+BOT_LEVELS = BOT_BUDGETS + ("pro",)
+AGENT_NAMES = (tuple(BASELINE_AGENTS) + tuple(f"bot:{b}" for b in BOT_LEVELS)
                + tuple(PREFIX + name for name in PRETRAINED))
 # An RLlib run directory or checkpoint of ``poolgym train --backend rllib``.
 RLLIB_PREFIX = "rllib:"
@@ -133,6 +137,18 @@ def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
     return twin
 
 
+def make_bot(level: str, rules: Ruleset, seed: int = 0, noise: Any = "none", max_speed: float = 10.0,
+             jump: bool = False) -> HeuristicBot:
+    """The bot rung ``bot:<level>`` (``BOT_LEVELS``): a ``HeuristicBot`` with that search
+    budget, or the top rung ``ProBot`` for ``"pro"``. An unknown level is a ``ValueError``
+    naming the levels."""
+    if level == "pro":
+        return ProBot(rules, noise=noise, seed=seed, max_speed=max_speed, jump=jump)
+    if level not in BOT_BUDGETS:
+        raise ValueError(f"unknown bot level {level!r}: the bot rungs are {list(BOT_LEVELS)}")
+    return HeuristicBot(rules, noise=noise, budget=level, seed=seed, max_speed=max_speed, jump=jump)
+
+
 def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
                action_mode: str | None = None, obs_mode: str | None = None,
                max_speed: float = 10.0, elevation: bool = False) -> Any:
@@ -147,12 +163,12 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
     if spec in BASELINE_AGENTS:
         return make_baseline_agent(spec, rules, seed=seed, max_speed=max_speed)
     if spec == "bot" or spec.startswith("bot:"):
-        # "bot" alone is the normal budget; "bot:" names no budget and is refused.
-        budget = "normal" if spec == "bot" else spec.partition(":")[2]
-        if budget not in BOT_BUDGETS:
-            raise ValueError(f"unknown agent {spec!r}: bot budgets are {list(BOT_BUDGETS)}")
-        return HeuristicBot(rules, noise=noise, budget=budget, seed=seed, max_speed=max_speed,
-                            jump=bool(elevation) and rules_allow_jump_shots(rules))
+        # "bot" alone is the normal budget; "bot:" names no rung and is refused.
+        level = "normal" if spec == "bot" else spec.partition(":")[2]
+        if level not in BOT_LEVELS:
+            raise ValueError(f"unknown agent {spec!r}: the bot rungs are {list(BOT_LEVELS)}")
+        return make_bot(level, rules, seed=seed, noise=noise, max_speed=max_speed,
+                        jump=bool(elevation) and rules_allow_jump_shots(rules))
     if spec.startswith(PREFIX):
         return load_pretrained(spec[len(PREFIX):], rules, action_mode, obs_mode)
     if spec.endswith(".zip"):

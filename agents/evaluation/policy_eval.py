@@ -7,7 +7,7 @@ opponents; in ``action_mode="choice_discrete"`` its ``info`` also holds the env'
 Names that config files and the command line use:
 
 - opponents: the ladder names (``"random"``, ``"legal-random"``, ``"fixed"``,
-  ``"bot:weak"``, ``"bot:fast"``, ``"bot:normal"``, ``"bot"``, ``"bot:strong"``), a saved
+  ``"bot:weak"``, ``"bot:fast"``, ``"bot:normal"``, ``"bot"``, ``"bot:strong"``, ``"bot:pro"``), a saved
   model ``"[ALGO:]path.zip"``, ``"uniform-action"`` and ``"solo"`` go to the env as they are
   (``poolgym.envs.opponents``);
 - agents (the side being scored): ``"uniform-action"`` (uniform random actions,

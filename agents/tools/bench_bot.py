@@ -2,8 +2,11 @@
 
 The bot plays itself (two instances, alternating breaks) with no execution noise and with
 the tournament noise; for each setting the report gives its per-shot pot success, the
-break-and-run rate, fouls per rack and thinking speed (moves decided per second), with the
-racks pooled over both seats.
+break-and-run rate and the racks the breaker won (95% Wilson intervals; professionals at
+9-ball break and run 25-28% of racks, ``docs/bots.md``), fouls per rack and thinking speed
+(moves decided per second, and seconds per move), with the racks pooled over both seats.
+Several rungs benched in one command play the same racks (the same seeds), so their
+figures and times compare side by side.
 """
 
 from __future__ import annotations
@@ -12,23 +15,59 @@ from typing import Any
 
 from poolgym.rules import get_ruleset
 
-from poolgym.agents.bot.player import HeuristicBot
-from poolgym.agents.evaluation.evaluate import run_match, summarize, wilson_interval
+from poolgym.agents.evaluation.evaluate import Match, proportion_text, run_match, summarize, wilson_interval
+from poolgym.agents.evaluation.loading import make_bot
 
 NOISE_SETTINGS = ("none", "tournament")
 
 
 def run(racks: int = 200, game: str = "nine_ball", budget: str = "normal", seed: int = 0,
         noises=NOISE_SETTINGS, progress=None) -> dict[str, Any]:
-    """Bench the bot on ``racks`` racks per noise setting; returns the pooled figures."""
+    """Bench the bot rung ``bot:<budget>`` (``poolgym.agents.evaluation.loading.BOT_LEVELS``)
+    on ``racks`` racks per noise setting; returns the pooled figures."""
+    return run_levels((budget,), racks, game, seed, noises, progress)[0]
+
+
+def run_levels(levels, racks: int = 200, game: str = "nine_ball", seed: int = 0, noises=NOISE_SETTINGS,
+               progress=None, workers: int = 1) -> list[dict[str, Any]]:
+    """``run`` for each rung of ``levels`` on the same racks (one report each). With
+    ``workers`` > 1 the racks are split into chunks played by that many processes, the
+    rungs' chunks interleaved so that they share the machine alike; every rack is seeded by
+    its number (``run_match``), so the figures are those of one process."""
+    chunks = max(1, min(racks, 4 * workers)) if workers > 1 else 1
+    bounds = [racks * i // chunks for i in range(chunks + 1)]
+    jobs = [(level, noise, game, seed, range(bounds[i], bounds[i + 1]))
+            for noise in noises for i in range(chunks) for level in levels if bounds[i] < bounds[i + 1]]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("forkserver")) as pool:
+            played = []
+            for job, records in zip(jobs, pool.map(_play_chunk, jobs)):
+                played.append(records)
+                if progress is not None:
+                    for _ in job[4]:
+                        progress(1, racks)
+    else:
+        played = [_play_chunk(job, progress) for job in jobs]
+    reports = []
+    for level in levels:
+        report = {"game": game, "racks": racks, "budget": level, "seed": seed, "settings": {}}
+        for noise in noises:
+            records = [r for job, chunk in zip(jobs, played) if job[:2] == (level, noise) for r in chunk]
+            match = Match(game, ("bot", "bot"), records, seed, noise)
+            report["settings"][noise] = pooled(summarize(match))
+        reports.append(report)
+    return reports
+
+
+def _play_chunk(job: tuple, progress=None) -> list:
+    """The rack records of one chunk: (level, noise, game, seed, rack numbers)."""
+    level, noise, game, seed, numbers = job
     rules = get_ruleset(game)
-    report = {"game": game, "racks": racks, "budget": budget, "seed": seed, "settings": {}}
-    for noise in noises:
-        bots = [HeuristicBot(rules, noise=noise, budget=budget, seed=seed + i) for i in range(2)]
-        match = run_match(rules, bots, ("bot", "bot"), racks, seed=seed, noise=noise,
-                          progress=progress)
-        report["settings"][noise] = pooled(summarize(match))
-    return report
+    bots = [make_bot(level, rules, seed=seed + i, noise=noise) for i in range(2)]
+    return run_match(rules, bots, ("bot", "bot"), numbers, seed=seed, noise=noise, progress=progress).racks
 
 
 def pooled(summary: dict[str, Any]) -> dict[str, Any]:
@@ -36,7 +75,9 @@ def pooled(summary: dict[str, Any]) -> dict[str, Any]:
     seats = list(summary["agents"].values())
     total = lambda key: sum(s[key] for s in seats)  # noqa: E731 -- a local shorthand
     attempts, runs, breaks = total("pot_attempts"), total("break_and_runs"), total("racks_broken")
-    made = sum(round(s["pot_success"] * s["pot_attempts"]) for s in seats if s["pot_attempts"])
+    made = total("pots_made")
+    won_breaking = total("wins_on_own_break")
+    moves, think = total("moves"), total("think_s")
     moves_per_s = [s["moves_per_s_thinking"] for s in seats if s["moves_per_s_thinking"]]
     by_section: dict[str, float] = {}
     for s in seats:
@@ -49,9 +90,12 @@ def pooled(summary: dict[str, Any]) -> dict[str, Any]:
         "pot_success_ci95": list(wilson_interval(made, attempts)),
         "break_and_runs": runs, "break_and_run_rate": runs / breaks if breaks else None,
         "break_and_run_ci95": list(wilson_interval(runs, breaks)),
+        "breaker_wins": won_breaking, "breaker_win_rate": won_breaking / breaks if breaks else None,
+        "breaker_win_ci95": list(wilson_interval(won_breaking, breaks)),
         "fouls_per_rack": total("fouls_per_rack"), "fouls_per_rack_by_section": by_section,
         "illegal_moves": total("illegal_moves"), "shots_per_rack": summary["shots_per_rack"],
         "moves_per_s_thinking": sum(moves_per_s) / len(moves_per_s) if moves_per_s else None,
+        "seconds_per_move": think / moves if moves else None,
     }
 
 
@@ -59,14 +103,11 @@ def format_report(report: dict[str, Any]) -> str:
     lines = [f"bot self-play, {report['game']}, {report['racks']} racks per setting, "
              f"budget {report['budget']}, seed {report['seed']}"]
     for noise, r in report["settings"].items():
-        lo, hi = r["pot_success_ci95"]
-        blo, bhi = r["break_and_run_ci95"]
         lines.append(
-            f"  noise {noise}: pot success {100 * r['pot_success']:.1f}% "
-            f"({r['pots_made']}/{r['pot_attempts']}, CI {100 * lo:.1f}-{100 * hi:.1f}%), "
-            f"break and run {100 * r['break_and_run_rate']:.1f}% "
-            f"({r['break_and_runs']}/{r['racks']}, CI {100 * blo:.1f}-{100 * bhi:.1f}%), "
+            f"  noise {noise}: pot success {proportion_text(r['pots_made'], r['pot_attempts'])}, "
+            f"break and run {proportion_text(r['break_and_runs'], r['racks'])}, "
+            f"breaker won {proportion_text(r['breaker_wins'], r['racks'])}, "
             f"{r['fouls_per_rack']:.2f} fouls per rack, {r['shots_per_rack']:.1f} shots per rack, "
-            f"{r['moves_per_s_thinking']:.2f} moves/s thinking, {r['illegal_moves']} illegal moves, "
-            f"{r['draws']} unfinished")
+            f"{r['moves_per_s_thinking']:.2f} moves/s thinking ({r['seconds_per_move']:.3f} s per move), "
+            f"{r['illegal_moves']} illegal moves, {r['draws']} unfinished")
     return "\n".join(lines)

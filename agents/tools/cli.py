@@ -282,11 +282,13 @@ def _bench_bot(args: argparse.Namespace) -> int:
     from poolgym.agents.tools import bench_bot
     from poolgym.agents.tools.progress import Progress
 
-    from poolgym.agents.bot.shot_search import SearchBudget
+    from poolgym.agents.evaluation.loading import BOT_LEVELS
 
     _ruleset(args.game)
-    for budget in _names(args.budget):
-        SearchBudget.preset(budget)  # an unknown budget is one line naming the choices
+    levels = _names(args.budget)
+    for level in levels:
+        if level not in BOT_LEVELS:
+            raise ValueError(f"unknown bot level {level!r}: the bot rungs are {list(BOT_LEVELS)}")
     noises = ("none", "tournament") if args.noise == "both" else (args.noise,)
     if args.compare is not None:
         from poolgym.agents.tools import speed_compare
@@ -297,11 +299,12 @@ def _bench_bot(args: argparse.Namespace) -> int:
         print(speed_compare.format_rows(rows, ["budget", "noise", "racks", "seed"], "moves/s"))
         write_json(args.json, rows)
         return 0
-    with Progress("bench-bot", args.racks * len(noises), "racks", enabled=not args.no_progress) as progress:
-        report = bench_bot.run(racks=args.racks, game=args.game, budget=args.budget, seed=args.seed,
-                               noises=noises, progress=progress.callback)
-    print(bench_bot.format_report(report))
-    write_json(args.json, report)
+    with Progress("bench-bot", args.racks * len(noises) * len(levels), "racks",
+                  enabled=not args.no_progress) as progress:
+        reports = bench_bot.run_levels(levels, racks=args.racks, game=args.game, seed=args.seed,
+                                       noises=noises, progress=progress.callback, workers=args.workers)
+    print("\n".join(bench_bot.format_report(r) for r in reports))
+    write_json(args.json, reports[0] if len(reports) == 1 else reports)
     return 0
 
 
@@ -712,12 +715,15 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--racks", type=_positive_int, default=200, help="racks per setting (default 200)")
     bb.add_argument("--game", default="nine_ball", help=f"a registered ruleset: {games} (default nine_ball)")
     bb.add_argument("--budget", default="normal",
-                    help="fast, normal or strong (with --compare, a comma-separated list)")
+                    help="the bot rung: weak, fast, normal, strong or pro; a comma-separated list "
+                         "benches each on the same racks")
     bb.add_argument("--compare", metavar="REV", help="report moves/s only, beside commit REV's, "
                                                      "measured in the same run")
     bb.add_argument("--reps", type=_positive_int, default=1,
                     help="with --compare: fresh processes per tree and case; the best is reported")
     bb.add_argument("--noise", default="both", choices=("both", "none", "tournament"))
+    bb.add_argument("--workers", type=_positive_int, default=1,
+                    help="processes sharing the racks (default 1; the figures do not depend on it)")
     bb.add_argument("--seed", type=_seed, default=0)
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bb.add_argument("--no-progress", action="store_true", help=no_progress)

@@ -5,6 +5,7 @@ The env's ``opponent`` argument (``make_opponent``) is one of:
 - a name of the opponent ladder, the same names as ``poolgym eval -a/-b``: ``"random"``,
   ``"legal-random"``, ``"fixed"`` (``poolgym.envs.baseline_agents``), ``"bot:weak"``,
   ``"bot:fast"``, ``"bot:normal"`` (``"bot"``), ``"bot:strong"`` (``poolgym.agents.bot.player.HeuristicBot``),
+  ``"bot:pro"`` (the top rung, ``poolgym.agents.bot.pro.ProBot``),
   a pretrained agent shipped with poolgym (``"pretrained:nine_ball"``), or a saved
   stable-baselines3 model ``"path.zip"`` / ``"ALGO:path.zip"`` (both play with their own
   recorded observation format and action mapping);
@@ -36,7 +37,7 @@ from poolgym.rules import Ruleset
 Policy = Callable[[Any, dict], Any]
 UNIFORM_ACTION = "uniform-action"
 SOLO = "solo"
-LADDER = ("random", "legal-random", "fixed", "bot:weak", "bot:fast", "bot:normal", "bot:strong")
+LADDER = ("random", "legal-random", "fixed", "bot:weak", "bot:fast", "bot:normal", "bot:strong", "bot:pro")
 
 
 class RandomPolicy:

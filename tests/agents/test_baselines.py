@@ -22,8 +22,9 @@ def test_agent_table_plays_each_agent_against_each_opponent_on_the_same_racks():
     assert fixed["wins"] == direct["wins"] and fixed["pot_attempts"] == direct["pot_attempts"]
     assert fixed["balls_pocketed_legally"] >= fixed["pots_made"]
     assert table["training"] == {"fixed": None, "random": None}
-    text = baselines.format_agent_markdown(table)
+    text, _, breaks = baselines.format_agent_markdown(table).partition("Break figures")
     rows = [line for line in text.splitlines() if line.startswith("| fixed") or line.startswith("| random")]
+    assert "| fixed | legal-random |" in breaks and "| random | legal-random |" in breaks
     assert len(rows) == 2 and rows[0].count("|") == 7
     balls = fixed["balls_pocketed_legally"] / fixed["innings"]
     assert f"| {balls:.2f} |" in rows[0]

@@ -1,0 +1,172 @@
+"""The top rung (``bot:pro``): its break table, its safety and two-shot choices on hand-built
+positions, and a legal rack played end to end (small budgets throughout)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from poolgym.aiming import pot_chance
+from poolgym.envs.play import simulate_move
+from poolgym.physics import Simulator
+from poolgym.rules import CueBallZone, GameState, get_ruleset
+from poolgym.table import POCKET_IDS
+
+from poolgym.agents.bot.breaks import NINE_BALL_TABLE, ROW_FIELDS, best_break, load_break_table
+from poolgym.agents.bot.position import shot_quality, state_value
+from poolgym.agents.bot.pro import ProBot
+from poolgym.agents.evaluation.loading import make_agent
+from poolgym.agents.evaluation.match import play_rack
+
+RULES = get_ruleset("nine_ball")
+SMALL = dict(top_k=3, noise_samples=4, lookahead=2, clusters=2)
+
+
+def _position(balls: dict) -> GameState:
+    return GameState(game="nine_ball", balls=balls, awaiting_break=False,
+                     cue_ball_in_hand=CueBallZone.NONE, shot_number=2, inning=2)
+
+
+# ---------------------------------------------------------------------- the break table
+def test_shipped_break_table_loads_and_its_best_break_is_a_measured_row():
+    table = load_break_table()
+    assert table.game == "nine_ball" and table.noise == "tournament" and len(table.rows) > 100
+    state = RULES.new_game(rng=0)
+    move = best_break(table, RULES, state, max_speed=10.0)
+    most = max(r.breaks for r in table.rows)
+    allowed = [r for r in table.rows if r.breaks == most and r.speed <= 10.0]
+    best = max(allowed, key=lambda r: r.value)
+    assert move.placement == (best.x, best.y) and move.shot.speed == best.speed
+    # A faster cap may pick a faster stroke; none above the cap is ever played.
+    assert best_break(table, RULES, state, max_speed=12.0).shot.speed <= 12.0
+    assert best_break(table, RULES, state, max_speed=5.0) is None
+
+
+def _write(tmp_path, data) -> str:
+    path = tmp_path / "table.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda d: "not json {", "not JSON"),
+    (lambda d: {k: v for k, v in d.items() if k != "noise"}, "keys"),
+    (lambda d: {**d, "fields": d["fields"][::-1]}, "fields"),
+    (lambda d: {**d, "rows": []}, "rows"),
+    (lambda d: {**d, "rows": [d["rows"][0][:-1]]}, "rows[0]"),
+    (lambda d: {**d, "rows": [d["rows"][0][:6] + [1.5] + d["rows"][0][7:]]}, "rows[0].made"),
+    (lambda d: {**d, "rows": [d["rows"][0][:5] + [2.5] + d["rows"][0][6:]]}, "rows[0].breaks"),
+    (lambda d: {**d, "rows": [d["rows"][0][:3] + [float("nan")] + d["rows"][0][4:]]}, "rows[0].speed"),
+    (lambda d: {**d, "seed": "zero"}, "seed"),
+])
+def test_break_table_loader_refuses_a_malformed_file(tmp_path, change, field):
+    good = json.loads(NINE_BALL_TABLE.read_text())
+    assert good["fields"] == list(ROW_FIELDS)
+    with pytest.raises(ValueError, match="table.json") as info:
+        load_break_table(_write(tmp_path, change(good)))
+    assert field in str(info.value)
+    if field.startswith("rows[0]."):
+        assert "must be a number in [" in str(info.value)
+
+
+def test_a_break_table_of_another_game_is_refused(tmp_path):
+    good = json.loads(NINE_BALL_TABLE.read_text())
+    path = _write(tmp_path, {**good, "game": "ten_ball"})
+    with pytest.raises(ValueError, match="break_table is for ten_ball, not nine_ball"):
+        ProBot(RULES, noise="tournament", break_table=path, **SMALL)
+
+
+def test_bad_search_sizes_are_refused_naming_the_argument():
+    with pytest.raises(ValueError, match="noise_samples must be an integer >= 1, got 0"):
+        ProBot(RULES, noise="tournament", noise_samples=0)
+
+
+# ---------------------------------------------------------------------- choices
+# The 1 ball lies across the table by the far rail and its one open pot is a thin cut (a
+# closed-form chance below 0.05): the rung has no pot likely enough and plays safe.
+SAFETY_POSITION = {0: (2.014687, 0.106470), 1: (1.798052, 1.156805), 2: (2.033000, 1.073231),
+                   9: (1.352925, 0.467584)}
+
+
+def _opponent_reply(bot: ProBot, state: GameState, move, samples: int) -> float:
+    """The mean, over noisy plays of ``move``, of the value of the opponent's best reply
+    from his side (a rack he then wins is worth the win)."""
+    simulator = Simulator(RULES.table, noise="tournament")
+    rng = np.random.default_rng(5)
+    values = []
+    for _ in range(samples):
+        events, _ = simulate_move(simulator, RULES, state, move, rng, False)
+        after, _ = RULES.apply_shot(state, move.call, events)
+        closed = state_value(after, RULES, 1 - state.shooter, bot.search.sigma_deg)
+        values.append(bot.table_value(after, closed, 1 - state.shooter))
+    return float(np.mean(values))
+
+
+def test_the_rung_plays_safe_when_no_pot_is_likely_and_leaves_a_worse_reply():
+    state = _position(SAFETY_POSITION)
+    assert 0.0 < shot_quality(state, RULES, 0.15) < 0.05
+    bot = ProBot(RULES, noise="tournament", seed=1, **{**SMALL, "noise_samples": 12})
+    move = bot.choose(state)
+    assert move.pocket is None and move.target == 1  # a safety: a named ball, no pocket
+    pots = bot.search.recheck(state, bot.search.pot_candidates(state, state.position(0), None))
+    assert pots, "the position has a pot to attempt"
+    samples = 12
+    assert _opponent_reply(bot, state, move, samples) < _opponent_reply(bot, state, pots[0].move, samples)
+
+
+# ---------------------------------------------------------------------- a rack
+def test_the_rung_plays_a_legal_rack_end_to_end_under_noise():
+    bots = [make_agent("bot:pro", RULES, seed=i, noise="tournament") for i in range(2)]
+    assert all(isinstance(b, ProBot) for b in bots)
+    for b in bots:  # small budgets: the test checks legality, not strength
+        b.top_k, b.noise_samples, b.lookahead = 2, 3, 1
+    simulator = Simulator(RULES.table, noise="tournament")
+    record = play_rack(RULES, simulator, bots, np.random.default_rng(3), breaker=0, max_moves=40)
+    assert not any(m.illegal for m in record.moves), record.end_reason
+    shots = [m for m in record.moves if m.outcome is not None]
+    first = record.moves[0].move
+    table_break = best_break(bots[0].break_table, RULES, record.moves[0].state, bots[0].max_speed)
+    assert first == table_break  # the break comes from the measured table
+    assert len(shots) >= 2 and all(m.move.call in RULES.call_options(m.state) for m in shots)
+
+
+# The 1 ball drops for sure in the left side pocket and about half the time in the head-left
+# corner; every stroke of the search that pots it in the side leaves no shot at the 2,
+# while the corner leaves one.
+TWO_SHOT_POSITION = {0: (1.668590, 1.135785), 1: (1.457659, 0.650196), 2: (1.725624, 0.125391),
+                     3: (0.327732, 0.639120), 4: (1.810929, 0.153612), 9: (2.204006, 0.751035)}
+
+
+def test_the_rung_leaves_itself_a_next_shot_rather_than_taking_the_easiest_pot():
+    state = _position(TWO_SHOT_POSITION)
+    bot = ProBot(RULES, noise="tournament", seed=2, **SMALL)
+    balls = state.positions
+    others = {n: p for n, p in balls.items() if n not in (0, 1)}
+    chances = {p: pot_chance(RULES.table, balls[0], balls[1], p, others, 0.15) for p in POCKET_IDS}
+    easiest = max(chances, key=chances.get)
+    assert easiest == "side_left" and chances[easiest] > 0.99 and chances["head_left"] > 0.5
+    # Every stroke of the search that pots the 1 in the easiest pocket leaves no next shot.
+    easy = [s for s in bot.search.pot_candidates(state, balls[0], None) if s.move.pocket == easiest and s.pots]
+    assert easy and max(s.value for s in easy) == 0.0
+    move = bot.choose(state)
+    assert move.pocket != easiest
+    after, outcome, _ = bot.search.play(state, move)
+    assert outcome.turn_kept and shot_quality(after, RULES, 0.15) > 0.5
+
+
+def test_the_break_table_builder_measures_its_held_out_rows_again_on_fresh_racks():
+    from dataclasses import replace
+
+    from poolgym.agents.tools.build_break_table import build, grid
+
+    shipped = load_break_table()
+    assert [(r.x, r.y, r.offset, r.speed, r.vertical) for r in shipped.rows] == grid(RULES)
+    fine = replace(shipped, rows=tuple(replace(r, breaks=500) if r.breaks == 1000 else r for r in shipped.rows))
+    table = build(resume=fine, held_out=2, validate=3, progress=None)
+    again = [i for i, r in enumerate(table.rows) if r.breaks == 3]
+    best_fine = sorted((i for i, r in enumerate(fine.rows) if r.breaks == 500),
+                       key=lambda i: fine.rows[i].value, reverse=True)[:2]
+    assert sorted(again) == sorted(best_fine)
+    assert all(table.rows[i] == fine.rows[i] for i in range(len(fine.rows)) if i not in again)
+    with pytest.raises(ValueError, match="resume: the table was not built on this grid"):
+        build(resume=replace(fine, seed=1), progress=None)
