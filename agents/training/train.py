@@ -47,6 +47,7 @@ from poolgym.agents.training import return_norm
 from poolgym.agents.evaluation.evaluate import REFERENCE_AGENTS
 from poolgym.agents.evaluation.policy_eval import evaluate, resolve_opponent
 from poolgym.agents.training.train_config import Stage, TrainConfig, load_config
+from poolgym.files import atomic_write_text
 from poolgym.envs.sb3_models import algorithm_class, env_record, load_model as load_sb3_model, write_env_record
 
 # Evaluation racks are seeded apart from the training envs' seeds.
@@ -310,6 +311,11 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     out.mkdir(parents=True, exist_ok=True)
 
     record = training_env_record(cfg)
+    if cfg.imitation is not None:
+        if resume is not None:
+            raise ValueError("resume: behaviour cloning (algorithm BC) starts from a fresh network; fine-tune "
+                             "its model with a MaskablePPO config and --resume")
+        return _train_imitation(cfg, out, record, device, final_progress)
     observe = _final_observation_space(cfg)
     algorithm = algorithm_class(cfg.algorithm)
     resumed = None
@@ -365,6 +371,57 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         "monitor_dir": str(out / "monitor"),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
+                     final_progress: Callable[[], None] | None) -> dict:
+    """Behaviour cloning (``algorithm: BC``, ``poolgym.agents.datasets.bc``): the network of
+    ``network_algorithm(cfg.algorithm)`` fitted to the ``imitation`` dataset for
+    ``cfg.total_steps`` samples, with the curve and the final evaluation of every recipe;
+    saved as a model of that algorithm (``--resume`` fine-tunes it)."""
+    from poolgym.agents.datasets import bc
+    from poolgym.agents.training.train_config import network_algorithm
+    from poolgym.envs.opponents import SB3Policy
+
+    imitation = cfg.imitation
+    network = network_algorithm(cfg.algorithm)
+    record = {**record, "algorithm": network,
+              "imitation": {"algorithm": cfg.algorithm, "dataset": imitation.dataset}}
+    vec_env = _vec_env(cfg, cfg.stage_list()[0], 0, out, None, None)
+    try:
+        model = algorithm_class(network)(cfg.policy, vec_env, seed=cfg.seed, device=device, **cfg.hyperparameters)
+        data = bc.load_imitation_data(imitation.dataset, model.observation_space, model.action_space)
+        rows, held_out = bc.split_by_episode(data, imitation.validation_share, cfg.seed)
+        untrained = copy.deepcopy(model.policy)
+        curve = None
+        if cfg.curve is not None:
+            from poolgym.agents.training.train_curves import Curve
+
+            curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET)
+            curve.point(model, 0)
+        start = time.perf_counter()
+        samples = bc.fit(model.policy, rows, cfg.total_steps, imitation.batch_size, imitation.learning_rate,
+                         cfg.seed, every=cfg.curve.every_steps if curve is not None else 0,
+                         on_point=(lambda seen: curve.point(model, seen)) if curve is not None else None)
+        train_time = time.perf_counter() - start
+        save_with_env(model, out / "model.zip", record)
+    finally:
+        vec_env.close()
+    final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                             progress=final_progress)
+    curve_final = curve.final(model, samples) if curve is not None else None
+    summary = {
+        "config": cfg.to_dict(), "config_source": cfg.source, "device": str(model.device),
+        "steps": int(samples), "train_time_s": round(train_time, 2),
+        "steps_per_s": round(samples / max(train_time, 1e-9), 1),
+        "imitation": {"dataset": imitation.dataset, "rows": len(rows), "held_out_rows": len(held_out),
+                      "fit": bc.fit_report(model.policy, rows), "held_out": bc.fit_report(model.policy, held_out),
+                      "untrained_held_out": bc.fit_report(untrained, held_out)},
+        "eval_history": [], "final": final, "curve_final": curve_final,
+        "model": str(out / "model.zip"), "monitor_dir": str(out / "monitor"),
+    }
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
     return summary
 
 
