@@ -88,8 +88,8 @@ def split_by_episode(data: ImitationData, share: float, seed: int) -> tuple[Imit
 def fit(policy, data: ImitationData, samples: int, batch_size: int, learning_rate: float, seed: int,
         every: int = 0, on_point: Callable[[int], None] | None = None) -> int:
     """Train ``policy`` (a MaskablePPO policy) for ``samples`` rows of ``data`` in shuffled
-    minibatches of ``batch_size`` (the data reshuffled each pass); ``on_point(samples_seen)``
-    every ``every`` samples. Returns the samples seen."""
+    minibatches of at most ``batch_size`` (the data reshuffled each pass; a minibatch may
+    span two passes); ``on_point(samples_seen)`` every ``every`` samples. Returns the samples seen."""
     import torch
 
     if len(data) == 0:
@@ -99,9 +99,10 @@ def fit(policy, data: ImitationData, samples: int, batch_size: int, learning_rat
     policy.set_training_mode(True)
     seen, next_point, order = 0, every, np.empty(0, dtype=np.int64)
     while seen < samples:
-        if len(order) == 0:
-            order = rng.permutation(len(data))
-        take = min(batch_size, samples - seen, len(order))
+        # A minibatch ends at the budget and at the next point, so points fall where asked.
+        take = min(batch_size, samples - seen, next_point - seen if every > 0 else batch_size)
+        while len(order) < take:  # passes over the data follow on, each in its own order
+            order = np.concatenate([order, rng.permutation(len(data))])
         batch, order = order[:take], order[take:]
         loss = -log_likelihood(policy, data.rows(batch)).mean()
         optimiser.zero_grad()

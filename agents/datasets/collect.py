@@ -15,8 +15,9 @@ What an episode holds (Minari's layout: one more observation and info than actio
 - ``observations``: what the env returned (reset, then every step); ``actions``: the
   agent's actions in the env's own action space. An agent that plays on states (the bots,
   legal-random, fixed) acts through the env's mapping: its move is encoded with
-  ``env.mapper.encode`` (so in ``choice_discrete`` the stroke is binned), and the env plays
-  the decoded action, which is what is recorded. A saved model whose mapping and
+  ``env.mapper.encode`` (so in ``choice_discrete`` the stroke is binned); the action is
+  cast to the action space's dtype before the env plays it (a Box is float32), so what is
+  recorded is exactly what was played. A saved model whose mapping and
   observation format are the env's acts on the env's observation directly.
 - ``rewards``, ``terminations``, ``truncations`` as the env returned them.
 - ``infos``: light, fixed keys (``LIGHT_INFO_KEYS``), never whole game states:
@@ -323,11 +324,12 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
                 episode = _Episode(episode_seed, obs, light_info(env, info, False))
                 finished = False
                 while not finished:
-                    action = actor.act(obs)
+                    # Played as recorded: in the action space's dtype (a Box is float32, so a
+                    # bot's float64 stroke is rounded before the env sees it).
+                    action = np.asarray(game.mapper.validate(actor.act(obs))).astype(env.action_space.dtype)
                     obs, reward, terminated, truncated, info = env.step(action)
                     finished = terminated or truncated
-                    episode.add(np.asarray(game.mapper.validate(action)).astype(env.action_space.dtype),
-                                obs, reward, terminated, truncated, light_info(env, info, finished))
+                    episode.add(action, obs, reward, terminated, truncated, light_info(env, info, finished))
                     steps += 1
                     if stop_after is not None and steps >= stop_after:
                         raise KeyboardInterrupt
