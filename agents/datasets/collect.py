@@ -411,3 +411,35 @@ class _Writer:
                                 "poolgym_version": poolgym.__version__})
             self.dataset.storage.update_metadata({"collections": collections})
 
+
+
+def describe(dataset_id: str) -> dict:
+    """A dataset's figures (docs/datasets.md): episodes, steps, size on disk, the collection
+    runs' seconds, and how the recorded agent did: racks won (game envs; an episode is won
+    when the agent's racks exceed the opponent's at its end) or pots (PotBall), with 95%
+    Wilson intervals."""
+    from minari.storage import get_dataset_path
+
+    from poolgym.agents.evaluation.evaluate import wilson_interval
+
+    minari = require_minari()
+    dataset = minari.load_dataset(check_dataset_id(dataset_id))
+    meta = dataset.storage.metadata
+    wins = episodes = 0
+    for episode in dataset.iterate_episodes():
+        episodes += 1
+        infos = episode.infos
+        if "racks_won" in infos:
+            agent, opponent = infos["racks_won"][-1]
+            wins += int(agent > opponent)
+        else:
+            wins += int(infos["potted"][-1] and not infos["scratched"][-1])
+    low, high = wilson_interval(wins, episodes)
+    what = "racks_won" if "racks_won" in dataset[0].infos else "pots"
+    return {"dataset_id": dataset_id, "agent": meta.get("agent"), "opponent": meta.get("opponent"),
+            "env_id": dataset.spec.env_spec.id, "action_mode": meta.get("action_mode"),
+            "obs_mode": meta.get("obs_mode"), "episodes": episodes, "steps": int(dataset.total_steps),
+            "size_bytes": _size_on_disk(get_dataset_path(dataset_id)),
+            "seconds": round(sum(c["seconds"] for c in meta.get("collections", [])), 1),
+            "poolgym_version": meta.get("poolgym_version"),
+            what: {"count": wins, "rate": round(wins / episodes, 4), "ci95": [round(low, 4), round(high, 4)]}}

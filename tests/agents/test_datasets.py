@@ -12,7 +12,7 @@ import pytest
 minari = pytest.importorskip("minari")
 
 from poolgym.agents.datasets.collect import (SHIPPED_DATASET_ID, SHIPPED_DATASETS_PATH, check_dataset_id,
-                                             collect)
+                                             collect, describe)
 from poolgym.agents.tools.cli import main
 
 NINE = {"env_id": "poolgym/NineBall-v1", "action_mode": "choice_discrete", "obs_mode": "flat"}
@@ -104,6 +104,10 @@ def test_the_pot_ball_drill_replays_and_minari_show_lists_the_metadata(data_path
     dataset = minari.load_dataset("test/pot-ball/fixed-v0")
     assert _replays_exactly(dataset) == 5
     assert set(dataset[0].infos) == {"action_masks", "target", "potted", "scratched"}
+    figures = describe("test/pot-ball/fixed-v0")
+    pots = sum(int(e.rewards[-1] > 0) for e in dataset.iterate_episodes())
+    assert (figures["episodes"], figures["steps"], figures["pots"]["count"]) == (5, 5, pots)
+    assert figures["size_bytes"] > 0 and figures["agent"] == "fixed"
     shown = subprocess.run([sys.executable, "-c", "from minari.cli import app; app()", "show",
                             "test/pot-ball/fixed-v0"], capture_output=True, text=True, timeout=120,
                            env={**os.environ, "COLUMNS": "200"})
