@@ -26,7 +26,7 @@ sets=("$@")
 for set in "${sets[@]}"; do
   case $set in
     # The bot's fast budget against the v1 opponent, in the recipes' mapping (MaskablePPO).
-    bot-fast) run_set "$set" poolgym/nine-ball/bot-fast-v0 1000 0 --agent bot:fast --opponent legal-random $nine ;;
+    bot-fast) run_set "$set" poolgym/nine-ball/bot-fast-v0 300 0 --agent bot:fast --opponent legal-random $nine ;;
     # The same bot against itself: racks a foul loses.
     bot-fast-vs-bot-fast) run_set "$set" poolgym/nine-ball/bot-fast-vs-bot-fast-v0 200 0 \
         --agent bot:fast --opponent bot:fast $nine ;;
