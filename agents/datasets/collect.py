@@ -139,7 +139,7 @@ class EnvActor:
     def __init__(self, spec: str, env: gym.Env, seed: int) -> None:
         from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
 
-        self.spec, self.env, self.game = spec, env, env.unwrapped
+        self.env, self.game = env, env.unwrapped
         self._make = lambda rules, s: make_agent(spec, rules, seed=s, noise=self.game.simulator.noise,
                                                  action_mode=self.game.mapper.mode, obs_mode=self.game.obs_mode,
                                                  max_speed=self.game.mapper.max_speed,
