@@ -191,9 +191,10 @@ def light_info(env: gym.Env, info: dict, done: bool) -> dict:
         return out
     from poolgym.render.overlay import shot_verdict
 
-    agent = game.agent
-    mine = [o for o in info["outcomes"] if o.shooter == agent]
-    theirs = [o for o in info["outcomes"] if o.shooter != agent]
+    # In solo play (NineBallSolo) the agent plays both sides: every shot is its own.
+    ours = [game.solo or o.shooter == game.agent for o in info["outcomes"]]
+    mine = [o for o, own in zip(info["outcomes"], ours) if own]
+    theirs = [o for o, own in zip(info["outcomes"], ours) if not own]
     out["legal"] = -1 if not mine else int(all(o.legal for o in mine))
     out["fouls"] = ",".join(s for o in mine for s in o.foul_sections)
     out["potted"] = sum(len(o.pocketed_legally) for o in mine)

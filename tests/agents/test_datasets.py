@@ -130,6 +130,14 @@ def test_appending_checks_the_env_spec_and_continues_the_seeds(data_path):
     assert minari.load_dataset("test/pot-ball/random-v0").total_episodes == 5
 
 
+def test_solo_play_counts_every_shot_as_the_agents(data_path):
+    collect("fixed", "poolgym/NineBallSolo-v1", 1, "test/nine-ball-solo/fixed-v0")
+    episode = minari.load_dataset("test/nine-ball-solo/fixed-v0")[0]
+    assert (episode.infos["legal"][1:] >= 0).all()  # a shot every step, all of them the agent's
+    assert episode.infos["opponent_potted"].sum() == 0 and episode.infos["opponent_fouls"].sum() == 0
+    assert episode.infos["potted"].sum() > 0
+
+
 def test_an_interrupted_collection_keeps_the_finished_episodes(data_path):
     with pytest.raises(KeyboardInterrupt) as stop:
         collect("legal-random", "poolgym/PotBall-v1", 10, "test/pot-ball/cut-v0", flush_every=100, stop_after=4)
