@@ -88,9 +88,18 @@ def require_minari():
 
 def check_dataset_id(dataset_id: Any) -> str:
     """``dataset_id`` if it is Minari's ``namespace/name-vN`` form, else ``ValueError``."""
+    message = (f"dataset_id must be Minari's 'namespace/name-vN' form (e.g. "
+               f"'poolgym/nine-ball/bot-fast-v0'), got {dataset_id!r}")
     if not isinstance(dataset_id, str) or not DATASET_ID.match(dataset_id):
-        raise ValueError(f"dataset_id must be Minari's 'namespace/name-vN' form (e.g. "
-                         f"'poolgym/nine-ball/bot-fast-v0'), got {dataset_id!r}")
+        raise ValueError(message)
+    try:  # Minari's own parser too (a namespace takes two characters or more)
+        from minari.dataset.minari_dataset import parse_dataset_id
+    except ImportError:
+        return dataset_id
+    try:
+        parse_dataset_id(dataset_id)
+    except ValueError:
+        raise ValueError(message) from None
     return dataset_id
 
 
@@ -167,6 +176,10 @@ class EnvActor:
 
     def act(self, obs):
         game = self.game
+        if game.state.is_over:
+            # The opponent won the match before the agent's first move (it broke and ran
+            # out): the env ends the episode on this step without playing its action.
+            return np.zeros(self.env.action_space.shape, dtype=self.env.action_space.dtype)
         if self._direct:
             info = {"state": game.state, "player": 0}
             if game.mapper.mode == "choice_discrete":
@@ -339,7 +352,7 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
                     progress()
                 if len(writer.pending) >= flush_every:
                     writer.flush()
-        except KeyboardInterrupt as exc:
+        except BaseException as exc:  # Ctrl-C, or an agent that failed: keep what was finished
             interrupted = exc
         seconds = time.perf_counter() - start
         writer.flush(seconds=seconds, first_seed=first_seed)
@@ -350,7 +363,8 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
                                _size_on_disk(get_dataset_path(dataset_id)), str(get_dataset_path(dataset_id)),
                                interrupted is not None)
         if interrupted is not None:
-            interrupted.result = result
+            if isinstance(interrupted, KeyboardInterrupt):
+                interrupted.result = result
             raise interrupted
         return result
     finally:

@@ -138,6 +138,16 @@ def test_solo_play_counts_every_shot_as_the_agents(data_path):
     assert episode.infos["potted"].sum() > 0
 
 
+def test_an_opponent_that_wins_before_the_agents_first_move_is_an_episode_of_one_step(data_path):
+    # Seed 7: bot:fast breaks and runs out the rack inside reset; the first step ends it.
+    collect("bot:fast", "poolgym/NineBall-v1", 1, "test/nine-ball/run-out-v0", opponent="bot:fast",
+            action_mode="choice_discrete", obs_mode="flat", seed=7)
+    dataset = minari.load_dataset("test/nine-ball/run-out-v0")
+    episode = dataset[0]
+    assert len(episode.actions) == 1 and episode.terminations[0] and episode.rewards[0] < 0
+    assert episode.infos["legal"][1] == -1 and _replays_exactly(dataset) == 1
+
+
 def test_an_interrupted_collection_keeps_the_finished_episodes(data_path):
     with pytest.raises(KeyboardInterrupt) as stop:
         collect("legal-random", "poolgym/PotBall-v1", 10, "test/pot-ball/cut-v0", flush_every=100, stop_after=4)
@@ -150,6 +160,7 @@ def test_an_interrupted_collection_keeps_the_finished_episodes(data_path):
 @pytest.mark.parametrize("kwargs, message", [
     ({"dataset_id": "no-namespace-v0"}, "namespace/name-vN"),
     ({"dataset_id": "test/x"}, "namespace/name-vN"),
+    ({"dataset_id": "t/x-v0"}, "namespace/name-vN"),  # Minari's namespaces take two characters
     ({"episodes": 0}, "episodes must be a whole number >= 1"),
     ({"seed": -1}, "seed must be a whole number >= 0"),
     ({"agent": "bot:huge"}, "bot budgets"),
