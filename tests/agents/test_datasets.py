@@ -227,14 +227,14 @@ def test_the_bc_config_section_is_checked():
     with pytest.raises(ValueError, match="'imitation' goes with algorithm BC"):
         parse_config({**base, "algorithm": "BC"})
     with pytest.raises(ValueError, match="'imitation' goes with algorithm BC"):
-        parse_config({**base, "algorithm": "MaskablePPO", "imitation": {"dataset": "a/b-v0"}})
+        parse_config({**base, "algorithm": "MaskablePPO", "imitation": {"dataset": "ns/name-v0"}})
     with pytest.raises(ValueError, match="imitation.dataset"):
         parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "nothing"}})
     with pytest.raises(ValueError, match="imitation.validation_share"):
-        parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "a/b-v0", "validation_share": 1.0}})
+        parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0", "validation_share": 1.0}})
     with pytest.raises(ValueError, match="choice_discrete"):
         parse_config({**base, "env": {"id": "poolgym/NineBall-v1"}, "algorithm": "BC",
-                      "imitation": {"dataset": "a/b-v0"}})
-    cfg = parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "a/b-v0"},
+                      "imitation": {"dataset": "ns/name-v0"}})
+    cfg = parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0"},
                         "hyperparameters": {"n_steps": 64}})
-    assert cfg.imitation.batch_size == 256 and cfg.to_dict()["imitation"]["dataset"] == "a/b-v0"
+    assert cfg.imitation.batch_size == 256 and cfg.to_dict()["imitation"]["dataset"] == "ns/name-v0"
