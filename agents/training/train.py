@@ -412,11 +412,19 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     out = Path(out) if out is not None else Path("runs") / name
     try:
         record = training_env_record(cfg)
-        observe = _final_observation_space(cfg)
+        observe = _final_observation_space(cfg) if cfg.imitation is None else None
     except (ValueError, TypeError) as exc:  # the env's own checks of its arguments
         raise ValueError(f"{cfg.source}: key 'env': {exc}") from None
     if cfg.n_envs > 1:
         _check_workers_can_make(cfg)
+    if cfg.imitation is not None:
+        if resume is not None:
+            raise ValueError("resume: behaviour cloning (algorithm BC) starts from a fresh network; fine-tune "
+                             "its model with a MaskablePPO config and --resume")
+        torch.set_num_threads(torch_threads)
+        with run_folder.locked(out):
+            run_folder.prepare(out, None, replace)
+            return _train_imitation(cfg, out, record, device, progress)
     algorithm = algorithm_class(cfg.algorithm)
     resumed = None
     if resume is not None:
@@ -501,15 +509,8 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                     save_with_env(model, out / "model.zip", record)
             finally:
                 vec_env.close()
-        final = []
-        if cfg.eval.final_episodes > 0:
-            count = final_evaluation_count(cfg)
-            label = (f"final evaluation ({cfg.eval.final_episodes} episodes of {cfg.env_id} x {count}: the "
-                     f"trained, untrained and reference agents)")
-            shown = progress(label, count, "evaluations") if progress is not None else contextlib.nullcontext()
-            with shown:
-                final = final_evaluation(model, cfg, untrained=SB3Policy(untrained, deterministic=cfg.eval.deterministic),
-                                         progress=shown.advance if progress is not None else None)
+        final = _shown_final_evaluation(model, cfg, SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                                        progress)
         curve_final = None
         if curve is not None:
             curve_final = curve.final(model, model.num_timesteps)
@@ -520,6 +521,20 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
         save_with_env(model, out / "model.zip", record)
         raise TrainingInterrupted(summarize(None, None, interrupted=True)) from None
     return summarize(final, curve_final, interrupted=False)
+
+
+def _shown_final_evaluation(model, cfg: TrainConfig, untrained, progress) -> list[dict]:
+    """``final_evaluation`` of ``model`` beside ``untrained``, in a progress display made by
+    ``progress(label, total, unit)`` when given; none when the config's budget is 0."""
+    if cfg.eval.final_episodes == 0:
+        return []
+    count = final_evaluation_count(cfg)
+    label = (f"final evaluation ({cfg.eval.final_episodes} episodes of {cfg.env_id} x {count}: the "
+             f"trained, untrained and reference agents)")
+    shown = progress(label, count, "evaluations") if progress is not None else contextlib.nullcontext()
+    with shown:
+        return final_evaluation(model, cfg, untrained=untrained,
+                                progress=shown.advance if progress is not None else None)
 
 
 def _previous_curve(out: Path) -> dict | None:
@@ -544,6 +559,59 @@ def _check_workers_can_make(cfg: TrainConfig) -> None:
             raise ValueError(f"{cfg.source}: key 'n_envs' is {cfg.n_envs}, but the registration of "
                              f"{stage.env_id} cannot be sent to a worker process ({type(exc).__name__}: "
                              f"{exc}); use n_envs: 1") from None
+
+
+def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
+                     progress: Callable[[str, int, str], Any] | None) -> dict:
+    """Behaviour cloning (``algorithm: BC``, ``poolgym.agents.datasets.bc``): the network of
+    ``network_algorithm(cfg.algorithm)`` fitted to the ``imitation`` dataset for
+    ``cfg.total_steps`` samples, with the curve and the final evaluation of every recipe;
+    saved as a model of that algorithm (``--resume`` fine-tunes it)."""
+    from poolgym.agents.datasets import bc
+    from poolgym.agents.training.train_config import network_algorithm
+    from poolgym.envs.opponents import SB3Policy
+
+    imitation = cfg.imitation
+    network = network_algorithm(cfg.algorithm)
+    record = {**record, "algorithm": network,
+              "imitation": {"algorithm": cfg.algorithm, "dataset": imitation.dataset}}
+    vec_env = _vec_env(cfg, cfg.stage_list()[0], 0, out, None, None)
+    try:
+        model = algorithm_class(network)(cfg.policy, vec_env, seed=cfg.seed, device=device, **cfg.hyperparameters)
+        data = bc.load_imitation_data(imitation.dataset, model.observation_space, model.action_space)
+        rows, held_out = bc.split_by_episode(data, imitation.validation_share, cfg.seed)
+        untrained = copy.deepcopy(model.policy)
+        curve = None
+        if cfg.curve is not None:
+            from poolgym.agents.training.train_curves import Curve
+
+            curve = Curve(cfg.curve, record, untrained, out, cfg.seed + EVAL_SEED_OFFSET,
+                          progress=progress and (lambda label, racks: progress(label, racks, "racks")))
+            curve.point(model, 0)
+        start = time.perf_counter()
+        samples = bc.fit(model.policy, rows, cfg.total_steps, imitation.batch_size, imitation.learning_rate,
+                         cfg.seed, every=cfg.curve.every_steps if curve is not None else 0,
+                         on_point=(lambda seen: curve.point(model, seen)) if curve is not None else None)
+        train_time = time.perf_counter() - start
+        save_with_env(model, out / "model.zip", record)
+    finally:
+        vec_env.close()
+    final = _shown_final_evaluation(model, cfg, SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                                    progress)
+    curve_final = curve.final(model, samples) if curve is not None else None
+    summary = {
+        "config": cfg.to_dict(), "config_source": cfg.source, "device": str(model.device),
+        "steps": int(samples), "train_time_s": round(train_time, 2),
+        "steps_per_s": round(samples / max(train_time, 1e-9), 1),
+        "imitation": {"dataset": imitation.dataset, "rows": len(rows), "held_out_rows": len(held_out),
+                      "fit": bc.fit_report(model.policy, rows), "untrained_fit": bc.fit_report(untrained, rows),
+                      "held_out": bc.fit_report(model.policy, held_out),
+                      "untrained_held_out": bc.fit_report(untrained, held_out)},
+        "eval_history": [], "final": final, "curve_final": curve_final,
+        "model": str(out / "model.zip"), "monitor_dir": str(out / "monitor"),
+    }
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+    return summary
 
 
 def _check_resumable(path: str, record: dict) -> None:

@@ -8,7 +8,7 @@ evaluation schedule::
       kwargs: {obs_mode: flat}          # keyword arguments for gymnasium.make
       opponent: random                  # game envs: "random", "solo" or "pkg.mod:callable"
       reward_weights: {legal_pot: 1.0}  # game envs: RewardWeights terms
-    algorithm: PPO                      # PPO, SAC, TD3 or MaskablePPO (choice_discrete)
+    algorithm: PPO                      # PPO, SAC, TD3, MaskablePPO (choice_discrete) or BC
     policy: MlpPolicy
     hyperparameters: {learning_rate: 0.0003, n_steps: 256}   # constructor arguments
     total_steps: 40000
@@ -32,6 +32,11 @@ evaluation schedule::
     stages:                             # a curriculum (poolgym.agents.training.curriculum); `env` is the last
       - {id: poolgym/PotBall-v1, kwargs: {...}, steps: 100000}
       - {id: poolgym/NineBall-v1, kwargs: {...}, opponent: legal-random, steps: 300000}
+    imitation:                          # algorithm BC only (poolgym.agents.datasets.bc)
+      dataset: poolgym/nine-ball/bot-fast-v0   # a Minari dataset (poolgym collect)
+      batch_size: 256
+      learning_rate: 0.001
+      validation_share: 0.1
     self_play:                          # a league of snapshots (poolgym.agents.training.self_play)
       snapshot_every: 50000
       league_size: 8
@@ -40,7 +45,10 @@ evaluation schedule::
 
 With ``stages`` the stage budgets must add up to ``total_steps``; ``stages`` and
 ``self_play`` do not go together. ``MaskablePPO`` needs ``action_mode: choice_discrete`` in
-every env it trains on.
+every env it trains on. ``BC`` (behaviour cloning) trains MaskablePPO's network from the
+``imitation`` dataset (so it too needs ``choice_discrete``, and its ``hyperparameters`` are
+MaskablePPO's); its ``total_steps`` count training samples, and it takes no ``stages`` or
+``self_play``.
 
 Every mistake (unknown key, wrong type, missing field, unknown hyperparameter or env
 keyword argument, a value out of its range: ``seed`` in 0..``MAX_SEED``, ``n_steps``,
@@ -65,8 +73,15 @@ from typing import Any
 from poolgym.numbers import quote
 from poolgym.yaml_files import load_yaml_file
 
-ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO")
-MASKED_ALGORITHMS = ("MaskablePPO",)
+ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO", "BC")
+MASKED_ALGORITHMS = ("MaskablePPO", "BC")
+# Behaviour cloning trains (and saves) the network of this algorithm.
+IMITATION_NETWORK = {"BC": "MaskablePPO"}
+
+
+def network_algorithm(algorithm: str) -> str:
+    """The stable-baselines3 algorithm whose network ``algorithm`` trains and saves."""
+    return IMITATION_NETWORK.get(algorithm, algorithm)
 REQUIRED = object()  # marks a key with no default
 # The largest seed: numpy's legacy seeding (which SB3 uses) takes seeds below 2**32, and the
 # run adds offsets to it (10,000 per curriculum stage, 1,000,000 for the evaluation racks).
@@ -117,6 +132,13 @@ _TOP: dict[str, tuple[tuple[type, ...], Any]] = {
     "curve": ((dict,), None),
     "stages": ((list,), []),
     "self_play": ((dict,), None),
+    "imitation": ((dict,), None),
+}
+_IMITATION: dict[str, tuple[tuple[type, ...], Any]] = {
+    "dataset": ((str,), REQUIRED),
+    "batch_size": ((int,), 256),
+    "learning_rate": ((float, int), 0.001),
+    "validation_share": ((float, int), 0.1),
 }
 _ENV: dict[str, tuple[tuple[type, ...], Any]] = {
     "id": ((str,), REQUIRED),
@@ -206,6 +228,16 @@ class SelfPlayConfig:
 
 
 @dataclass(frozen=True)
+class ImitationConfig:
+    """Where behaviour cloning's data comes from and how it is fitted (``poolgym.agents.datasets.bc``)."""
+
+    dataset: str
+    batch_size: int = 256
+    learning_rate: float = 0.001
+    validation_share: float = 0.1
+
+
+@dataclass(frozen=True)
 class EvalConfig:
     """When and how the policy is evaluated (see the module docstring)."""
 
@@ -239,6 +271,7 @@ class TrainConfig:
     curve: CurveConfig | None = None
     stages: tuple[Stage, ...] = ()
     self_play: SelfPlayConfig | None = None
+    imitation: ImitationConfig | None = None
 
     def stage_list(self) -> tuple[Stage, ...]:
         """The stages trained in turn: the curriculum's, or the one env for the whole budget."""
@@ -275,6 +308,10 @@ class TrainConfig:
             "self_play": None if self.self_play is None else {
                 "snapshot_every": self.self_play.snapshot_every, "league_size": self.self_play.league_size,
                 "ladder": list(self.self_play.ladder), "ladder_share": self.self_play.ladder_share},
+            "imitation": None if self.imitation is None else {
+                "dataset": self.imitation.dataset, "batch_size": self.imitation.batch_size,
+                "learning_rate": self.imitation.learning_rate,
+                "validation_share": self.imitation.validation_share},
         }
 
 
@@ -426,7 +463,7 @@ def _check_hyperparameters(algorithm: str, hyperparameters: dict, source: str) -
     """Names the first hyperparameter the algorithm's constructor does not take."""
     from poolgym.envs.sb3_models import algorithm_class
 
-    accepted = set(inspect.signature(algorithm_class(algorithm)).parameters)
+    accepted = set(inspect.signature(algorithm_class(network_algorithm(algorithm))).parameters)
     # These are set by the trainer from other keys or its own arguments.
     reserved = {"policy", "env", "seed", "device", "tensorboard_log", "verbose", "_init_setup_model"}
     for key in hyperparameters:
@@ -498,6 +535,9 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     stages = _parse_stages(top["stages"], top["total_steps"], source)
     curve = _parse_curve(top["curve"], source)
     self_play = _parse_self_play(top["self_play"], source)
+    imitation = _parse_imitation(top["imitation"], top["algorithm"], source)
+    if imitation is not None and (stages or self_play is not None):
+        raise ValueError(f"{source}: algorithm BC takes no 'stages' or 'self_play'")
     if stages and stages[-1].env_id != env["id"]:
         raise ValueError(f"{source}: the last stage's env ({stages[-1].env_id!r}) must be key 'env.id' "
                          f"({env['id']!r}): the model is recorded and evaluated on it")
@@ -526,7 +566,7 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
                         final_episodes=ev["final_episodes"], opponents=tuple(ev["opponents"]),
                         baseline=ev["baseline"], deterministic=ev["deterministic"]),
         description=top["description"], source=source, normalize_reward=top["normalize_reward"],
-        curve=curve, stages=stages, self_play=self_play)
+        curve=curve, stages=stages, self_play=self_play, imitation=imitation)
 
 
 def _names(values: list, key: str, allowed: tuple[str, ...], source: str) -> tuple[str, ...]:
@@ -568,6 +608,30 @@ def _parse_curve(data: dict | None, source: str) -> CurveConfig | None:
                        curve["final_racks"],
                        _names(curve["final_opponents"], "curve.final_opponents", LADDER, source),
                        curve["protocol"], curve["deterministic"])
+
+
+def _parse_imitation(data: dict | None, algorithm: str, source: str) -> ImitationConfig | None:
+    if (data is None) != (algorithm not in IMITATION_NETWORK):
+        raise ValueError(f"{source}: key 'imitation' goes with algorithm BC and BC needs it "
+                         f"(algorithm {algorithm!r}, imitation {'given' if data is not None else 'missing'})")
+    if data is None:
+        return None
+    section = check_section(data, _IMITATION, "imitation", source)
+    from poolgym.agents.datasets.collect import check_dataset_id
+
+    try:
+        check_dataset_id(section["dataset"])
+    except ValueError as exc:
+        raise ValueError(f"{source}: key 'imitation.dataset': {exc}") from None
+    _at_least(section["batch_size"], 1, "imitation.batch_size", source)
+    if not (section["learning_rate"] > 0 and math.isfinite(section["learning_rate"])):
+        raise ValueError(f"{source}: key 'imitation.learning_rate' must be a finite number > 0, "
+                         f"got {section['learning_rate']!r}")
+    if not 0.0 <= section["validation_share"] < 1.0:
+        raise ValueError(f"{source}: key 'imitation.validation_share' must be within [0, 1), "
+                         f"got {section['validation_share']!r}")
+    return ImitationConfig(section["dataset"], section["batch_size"], float(section["learning_rate"]),
+                           float(section["validation_share"]))
 
 
 def _parse_self_play(data: dict | None, source: str) -> SelfPlayConfig | None:

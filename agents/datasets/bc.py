@@ -1,0 +1,145 @@
+"""Behaviour cloning from a Minari dataset (``algorithm: BC`` in a training config).
+
+The network trained is the MaskablePPO policy the recipes train (``hyperparameters`` are
+MaskablePPO's, so ``policy_kwargs`` shape the same network), by cross-entropy on the
+recorded ``MultiDiscrete`` actions under the recorded ``action_masks`` (the masks of the
+state each action was taken in, ``poolgym.agents.datasets.collect``): the loss is the
+negative log-likelihood of the masked distribution, the one MaskablePPO samples from. The
+model is saved as a MaskablePPO model, so ``poolgym train --resume`` fine-tunes it with
+MaskablePPO and ``poolgym eval`` / ``baselines`` play it like any other.
+
+The budget (``total_steps``) counts training samples (minibatch rows), so ``curve``
+points fall every ``curve.every_steps`` samples; ``imitation`` says where the data comes
+from and how it is fitted::
+
+    imitation:
+      dataset: poolgym/nine-ball/bot-fast-v0   # a Minari dataset id (MINARI_DATASETS_PATH)
+      batch_size: 256
+      learning_rate: 0.001                     # Adam, on the whole network
+      validation_share: 0.1                    # episodes held out for the reported fit
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ImitationData:
+    """Every recorded decision of a dataset: ``observations`` (n, ...), ``actions`` (n, k)
+    and ``masks`` (n, sum of nvec), with the episode each row came from."""
+
+    observations: np.ndarray
+    actions: np.ndarray
+    masks: np.ndarray
+    episodes: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def rows(self, keep: np.ndarray) -> "ImitationData":
+        return ImitationData(self.observations[keep], self.actions[keep], self.masks[keep], self.episodes[keep])
+
+
+def load_imitation_data(dataset_id: str, observation_space, action_space) -> ImitationData:
+    """The dataset's decisions, checked against the network's spaces (``ValueError`` naming
+    both when they differ, or when the dataset has no ``action_masks`` infos)."""
+    from poolgym.agents.datasets.collect import require_minari
+
+    minari = require_minari()
+    try:
+        dataset = minari.load_dataset(dataset_id)
+    except (FileNotFoundError, ValueError) as exc:
+        raise ValueError(f"imitation.dataset {dataset_id!r} cannot be loaded ({exc}); build it with "
+                         f"poolgym collect (docs/datasets.md) under MINARI_DATASETS_PATH") from None
+    for name, theirs, ours in (("observation", dataset.observation_space, observation_space),
+                               ("action", dataset.action_space, action_space)):
+        if theirs != ours:
+            raise ValueError(f"imitation.dataset {dataset_id!r}: its {name} space {theirs} is not the "
+                             f"network's {ours}")
+    observations, actions, masks, episodes = [], [], [], []
+    for episode in dataset.iterate_episodes():
+        if episode.infos is None or "action_masks" not in episode.infos:
+            raise ValueError(f"imitation.dataset {dataset_id!r} records no action_masks (collect it in "
+                             f"action_mode choice_discrete with poolgym collect)")
+        n = len(episode.actions)
+        # Minari keeps the final observation (and its info): no action was taken there.
+        observations.append(np.asarray(episode.observations[:n]))
+        actions.append(np.asarray(episode.actions))
+        masks.append(np.asarray(episode.infos["action_masks"][:n], dtype=bool))
+        episodes.append(np.full(n, episode.id))
+    return ImitationData(np.concatenate(observations), np.concatenate(actions), np.concatenate(masks),
+                         np.concatenate(episodes))
+
+
+def split_by_episode(data: ImitationData, share: float, seed: int) -> tuple[ImitationData, ImitationData]:
+    """(training rows, held-out rows): a ``share`` of the episodes, drawn with ``seed``, held
+    out whole (rows of one rack are alike, so a row split would flatter the fit)."""
+    ids = np.unique(data.episodes)
+    rng = np.random.default_rng(seed)
+    held = rng.choice(ids, size=int(round(share * len(ids))), replace=False) if share > 0 else ids[:0]
+    out = np.isin(data.episodes, held)
+    return data.rows(~out), data.rows(out)
+
+
+def fit(policy, data: ImitationData, samples: int, batch_size: int, learning_rate: float, seed: int,
+        every: int = 0, on_point: Callable[[int], None] | None = None) -> int:
+    """Train ``policy`` (a MaskablePPO policy) for ``samples`` rows of ``data`` in shuffled
+    minibatches of at most ``batch_size`` (the data reshuffled each pass; a minibatch may
+    span two passes); ``on_point(samples_seen)`` every ``every`` samples. Returns the samples seen."""
+    import torch
+
+    if len(data) == 0:
+        raise ValueError("the imitation dataset has no decisions to learn from")
+    optimiser = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    rng = np.random.default_rng(seed)
+    policy.set_training_mode(True)
+    seen, next_point, order = 0, every, np.empty(0, dtype=np.int64)
+    while seen < samples:
+        # A minibatch ends at the budget and at the next point, so points fall where asked.
+        take = min(batch_size, samples - seen, next_point - seen if every > 0 else batch_size)
+        while len(order) < take:  # passes over the data follow on, each in its own order
+            order = np.concatenate([order, rng.permutation(len(data))])
+        batch, order = order[:take], order[take:]
+        loss = -log_likelihood(policy, data.rows(batch)).mean()
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        seen += take
+        if on_point is not None and every > 0 and seen >= next_point:
+            next_point += every
+            policy.set_training_mode(False)
+            on_point(seen)
+            policy.set_training_mode(True)
+    policy.set_training_mode(False)
+    return seen
+
+
+def log_likelihood(policy, data: ImitationData):
+    """The masked distribution's log-probability of each recorded action (a torch tensor)."""
+    import torch
+
+    obs, _ = policy.obs_to_tensor(data.observations)
+    distribution = policy.get_distribution(obs, action_masks=data.masks)
+    return distribution.log_prob(torch.as_tensor(data.actions, device=policy.device))
+
+
+def fit_report(policy, data: ImitationData) -> dict:
+    """How well ``policy`` reproduces ``data``: mean negative log-likelihood and the share
+    of rows whose slot, and whose whole action, the deterministic (masked mode) policy
+    repeats."""
+    import torch
+
+    if len(data) == 0:
+        return {"rows": 0}
+    with torch.no_grad():
+        obs, _ = policy.obs_to_tensor(data.observations)
+        distribution = policy.get_distribution(obs, action_masks=data.masks)
+        nll = -distribution.log_prob(torch.as_tensor(data.actions, device=policy.device)).mean().item()
+        mode = distribution.mode().cpu().numpy()
+    return {"rows": int(len(data)), "nll": round(nll, 4),
+            "slot_agreement": round(float(np.mean(mode[:, 0] == data.actions[:, 0])), 4),
+            "action_agreement": round(float(np.mean(np.all(mode == data.actions, axis=1))), 4)}

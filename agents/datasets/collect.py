@@ -1,0 +1,460 @@
+"""Record an agent's play into a Minari dataset (``poolgym collect``).
+
+``collect(agent, env_id, episodes, dataset_id, ...)`` plays ``episodes`` episodes of
+``env_id`` (made with the given ``opponent``, ``action_mode`` and ``obs_mode``, so the
+dataset's env spec rebuilds exactly that env: ``dataset.recover_environment()``) with any
+agent the ladder names (``poolgym.agents.evaluation.loading.make_agent``: ``legal-random``,
+``fixed``, ``bot:fast`` .. ``bot:strong``, ``pretrained:NAME``, a model zip, ``pkg.mod:name``),
+and writes them under Minari's data path (``MINARI_DATASETS_PATH``, else
+``~/.minari/datasets``) in its default HDF5 format (no JAX: episodes are handed to
+``minari.create_dataset_from_buffers`` / ``MinariDataset.update_dataset_from_buffer`` as
+``EpisodeBuffer`` values, not built by ``DataCollector``, whose step buffer needs JAX).
+
+What an episode holds (Minari's layout: one more observation and info than actions):
+
+- ``observations``: what the env returned (reset, then every step); ``actions``: the
+  agent's actions in the env's own action space. An agent that plays on states (the bots,
+  legal-random, fixed) acts through the env's mapping: its move is encoded with
+  ``env.mapper.encode`` (so in ``choice_discrete`` the stroke is binned); the action is
+  cast to the action space's dtype before the env plays it (a Box is float32), so what is
+  recorded is exactly what was played. A saved model whose mapping and
+  observation format are the env's acts on the env's observation directly.
+- ``rewards``, ``terminations``, ``truncations`` as the env returned them.
+- ``infos``: light, fixed keys (``LIGHT_INFO_KEYS``), never whole game states:
+  ``action_masks`` (choice_discrete: the masks of the state the observation shows, what
+  behaviour cloning trains with; all True once the episode is over), and for the game envs
+  ``legal`` (the agent's own shot this step: 1 legal, 0 a foul, -1 no shot), ``fouls`` (its
+  WPA foul sections, comma-separated), ``potted`` (object balls it pocketed legally),
+  ``opponent_fouls`` and ``opponent_potted`` (the opponent's replies), ``racks_won``
+  (agent, opponent) and ``verdict`` (the rules' verdict of the agent's shot, as the
+  rendered frames say it); for PotBall ``target``, ``potted`` and ``scratched``.
+- the episode's ``seed`` (Minari's episode metadata): ``reset(seed=...)`` with it and the
+  recorded actions replay the episode exactly (the opponent is reseeded from the env's
+  generator on every reset).
+
+The dataset's metadata: ``algorithm_name`` (the agent's name), a ``description`` naming the
+agent, opponent, env and poolgym version (``minari show`` prints it), and the same as keys:
+``poolgym_version``, ``agent``, ``opponent``, ``action_mode``, ``obs_mode`` and
+``collections`` (one entry per run: first seed, episodes, seconds). Episode ``i`` of a run
+started with ``seed`` is reset with ``seed + n + i``, ``n`` the episodes the dataset held
+before the run (0 for a new one), so a run appended with the same ``seed`` plays new racks.
+
+Appending: a dataset id that exists gets the new episodes after its own, once its env spec
+(id, entry point, keyword arguments, step limit), spaces and agent are found equal to this
+run's; otherwise ``ValueError`` naming what differs. Episodes are written every
+``flush_every`` finished episodes and when the run ends or is interrupted (Ctrl-C): an
+interrupted collection keeps every finished episode and drops the one in progress.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import gymnasium as gym
+import numpy as np
+
+import poolgym
+
+# Minari's ``namespace/name-vN`` ids (the namespace may be nested: ``poolgym/nine-ball``).
+DATASET_ID = re.compile(r"^(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+-v\d+$")
+# Finished episodes written per batch: what an interrupted collection can lose at most is
+# the episode in progress; between batches they wait in memory.
+FLUSH_EVERY = 20
+GAME_INFO_KEYS = ("legal", "fouls", "potted", "opponent_fouls", "opponent_potted", "racks_won", "verdict")
+POT_BALL_INFO_KEYS = ("target", "potted", "scratched")
+LIGHT_INFO_KEYS = ("action_masks",) + GAME_INFO_KEYS + POT_BALL_INFO_KEYS
+# A small dataset shipped with poolgym for tests and examples: bot:fast against legal-random
+# in NineBall-v1 (choice_discrete, flat), six episodes; point MINARI_DATASETS_PATH here.
+SHIPPED_DATASETS_PATH = Path(__file__).resolve().parent / "shipped"
+SHIPPED_DATASET_ID = "poolgym/nine-ball/bot-fast-tiny-v0"
+# The spec fields that must agree before episodes are appended to a dataset.
+SPEC_FIELDS = ("id", "entry_point", "kwargs", "max_episode_steps")
+
+
+def require_minari():
+    """The ``minari`` module, or ``ValueError`` saying how to install it."""
+    try:
+        import minari
+    except ImportError:
+        raise ValueError("datasets need Minari and h5py: pip install 'poolgym[datasets]'") from None
+    return minari
+
+
+def check_dataset_id(dataset_id: Any) -> str:
+    """``dataset_id`` if it is Minari's ``namespace/name-vN`` form, else ``ValueError``."""
+    message = (f"dataset_id must be Minari's 'namespace/name-vN' form (e.g. "
+               f"'poolgym/nine-ball/bot-fast-v0'), got {dataset_id!r}")
+    if not isinstance(dataset_id, str) or not DATASET_ID.match(dataset_id):
+        raise ValueError(message)
+    try:  # Minari's own parser too (a namespace takes two characters or more)
+        from minari.dataset.minari_dataset import parse_dataset_id
+    except ImportError:
+        return dataset_id
+    try:
+        parse_dataset_id(dataset_id)
+    except ValueError:
+        raise ValueError(message) from None
+    return dataset_id
+
+
+def _count(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class CollectResult:
+    """What a collection wrote: ``episodes`` and ``steps`` recorded in this run (the
+    dataset's totals after it in ``total_episodes`` / ``total_steps``), its wall time
+    (``seconds``), the agent's rate, whether it was ``interrupted``, and ``path``."""
+
+    dataset_id: str
+    agent: str
+    episodes: int
+    steps: int
+    seconds: float
+    total_episodes: int
+    total_steps: int
+    size_bytes: int
+    path: str
+    interrupted: bool
+
+    @property
+    def episodes_per_s(self) -> float:
+        return self.episodes / self.seconds if self.seconds > 0 else math.nan
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.seconds if self.seconds > 0 else math.nan
+
+    def to_dict(self) -> dict:
+        return {**{f: getattr(self, f) for f in self.__dataclass_fields__},
+                "episodes_per_s": round(self.episodes_per_s, 3), "steps_per_s": round(self.steps_per_s, 2)}
+
+
+class EnvActor:
+    """An agent acting in one env: ``act(obs)`` is its action in the env's action space for
+    the env's current state. Agents that play on states are rebuilt when the env's rules
+    object changes (PotBall's drill rules name each episode's target) and reseeded every
+    episode (``start``), so an episode's actions depend only on its seed."""
+
+    def __init__(self, spec: str, env: gym.Env, seed: int) -> None:
+        from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
+
+        self.env, self.game = env, env.unwrapped
+        self._make = lambda rules, s: make_agent(spec, rules, seed=s, noise=self.game.simulator.noise,
+                                                 action_mode=self.game.mapper.mode, obs_mode=self.game.obs_mode,
+                                                 max_speed=self.game.mapper.max_speed,
+                                                 elevation=bool(getattr(self.game, "elevation", False)))
+        self._rules = self.game.rules
+        self.agent = self._make(self._rules, seed)
+        self._direct = isinstance(self.agent, PolicyAgent) and self._same_format(self.agent)
+
+    def _same_format(self, agent) -> bool:
+        """A policy that reads the env's observation and writes its actions as they are."""
+        record = getattr(agent, "env_record", None)
+        if record is None:
+            return False
+        from poolgym.envs.sb3_models import env_side
+
+        return all(record.get(k) == v for k, v in env_side(self.env).items())
+
+    def start(self, seed: int) -> None:
+        """A new episode has been reset: the agent for its rules, reseeded with ``seed``."""
+        if self.game.rules is not self._rules:
+            self._rules = self.game.rules
+            self.agent = self._make(self._rules, seed)
+        elif hasattr(self.agent, "reseed"):
+            self.agent.reseed(seed)
+
+    def act(self, obs):
+        game = self.game
+        if game.state.is_over:
+            # The opponent won the match before the agent's first move (it broke and ran
+            # out): the env ends the episode on this step without playing its action.
+            return np.zeros(self.env.action_space.shape, dtype=self.env.action_space.dtype)
+        if self._direct:
+            info = {"state": game.state, "player": 0}
+            if game.mapper.mode == "choice_discrete":
+                info["action_masks"] = game.action_masks()
+            return np.asarray(self.agent.policy(obs, info))
+        move = self.agent.choose(game.state)
+        return game.mapper.encode(move, game.state, game.rules)
+
+
+def light_info(env: gym.Env, info: dict, done: bool) -> dict:
+    """The recorded info of one reset or step (module docstring): fixed keys and types
+    every step, so Minari stores them as arrays."""
+    game = env.unwrapped
+    out: dict[str, Any] = {}
+    if game.mapper.mode == "choice_discrete":
+        out["action_masks"] = (np.ones(int(np.sum(game.mapper.nvec)), dtype=bool) if done
+                               else np.asarray(game.action_masks(), dtype=bool))
+    if "outcomes" not in info:  # the PotBall drill
+        out["target"] = int(info.get("target", game.target))
+        out["potted"] = int(bool(info.get("potted", False)))
+        out["scratched"] = int(bool(info.get("scratched", False)))
+        return out
+    from poolgym.render.overlay import shot_verdict
+
+    # In solo play (NineBallSolo) the agent plays both sides: every shot is its own.
+    ours = [game.solo or o.shooter == game.agent for o in info["outcomes"]]
+    mine = [o for o, own in zip(info["outcomes"], ours) if own]
+    theirs = [o for o, own in zip(info["outcomes"], ours) if not own]
+    out["legal"] = -1 if not mine else int(all(o.legal for o in mine))
+    out["fouls"] = ",".join(s for o in mine for s in o.foul_sections)
+    out["potted"] = sum(len(o.pocketed_legally) for o in mine)
+    out["opponent_fouls"] = sum(len(o.fouls) for o in theirs)
+    out["opponent_potted"] = sum(len(o.pocketed_legally) for o in theirs)
+    out["racks_won"] = np.asarray(info["racks_won"], dtype=np.int64)
+    out["verdict"] = " / ".join(shot_verdict(o, ("agent", "opponent")) for o in mine)
+    return out
+
+
+class _Episode:
+    """One episode's steps as Minari's ``EpisodeBuffer`` wants them (no JAX: observations,
+    actions and infos are stacked here, by key for Dict values)."""
+
+    def __init__(self, seed: int, obs, info: dict) -> None:
+        self.seed = seed
+        self.observations, self.infos = [obs], [info]
+        self.actions: list = []
+        self.rewards: list[float] = []
+        self.terminations: list[bool] = []
+        self.truncations: list[bool] = []
+
+    def add(self, action, obs, reward, terminated, truncated, info) -> None:
+        self.actions.append(action)
+        self.observations.append(obs)
+        self.rewards.append(float(reward))
+        self.terminations.append(bool(terminated))
+        self.truncations.append(bool(truncated))
+        self.infos.append(info)
+
+    def buffer(self):
+        from minari.data_collector import EpisodeBuffer
+
+        return EpisodeBuffer(seed=self.seed, observations=_stack(self.observations), actions=_stack(self.actions),
+                             rewards=self.rewards, terminations=self.terminations, truncations=self.truncations,
+                             infos=_stack(self.infos))
+
+
+def _stack(values: list):
+    """A list of per-step values as arrays along a first axis; dicts key by key."""
+    first = values[0]
+    if isinstance(first, dict):
+        return {k: _stack([v[k] for v in values]) for k in first}
+    if isinstance(first, str):
+        return list(values)
+    return np.stack([np.asarray(v) for v in values])
+
+
+def _size_on_disk(path) -> int:
+    """Bytes of the files under ``path`` (0 when there is none)."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
+
+
+def _spec_fields(spec) -> dict:
+    return {f: getattr(spec, f) for f in SPEC_FIELDS}
+
+
+def _check_appendable(dataset, env: gym.Env, agent: str) -> None:
+    """``ValueError`` naming the difference when ``env``'s episodes do not belong in ``dataset``."""
+    ours, theirs = _spec_fields(env.spec), _spec_fields(dataset.spec.env_spec)
+    differ = [f"{k}: dataset {theirs[k]!r}, this run {ours[k]!r}" for k in SPEC_FIELDS if ours[k] != theirs[k]]
+    if dataset.observation_space != env.observation_space:
+        differ.append("observation_space")
+    if dataset.action_space != env.action_space:
+        differ.append("action_space")
+    recorded = dataset.storage.metadata.get("agent")
+    if recorded != agent:
+        differ.append(f"agent: dataset {recorded!r}, this run {agent!r}")
+    if differ:
+        raise ValueError(f"dataset {dataset.spec.dataset_id} was recorded in another env or by another agent; "
+                         f"cannot append: {'; '.join(differ)}")
+
+
+def make_collection_env(env_id: str, opponent: str | None = None, action_mode: str | None = None,
+                        obs_mode: str | None = None) -> gym.Env:
+    """``gymnasium.make(env_id, ...)`` with only the arguments given, so the spec (what
+    ``recover_environment()`` rebuilds) says exactly how the env was made."""
+    if not isinstance(env_id, str) or env_id not in gym.registry:
+        raise ValueError(f"env must be a registered id such as 'poolgym/NineBall-v1', got {env_id!r}")
+    kwargs = {k: v for k, v in (("opponent", opponent), ("action_mode", action_mode), ("obs_mode", obs_mode))
+              if v is not None}
+    if opponent is not None and not isinstance(opponent, str):
+        raise ValueError(f"opponent must be a ladder name (a string the env spec can record), got {opponent!r}")
+    if action_mode is not None and not isinstance(action_mode, str):
+        raise ValueError(f"action_mode must be a string, got {action_mode!r}")
+    try:
+        return gym.make(env_id, **kwargs)
+    except TypeError as exc:  # an argument the env does not take (PotBall has no opponent)
+        raise ValueError(f"{env_id} does not take these arguments {sorted(kwargs)}: {exc}") from None
+
+
+def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent: str | None = None,
+            action_mode: str | None = None, obs_mode: str | None = None, seed: int = 0,
+            flush_every: int = FLUSH_EVERY, progress: Callable[[], None] | None = None,
+            stop_after: int | None = None) -> CollectResult:
+    """Record ``episodes`` episodes of ``agent`` (a ladder name or model spec) in ``env_id``
+    into the Minari dataset ``dataset_id`` (module docstring); ``progress()`` is called
+    after each episode. ``stop_after`` raises ``KeyboardInterrupt`` after that many steps of
+    this run, as a Ctrl-C would (for tests of an interrupted collection). A
+    ``KeyboardInterrupt`` keeps the finished episodes and is raised again after they are
+    written; ``CollectResult.interrupted`` is then on the exception's ``result``."""
+    minari = require_minari()
+    check_dataset_id(dataset_id)
+    if not isinstance(agent, str):
+        raise ValueError(f"agent must be a ladder name or model spec (a string), got {agent!r}")
+    episodes = _count(episodes, "episodes", 1)
+    seed = _count(seed, "seed", 0)
+    flush_every = _count(flush_every, "flush_every", 1)
+    env = make_collection_env(env_id, opponent, action_mode, obs_mode)
+    try:
+        from minari.storage import get_dataset_path
+
+        existing = minari.load_dataset(dataset_id) if (get_dataset_path(dataset_id) / "data").exists() else None
+        if existing is not None:
+            _check_appendable(existing, env, agent)
+        actor = EnvActor(agent, env, seed)
+        game = env.unwrapped
+        writer = _Writer(minari, dataset_id, env, agent, opponent, existing)
+        # Appended episodes take the seeds after the dataset's own.
+        first_seed = seed + (int(existing.total_episodes) if existing is not None else 0)
+        steps, start = 0, time.perf_counter()
+        interrupted = None
+        try:
+            for i in range(episodes):
+                episode_seed = first_seed + i
+                obs, info = env.reset(seed=episode_seed)
+                actor.start(episode_seed)
+                episode = _Episode(episode_seed, obs, light_info(env, info, False))
+                finished = False
+                while not finished:
+                    # Played as recorded: in the action space's dtype (a Box is float32, so a
+                    # bot's float64 stroke is rounded before the env sees it).
+                    action = np.asarray(game.mapper.validate(actor.act(obs))).astype(env.action_space.dtype)
+                    obs, reward, terminated, truncated, info = env.step(action)
+                    finished = terminated or truncated
+                    episode.add(action, obs, reward, terminated, truncated, light_info(env, info, finished))
+                    steps += 1
+                    if stop_after is not None and steps >= stop_after:
+                        raise KeyboardInterrupt
+                writer.add(episode)
+                if progress is not None:
+                    progress()
+                if len(writer.pending) >= flush_every:
+                    writer.flush()
+        except BaseException as exc:  # Ctrl-C, or an agent that failed: keep what was finished
+            interrupted = exc
+        seconds = time.perf_counter() - start
+        writer.flush(seconds=seconds, first_seed=first_seed)
+        dataset = writer.dataset
+        result = CollectResult(dataset_id, agent, writer.recorded_episodes, writer.recorded_steps,
+                               round(seconds, 3), int(dataset.total_episodes) if dataset else 0,
+                               int(dataset.total_steps) if dataset else 0,
+                               _size_on_disk(get_dataset_path(dataset_id)), str(get_dataset_path(dataset_id)),
+                               interrupted is not None)
+        if interrupted is not None:
+            if isinstance(interrupted, KeyboardInterrupt):
+                interrupted.result = result
+            raise interrupted
+        return result
+    finally:
+        env.close()
+
+
+class _Writer:
+    """Writes finished episodes into the dataset: creates it with the first batch (or
+    appends to ``existing``), then appends; the run's entry in ``collections`` is written
+    with the last batch."""
+
+    def __init__(self, minari, dataset_id: str, env: gym.Env, agent: str, opponent: str | None, existing) -> None:
+        self.minari, self.dataset_id, self.env, self.agent = minari, dataset_id, env, agent
+        self.opponent = opponent if opponent is not None else env.spec.kwargs.get("opponent")
+        self.dataset = existing
+        self.pending: list[_Episode] = []
+        self.recorded_steps = 0
+        self.recorded_episodes = 0
+
+    def add(self, episode: _Episode) -> None:
+        self.pending.append(episode)
+
+    def _description(self) -> str:
+        game = self.env.unwrapped
+        against = f" against {self.opponent}" if self.opponent is not None else ""
+        return (f"{self.agent}{against} in {self.env.spec.id} (action_mode {game.mapper.mode}, obs_mode "
+                f"{game.obs_mode}), recorded by poolgym {poolgym.__version__} (poolgym collect). Actions are "
+                f"in the env's own action space; infos hold {', '.join(self._info_keys())}; every "
+                f"episode's seed replays it with recover_environment().")
+
+    def _info_keys(self) -> list[str]:
+        first = self.pending[0].infos[0] if self.pending else {}
+        return sorted(first)
+
+    def flush(self, seconds: float | None = None, first_seed: int | None = None) -> None:
+        buffers = [e.buffer() for e in self.pending]
+        if self.dataset is None and not buffers:
+            return
+        if self.dataset is None:
+            game = self.env.unwrapped
+            with warnings.catch_warnings():
+                # Minari asks for an e-mail and a code link, which a local collection has not.
+                warnings.filterwarnings("ignore", message=r".*(author_email|code_permalink|eval_env).*")
+                self.dataset = self.minari.create_dataset_from_buffers(
+                    self.dataset_id, buffers, env=self.env, algorithm_name=self.agent, author="poolgym",
+                    description=self._description())
+            self.dataset.storage.update_metadata({
+                "poolgym_version": poolgym.__version__, "agent": self.agent, "opponent": self.opponent,
+                "action_mode": game.mapper.mode, "obs_mode": game.obs_mode, "collections": []})
+        elif buffers:
+            self.dataset.update_dataset_from_buffer(buffers)
+        self.recorded_steps += sum(len(e.rewards) for e in self.pending)
+        self.recorded_episodes += len(self.pending)
+        self.pending = []
+        if seconds is not None:
+            collections = list(self.dataset.storage.metadata.get("collections", []))
+            collections.append({"first_seed": first_seed, "episodes": self.recorded_episodes,
+                                "steps": self.recorded_steps, "seconds": round(seconds, 2),
+                                "poolgym_version": poolgym.__version__})
+            self.dataset.storage.update_metadata({"collections": collections})
+
+
+
+def describe(dataset_id: str) -> dict:
+    """A dataset's figures (docs/datasets.md): episodes, steps, size on disk, the collection
+    runs' seconds, and how the recorded agent did: racks won (game envs; an episode is won
+    when the agent's racks exceed the opponent's at its end) or pots (PotBall), with 95%
+    Wilson intervals."""
+    from minari.storage import get_dataset_path
+
+    from poolgym.agents.evaluation.evaluate import wilson_interval
+
+    minari = require_minari()
+    dataset = minari.load_dataset(check_dataset_id(dataset_id))
+    meta = dataset.storage.metadata
+    wins = episodes = 0
+    for episode in dataset.iterate_episodes():
+        episodes += 1
+        infos = episode.infos
+        if "racks_won" in infos:
+            agent, opponent = infos["racks_won"][-1]
+            wins += int(agent > opponent)
+        else:
+            wins += int(infos["potted"][-1] and not infos["scratched"][-1])
+    low, high = wilson_interval(wins, episodes)
+    what = "racks_won" if "racks_won" in dataset[0].infos else "pots"
+    return {"dataset_id": dataset_id, "agent": meta.get("agent"), "opponent": meta.get("opponent"),
+            "env_id": dataset.spec.env_spec.id, "action_mode": meta.get("action_mode"),
+            "obs_mode": meta.get("obs_mode"), "episodes": episodes, "steps": int(dataset.total_steps),
+            "size_bytes": _size_on_disk(get_dataset_path(dataset_id)),
+            "seconds": round(sum(c["seconds"] for c in meta.get("collections", [])), 1),
+            "poolgym_version": meta.get("poolgym_version"),
+            what: {"count": wins, "rate": round(wins / episodes, 4), "ci95": [round(low, 4), round(high, 4)]}}

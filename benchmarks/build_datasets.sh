@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the poolgym Minari datasets (docs/datasets.md) under $MINARI_DATASETS_PATH (Minari's
+# data path; default ~/.minari/datasets), one `poolgym collect` per set, and writes each
+# run's figures (episodes, steps, seconds, size) to benchmarks/results/datasets/<set>.json.
+# Needs the datasets extra (pip install 'poolgym[datasets]').
+#   benchmarks/build_datasets.sh                 every set below
+#   benchmarks/build_datasets.sh bot-fast pot-ball   only these sets
+# EPISODES=N overrides every set's episode count (a quick trial). A set whose dataset
+# exists is appended to (the env spec and agent are checked), with seeds after its own.
+# An interrupted set (Ctrl-C) keeps its finished episodes; run the script again to go on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=benchmarks/results/datasets
+mkdir -p "$out"
+nine="--env poolgym/NineBall-v1 --action-mode choice_discrete --observation-mode flat"
+
+run_set() {  # name dataset-id default-episodes seed collect-arguments...
+  local name=$1 id=$2 episodes=${EPISODES:-$3} seed=$4
+  shift 4
+  echo "== $name: $id, $episodes episodes" >&2
+  poolgym collect --dataset-id "$id" --episodes "$episodes" --seed "$seed" "$@" --json "$out/$name.json"
+}
+
+sets=("$@")
+[ ${#sets[@]} -gt 0 ] || sets=(bot-fast pot-ball bot-fast-vs-bot-fast bot-strong)
+for set in "${sets[@]}"; do
+  case $set in
+    # The bot's fast budget against the v1 opponent, in the recipes' mapping (MaskablePPO).
+    bot-fast) run_set "$set" poolgym/nine-ball/bot-fast-v0 300 0 --agent bot:fast --opponent legal-random $nine ;;
+    # The same bot against itself: racks a foul loses.
+    bot-fast-vs-bot-fast) run_set "$set" poolgym/nine-ball/bot-fast-vs-bot-fast-v0 200 0 \
+        --agent bot:fast --opponent bot:fast $nine ;;
+    # The top rung of the ladder (about ten moves a second).
+    bot-strong) run_set "$set" poolgym/nine-ball/bot-strong-v0 200 0 --agent bot:strong --opponent legal-random $nine ;;
+    # The pot-ball drill: the ladder's fixed agent (the easiest pot, straight, medium speed).
+    pot-ball) run_set "$set" poolgym/pot-ball/fixed-v0 2000 0 --agent fixed --env poolgym/PotBall-v1 \
+        --action-mode choice_discrete --observation-mode flat ;;
+    *) echo "unknown set $set (bot-fast, pot-ball, bot-fast-vs-bot-fast, bot-strong)" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,240 @@
+"""Minari datasets of recorded play (``poolgym collect``) and behaviour cloning from them."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+minari = pytest.importorskip("minari")
+
+from poolgym.agents.datasets.collect import (SHIPPED_DATASET_ID, SHIPPED_DATASETS_PATH, check_dataset_id,
+                                             collect, describe)
+from poolgym.agents.tools.cli import main
+
+NINE = {"env_id": "poolgym/NineBall-v1", "action_mode": "choice_discrete", "obs_mode": "flat"}
+
+
+@pytest.fixture
+def data_path(tmp_path, monkeypatch):
+    """A fresh Minari data path for the test (Minari reads it from the environment)."""
+    path = tmp_path / "minari"
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(path))
+    return path
+
+
+def _seed(dataset, episode) -> int:
+    return next(iter(dataset.storage.get_episode_metadata([episode.id])))["seed"]
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    return np.array_equal(a, b)
+
+
+def _at(observations, t):
+    return {k: v[t] for k, v in observations.items()} if isinstance(observations, dict) else observations[t]
+
+
+def _replays_exactly(dataset) -> int:
+    """Replays every episode from its recorded seed in the recovered env; returns the steps."""
+    env = dataset.recover_environment()
+    steps = 0
+    try:
+        for episode in dataset.iterate_episodes():
+            obs, _ = env.reset(seed=_seed(dataset, episode))
+            assert _same(obs, _at(episode.observations, 0))
+            for t, action in enumerate(episode.actions):
+                obs, reward, terminated, truncated, _ = env.step(action)
+                assert _same(obs, _at(episode.observations, t + 1)), (episode.id, t)
+                assert reward == episode.rewards[t] and terminated == episode.terminations[t]
+                assert truncated == episode.truncations[t]
+                steps += 1
+            assert terminated or truncated
+    finally:
+        env.close()
+    return steps
+
+
+def test_a_bot_dataset_loads_and_replays_exactly_from_its_seeds(data_path, capsys):
+    # Through the command line: the bot acts through the env's choice_discrete mapping.
+    assert main(["collect", "--agent", "bot:fast", "--opponent", "legal-random", "--env", NINE["env_id"],
+                 "--action-mode", "choice_discrete", "--observation-mode", "flat", "--episodes", "2",
+                 "--seed", "5", "--dataset-id", "test/nine-ball/bot-fast-v0", "--no-progress"]) == 0
+    assert "recorded 2 episodes" in capsys.readouterr().out
+    dataset = minari.load_dataset("test/nine-ball/bot-fast-v0")
+    assert dataset.total_episodes == 2
+    assert [_seed(dataset, e) for e in dataset.iterate_episodes()] == [5, 6]
+    assert _replays_exactly(dataset) == dataset.total_steps
+    env = dataset.recover_environment()
+    assert env.spec.kwargs["opponent"] == "legal-random" and env.unwrapped.mapper.mode == "choice_discrete"
+    meta = dataset.storage.metadata
+    assert (meta["agent"], meta["algorithm_name"], meta["opponent"]) == ("bot:fast", "bot:fast", "legal-random")
+    assert meta["poolgym_version"] and meta["collections"][0]["first_seed"] == 5
+    episode = dataset[0]
+    n = len(episode.actions)
+    masks = episode.infos["action_masks"]
+    assert masks.shape == (n + 1, int(np.sum(env.action_space.nvec)))
+    # Every recorded slot is one the masks allowed.
+    assert all(masks[t][episode.actions[t][0]] for t in range(n))
+    assert set(episode.infos) >= {"legal", "fouls", "potted", "verdict", "racks_won"}
+    assert set(episode.infos["legal"][1:].tolist()) <= {-1, 0, 1}
+
+
+def test_dict_observations_and_sample_episodes_have_the_env_spaces(data_path):
+    result = collect("legal-random", "poolgym/NineBall-v1", 2, "test/nine-ball/legal-random-v0")
+    assert (result.episodes, result.total_episodes) == (2, 2) and result.size_bytes > 0
+    dataset = minari.load_dataset("test/nine-ball/legal-random-v0")
+    env = dataset.recover_environment()
+    assert dataset.observation_space == env.observation_space and dataset.action_space == env.action_space
+    dataset.set_seed(0)
+    for episode in dataset.sample_episodes(2):
+        for t in range(len(episode.actions) + 1):
+            assert env.observation_space.contains(_at(episode.observations, t))
+        assert all(env.action_space.contains(a) for a in episode.actions)
+    assert _replays_exactly(dataset) == dataset.total_steps
+
+
+def test_the_pot_ball_drill_replays_and_minari_show_lists_the_metadata(data_path):
+    collect("fixed", "poolgym/PotBall-v1", 5, "test/pot-ball/fixed-v0", action_mode="choice_discrete")
+    dataset = minari.load_dataset("test/pot-ball/fixed-v0")
+    assert _replays_exactly(dataset) == 5
+    assert set(dataset[0].infos) == {"action_masks", "target", "potted", "scratched"}
+    figures = describe("test/pot-ball/fixed-v0")
+    pots = sum(int(e.rewards[-1] > 0) for e in dataset.iterate_episodes())
+    assert (figures["episodes"], figures["steps"], figures["pots"]["count"]) == (5, 5, pots)
+    assert figures["size_bytes"] > 0 and figures["agent"] == "fixed"
+    shown = subprocess.run([sys.executable, "-c", "from minari.cli import app; app()", "show",
+                            "test/pot-ball/fixed-v0"], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert "fixed in poolgym/PotBall-v1" in text and "recorded by poolgym" in text
+    assert "Total Episodes" in text and "poolgym.envs.practice:PotBallEnv" in text
+
+
+def test_appending_checks_the_env_spec_and_continues_the_seeds(data_path):
+    collect("legal-random", "poolgym/PotBall-v1", 2, "test/pot-ball/random-v0")
+    collect("legal-random", "poolgym/PotBall-v1", 3, "test/pot-ball/random-v0")
+    dataset = minari.load_dataset("test/pot-ball/random-v0")
+    assert [_seed(dataset, e) for e in dataset.iterate_episodes()] == [0, 1, 2, 3, 4]
+    assert [c["episodes"] for c in dataset.storage.metadata["collections"]] == [2, 3]
+    with pytest.raises(ValueError, match="kwargs"):
+        collect("legal-random", "poolgym/PotBall-v1", 1, "test/pot-ball/random-v0", action_mode="raw")
+    with pytest.raises(ValueError, match="agent: dataset 'legal-random', this run 'fixed'"):
+        collect("fixed", "poolgym/PotBall-v1", 1, "test/pot-ball/random-v0")
+    assert minari.load_dataset("test/pot-ball/random-v0").total_episodes == 5
+
+
+def test_solo_play_counts_every_shot_as_the_agents(data_path):
+    collect("fixed", "poolgym/NineBallSolo-v1", 1, "test/nine-ball-solo/fixed-v0")
+    episode = minari.load_dataset("test/nine-ball-solo/fixed-v0")[0]
+    assert (episode.infos["legal"][1:] >= 0).all()  # a shot every step, all of them the agent's
+    assert episode.infos["opponent_potted"].sum() == 0 and episode.infos["opponent_fouls"].sum() == 0
+    assert episode.infos["potted"].sum() > 0
+
+
+def test_an_opponent_that_wins_before_the_agents_first_move_is_an_episode_of_one_step(data_path):
+    # Seed 7: bot:fast breaks and runs out the rack inside reset; the first step ends it.
+    collect("bot:fast", "poolgym/NineBall-v1", 1, "test/nine-ball/run-out-v0", opponent="bot:fast",
+            action_mode="choice_discrete", obs_mode="flat", seed=7)
+    dataset = minari.load_dataset("test/nine-ball/run-out-v0")
+    episode = dataset[0]
+    assert len(episode.actions) == 1 and episode.terminations[0] and episode.rewards[0] < 0
+    assert episode.infos["legal"][1] == -1 and _replays_exactly(dataset) == 1
+
+
+def test_an_interrupted_collection_keeps_the_finished_episodes(data_path):
+    with pytest.raises(KeyboardInterrupt) as stop:
+        collect("legal-random", "poolgym/PotBall-v1", 10, "test/pot-ball/cut-v0", flush_every=100, stop_after=4)
+    result = stop.value.result
+    assert result.interrupted and result.episodes == 3  # the fourth step's episode was finished too late
+    dataset = minari.load_dataset("test/pot-ball/cut-v0")
+    assert dataset.total_episodes == 3 and _replays_exactly(dataset) == 3
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"dataset_id": "no-namespace-v0"}, "namespace/name-vN"),
+    ({"dataset_id": "test/x"}, "namespace/name-vN"),
+    ({"dataset_id": "t/x-v0"}, "namespace/name-vN"),  # Minari's namespaces take two characters
+    ({"episodes": 0}, "episodes must be a whole number >= 1"),
+    ({"seed": -1}, "seed must be a whole number >= 0"),
+    ({"agent": "bot:huge"}, "the bot rungs are"),
+    ({"env_id": "poolgym/Nope-v1"}, "registered id"),
+    ({"opponent": "bot:fast"}, "does not take"),
+])
+def test_bad_input_is_refused_naming_the_field(data_path, kwargs, message):
+    args = {"agent": "fixed", "env_id": "poolgym/PotBall-v1", "episodes": 1, "dataset_id": "test/pot-ball/bad-v0",
+            **kwargs}
+    with pytest.raises(ValueError, match=message):
+        collect(args.pop("agent"), args.pop("env_id"), args.pop("episodes"), args.pop("dataset_id"), **args)
+    assert not (data_path / "test" / "pot-ball" / "bad-v0").exists()
+
+
+def test_dataset_ids_take_minaris_form():
+    assert check_dataset_id("poolgym/nine-ball/bot-fast-v0") == "poolgym/nine-ball/bot-fast-v0"
+    with pytest.raises(ValueError):
+        check_dataset_id("poolgym/nine-ball/bot-fast")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_behaviour_cloning_from_the_shipped_dataset_end_to_end(tmp_path, monkeypatch):
+    import yaml
+
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
+    from poolgym.agents.training.train import _check_resumable, train, training_env_record
+    from poolgym.agents.training.train_config import load_config
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(SHIPPED_DATASETS_PATH))
+    config = yaml.safe_load((ROOT / "configs" / "train" / "nine_ball_bc_bot_fast.yaml").read_text())
+    assert config["imitation"]["dataset"] == "poolgym/nine-ball/bot-fast-v0"
+    config["imitation"].update(dataset=SHIPPED_DATASET_ID, validation_share=0.34)
+    config.update(total_steps=600, eval={"final_episodes": 1, "opponents": ["legal-random"], "baseline": "fixed"},
+                  curve={"every_steps": 300, "racks": 1, "opponents": ["legal-random"], "final_racks": 1,
+                         "final_opponents": ["legal-random"]})
+    summary = train(config, out=tmp_path / "bc")
+    fit = summary["imitation"]
+    assert summary["steps"] == 600 and fit["rows"] + fit["held_out_rows"] == 62 and fit["held_out_rows"] > 0
+    # Fitting moved the network towards the bot's actions (on the rows it was fitted to: 41
+    # rows are too few to generalise from).
+    assert fit["fit"]["nll"] < 0.8 * fit["untrained_fit"]["nll"]
+    curve = json.loads((tmp_path / "bc" / "curve.json").read_text())
+    assert [p["timesteps"] for p in curve["points"]] == [0, 300, 600]
+    model = str(tmp_path / "bc" / "model.zip")
+    # It loads as a MaskablePPO model and plays a whole rack under the protocol.
+    p = protocol("poolgym/NineBall-v1")
+    agent = make_agent(model, p.rules, noise=p.noise, max_speed=p.max_speed)
+    match = run_match(p.rules, [agent, make_agent("legal-random", p.rules, seed=1)], ("bc", "legal-random"), 1,
+                      seed=0, noise=p.noise)
+    assert len(match.racks) == 1 and match.racks[0].winner in (0, 1)
+    # The MaskablePPO recipe can fine-tune it (--resume): same algorithm, mapping and format.
+    maskable = load_config(ROOT / "configs" / "train" / "nine_ball_maskable_ppo.yaml")
+    _check_resumable(model, training_env_record(maskable))
+
+
+def test_the_bc_config_section_is_checked():
+    from poolgym.agents.training.train_config import parse_config
+
+    base = {"env": {"id": "poolgym/NineBall-v1", "kwargs": {"action_mode": "choice_discrete"}}, "total_steps": 10}
+    with pytest.raises(ValueError, match="'imitation' goes with algorithm BC"):
+        parse_config({**base, "algorithm": "BC"})
+    with pytest.raises(ValueError, match="'imitation' goes with algorithm BC"):
+        parse_config({**base, "algorithm": "MaskablePPO", "imitation": {"dataset": "ns/name-v0"}})
+    with pytest.raises(ValueError, match="imitation.dataset"):
+        parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "nothing"}})
+    with pytest.raises(ValueError, match="imitation.validation_share"):
+        parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0", "validation_share": 1.0}})
+    with pytest.raises(ValueError, match="choice_discrete"):
+        parse_config({**base, "env": {"id": "poolgym/NineBall-v1"}, "algorithm": "BC",
+                      "imitation": {"dataset": "ns/name-v0"}})
+    cfg = parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0"},
+                        "hyperparameters": {"n_steps": 64}})
+    assert cfg.imitation.batch_size == 256 and cfg.to_dict()["imitation"]["dataset"] == "ns/name-v0"
