@@ -139,6 +139,19 @@ def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
 PROBES = {"env": env_rate, "bot": bot_rate, "sim": sim_rate, "train": train_rate, "env_masked": masked_env_rate}
 
 
+def tree_config(path: str | Path) -> Path:
+    """A config file as the probes name it: relative to the repository when it lies inside
+    (each measured tree then reads its own copy, as its recipe was at that commit), else
+    absolute (every tree reads the same file). ``ValueError`` when there is no such file."""
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.is_file():
+        raise ValueError(f"config {str(path)!r} is not a file")
+    try:
+        return resolved.relative_to(ROOT)
+    except ValueError:
+        return resolved
+
+
 def export(rev: str, dest: Path) -> str:
     """Write the files of commit ``rev`` under ``dest``; returns its short hash."""
     try:

@@ -297,10 +297,26 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     full, optimiser state included). ``final_progress`` goes to ``final_evaluation``."""
     import torch
 
-    from poolgym.envs.opponents import SB3Policy
-
     cfg = load_config(config)
     torch.set_num_threads(torch_threads)
+    # Distribution argument checks re-validate every logit and action on each policy call
+    # (a masked MultiDiscrete builds one distribution per dimension): on a small MLP they
+    # cost more than the network. They only raise on malformed tensors, which the policy
+    # never makes; values are unchanged. Restored when training ends.
+    validate = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(False)
+    try:
+        return _train(cfg, out=out, steps=steps, seed=seed, device=device, progress_bar=progress_bar,
+                      verbose=verbose, resume=resume, final_progress=final_progress)
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(validate)
+
+
+def _train(cfg: TrainConfig, *, out, steps, seed, device, progress_bar, verbose, resume,
+           final_progress) -> dict:
+    """``train`` once torch is set up."""
+    from poolgym.envs.opponents import SB3Policy
+
     if steps is not None:
         cfg = with_budget(cfg, steps)
     if seed is not None:
