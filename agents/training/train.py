@@ -220,7 +220,8 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
     monitor = out / "monitor" / (f"stage{k}" if len(cfg.stage_list()) > 1 else "")
     vec_env = make_vec_env(functools.partial(make_env, stage.env_id, observe, league), n_envs=cfg.n_envs,
                            seed=cfg.seed + 10_000 * k, env_kwargs=_env_kwargs(stage), monitor_dir=str(monitor),
-                           vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv)
+                           vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 and cfg.vec_env == "subproc"
+                           else DummyVecEnv)
     if cfg.normalize_reward:
         vec_env = return_norm.wrap(vec_env, float(cfg.hyperparameters.get("gamma", 0.99)), resumed)
     return vec_env

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from poolgym.aiming import (aim_point, aim_tolerance, chance_within, cut_angle_deg, direction_deg, ghost_ball,
-                            path_is_clear, stroke_per_object_ball_deg, usable_half_width)
+from poolgym.aiming import (aim_point, chance_within, cut_angle_deg, direction_deg, ghost_ball, path_is_clear,
+                            stroke_per_object_ball_deg, tolerance_of, usable_half_width)
 from poolgym.envs.actions import shot_difficulty
 from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
@@ -264,12 +264,13 @@ def _pot_slot(state: GameState, positions: dict[int, Point], table: Table, ball:
     half_width = usable_half_width(table, pocket, position, target)
     d2 = math.dist(position, target)
     visible = 2.0 * math.atan2(half_width, max(d2, R)) if half_width > 0 else 0.0
-    tolerance = aim_tolerance(table, cue, position, pocket, others)
-    slot = Slot("pot", call, ball, pocket, ghost, cue,
-                cut_deg=cut_angle_deg(cue, ghost, position, target),
-                cue_to_contact=math.dist(cue, ghost), ball_to_pocket=d2,
-                cue_blocked=not path_is_clear(cue, ghost, others, R),
-                ball_blocked=not path_is_clear(position, target, others, R),
+    cut, d1 = cut_angle_deg(cue, ghost, position, target), math.dist(cue, ghost)
+    cue_blocked = not path_is_clear(cue, ghost, others, R)
+    ball_blocked = not path_is_clear(position, target, others, R)
+    # ``aim_tolerance(table, cue, position, pocket, others)``, from the parts worked out here.
+    tolerance = 0.0 if cue_blocked or ball_blocked else tolerance_of(cut, d1, d2, half_width, R)
+    slot = Slot("pot", call, ball, pocket, ghost, cue, cut_deg=cut, cue_to_contact=d1, ball_to_pocket=d2,
+                cue_blocked=cue_blocked, ball_blocked=ball_blocked,
                 visible_angle=visible, make_probability=chance_within(tolerance, sigma_deg))
     return slot, tolerance
 
