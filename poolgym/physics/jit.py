@@ -126,10 +126,10 @@ class _KernelCache(caching.FunctionCache):
             data = super().load_overload(sig, target_context)
         except Exception as exc:  # noqa: BLE001 -- any unreadable entry: a truncated pickle, EOF, a bad build
             removed = self._drop_entries()
-            _say_once("bad-entry", f"warning: dropped an unreadable compile-cache entry of "
+            _say_once("bad-entry", f"warning: unreadable compile-cache entry of "
                                    f"{self._py_func.__qualname__} in {self.cache_path} "
                                    f"({type(exc).__name__}: {exc}); "
-                                   f"{'recompiling' if removed else 'compiling in memory (cannot delete it)'}")
+                                   f"{'deleted it, recompiling' if removed else 'cannot delete it, compiling in memory'}")
             data = None
         if data is None:
             _say_once("compiling", f"compiling the simulator's numba kernels (about half a minute, once: "

@@ -103,25 +103,34 @@ def world_readable_dir():
     shutil.rmtree(path, ignore_errors=True)
 
 
-@pytest.mark.parametrize("missing_entry", [False, True])
-def test_a_read_only_package_without_a_home_uses_its_own_cache(world_readable_dir, missing_entry):
+@pytest.mark.parametrize("entry", ["complete", "missing", "truncated"])
+def test_a_read_only_package_without_a_home_uses_its_own_cache(world_readable_dir, entry):
     """With the package read-only and ``HOME=/nonexistent`` the package's cache is loaded;
-    a kernel it lacks is compiled in memory with one warning line, not an import error."""
+    a kernel it lacks is compiled in memory with one warning line, and a damaged entry
+    that cannot be deleted is compiled in memory too (one line for the entry, one for the
+    save that fails), never an import error."""
     prefix = _without_write_permission()
     if prefix is None:
         pytest.skip("needs root (to run the import as a user that cannot write the copy) and setpriv")
     cache = _copy_package(world_readable_dir)
-    if missing_entry:
+    if entry == "missing":
         for path in cache.glob(f"{ENTRY}*"):
             path.unlink()
+    elif entry == "truncated":
+        index = cache / f"{ENTRY}.nbi"
+        index.write_bytes(index.read_bytes()[:10])
     _read_only(world_readable_dir)
     result = _run(world_readable_dir, prefix, home="/nonexistent")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == _expected_duration()
     notes = [line for line in result.stderr.splitlines() if line.startswith("poolgym:")]
-    if missing_entry:
+    if entry == "missing":
         assert len([n for n in notes if "no usable folder for the compiled-kernel cache" in n]) == 1, notes
         assert "NUMBA_CACHE_DIR" in notes[-1]
         assert not (cache / f"{ENTRY}.nbi").exists()
+    elif entry == "truncated":
+        assert any("unreadable compile-cache entry of hypot" in n and "cannot delete it" in n for n in notes), notes
+        assert any("could not save compiled kernels" in n and "NUMBA_CACHE_DIR" in n for n in notes), notes
+        assert (cache / f"{ENTRY}.nbi").stat().st_size == 10  # read-only: left as it was
     else:
         assert notes == [], result.stderr
