@@ -207,3 +207,22 @@ def test_step_infos_are_light_and_the_state_and_shot_are_read_from_the_env():
         if done:
             assert "winner" in info
             break
+
+
+@pytest.mark.parametrize("obs_mode", ["dict", "flat"])
+def test_each_env_gets_its_own_observation_space(obs_mode):
+    """Spaces are built once per combination and copied: equal, yet independent (seeding or
+    sampling one leaves another alone)."""
+    from poolgym.envs.observations import flat_observation_space, observation_space, observation_spaces
+
+    first, second = observation_spaces(obs_mode, True, True), observation_spaces(obs_mode, True, True)
+    built = observation_space(True, True) if obs_mode == "dict" else flat_observation_space(True, True)
+    assert first == second == built and first is not second
+    first.seed(1)
+    second.seed(1)
+    a = first.sample()
+    third = observation_spaces(obs_mode, True, True)
+    third.seed(2)
+    third.sample()
+    b = second.sample()
+    assert spaces.flatten(built, a).tolist() == spaces.flatten(built, b).tolist()
