@@ -138,17 +138,23 @@ def aim_tolerance(table: Table, cue: Point, ball: Point, pocket_id: str, blocker
     target = aim_point(table, pocket_id)
     ghost = ghost_ball(ball, target, R)
     d1 = math.dist(cue, ghost)
-    d2 = math.dist(ball, target)
     cut = cut_angle_deg(cue, ghost, ball, target)
     if cut > MAX_CUT_DEG or d1 < 1e-6:
         return 0.0
     if not path_is_clear(cue, ghost, blockers, R) or not path_is_clear(ball, target, blockers, R):
         return 0.0
-    half_width = usable_half_width(table, pocket_id, ball, target)
-    if half_width <= 0.0:
+    return tolerance_of(cut, d1, math.dist(ball, target), usable_half_width(table, pocket_id, ball, target), R)
+
+
+def tolerance_of(cut_deg: float, d1: float, d2: float, half_width: float, radius: float) -> float:
+    """``aim_tolerance`` from its parts, for a shot whose paths are clear: the cut angle
+    (degrees), the cue ball's travel to the ghost ball ``d1`` and the object ball's to the
+    pocket ``d2`` (metres), the pocket's ``usable_half_width``; 0 when the cut is too thin,
+    ``d1`` vanishes or the pocket shows no usable width."""
+    if cut_deg > MAX_CUT_DEG or d1 < 1e-6 or half_width <= 0.0:
         return 0.0
-    tolerance = math.atan2(half_width, max(d2, R))
-    return tolerance * 2.0 * R * math.cos(math.radians(cut)) / d1
+    tolerance = math.atan2(half_width, max(d2, radius))
+    return tolerance * 2.0 * radius * math.cos(math.radians(cut_deg)) / d1
 
 
 def chance_within(tolerance: float, sigma_deg: float) -> float:

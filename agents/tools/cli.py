@@ -308,6 +308,42 @@ def _bench_bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_train(args: argparse.Namespace) -> int:
+    from poolgym.agents.tools import speed_compare
+
+    from poolgym.agents.bot.shot_search import SearchBudget
+    from poolgym.agents.training.train_config import load_config
+
+    config = speed_compare.tree_config(args.config)
+    try:
+        load_config(speed_compare.ROOT / config)  # a bad file is one line before any timing
+    except (OSError, ValueError) as err:
+        raise UsageError(f"--config: {err}") from None
+    budgets = _names(args.bot_budgets)
+    for budget in budgets:
+        SearchBudget.preset(budget)
+    sections = [("train", [dict(config=str(config), steps=args.steps, seed=args.seed)], "steps/s"),
+                ("env_masked", [dict(config=str(config), steps=args.env_steps, seed=args.seed)], "steps/s"),
+                ("bot", [dict(budget=b, noise="tournament", racks=args.bot_racks, seed=args.seed)
+                         for b in budgets], "moves/s")]
+    titles = {"train": "training (poolgym train, final evaluation not timed)",
+              "env_masked": "env alone (masked random actions, one process)",
+              "bot": "bot moves/s (tournament noise, self-play racks)"}
+    report = {}
+    for probe, cases, unit in sections:
+        if not cases:
+            continue
+        key = "moves_per_s" if probe == "bot" else "steps_per_s"
+        rows = speed_compare.compare(probe, cases, key, args.compare, args.repeats)
+        report[probe] = rows
+        columns = ["budget", "racks"] if probe == "bot" else ["steps"]
+        print(titles[probe])
+        print(speed_compare.format_rows([{k: r[k] for k in r if k not in ("config", "seed", "noise")}
+                                         for r in rows], columns, unit))
+    write_json(args.json, {"config": str(config), "compare": args.compare, "repeats": args.repeats, **report})
+    return 0
+
+
 def _bench_jump(args: argparse.Namespace) -> int:
     from poolgym.agents.tools import bench_jump
     from poolgym.agents.tools.progress import Progress
@@ -674,6 +710,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="trust the config: let it name import paths (env.id 'pkg:...', "
                             "opponents 'pkg.module:name'), which run code")
     train.set_defaults(handler=_train)
+
+    bt = sub.add_parser("bench-train", help="a training recipe's env steps/s, its env alone and the bot's "
+                                            "moves/s (--compare REV: beside a commit, in the same run)")
+    bt.add_argument("--config", required=True, help="a training config; one inside this repository is read "
+                                                    "from each measured tree (e.g. configs/train/"
+                                                    "nine_ball_maskable_ppo.yaml)")
+    bt.add_argument("--compare", metavar="REV", help="also measure commit REV, alternating with this tree")
+    bt.add_argument("--steps", type=_positive_int, default=4096, help="training steps per measurement "
+                                                                    "(default 4096: two rollouts)")
+    bt.add_argument("--env-steps", type=_positive_int, default=1000, help="env-alone steps (default 1000)")
+    bt.add_argument("--repeats", type=_positive_int, default=3,
+                    help="fresh processes per tree and figure; the best is reported (default 3)")
+    bt.add_argument("--bot-budgets", default="fast,normal,strong",
+                    help="comma-separated bot budgets ('' for none; default fast,normal,strong)")
+    bt.add_argument("--bot-racks", type=_positive_int, default=10, help="self-play racks per bot figure")
+    bt.add_argument("--seed", type=_seed, default=0)
+    bt.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
+    bt.set_defaults(handler=_bench_train)
 
     bench_envs = sub.add_parser("bench-envs", help="env steps/s per id and action mode (--compare REV: beside "
                                 "a commit), then with 1 and 2 workers and with Ray")

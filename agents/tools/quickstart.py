@@ -41,7 +41,7 @@ def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
             obs, reward, terminated, truncated, info = env.step(policy(obs, info))
             frames.append(env.render())
             what = "scratch" if info["scratched"] else "potted" if info["potted"] else "missed"
-            pocket = info["shot"].pocketed.get(info["target"])
+            pocket = env.unwrapped.last_shot.pocketed.get(info["target"])
             where = f" in {pocket}" if pocket else ""
             titles.append(f"layout {seed + i}: target {info.get('target')} {what}{where} (reward {reward:+.2f})")
     finally:

@@ -1,14 +1,16 @@
 """Speed of this tree beside another commit's, measured in the same run.
 
 ``poolgym bench --compare REV`` (the simulator's shots/s on the bench's cases), ``poolgym
-bench-envs`` (env steps/s per id and action mode) and ``poolgym bench-bot --compare REV``
-(the bot's moves/s per budget) run each measurement in a fresh process: once
+bench-envs`` (env steps/s per id and action mode), ``poolgym bench-bot --compare REV``
+(the bot's moves/s per budget) and ``poolgym bench-train`` (a training recipe's steps/s,
+its env alone under masked random actions, the bot) run each measurement in a fresh process: once
 with this working tree on ``PYTHONPATH`` and once with a ``git archive`` export of ``REV``,
 alternating, ``reps`` times each; the best of the repetitions is reported (the machine is
 shared, and the best is the least disturbed run). Both sides run the same probe, this file
 executed as a script, which only uses the public API every commit has: ``gymnasium.make``
 for environments, ``poolgym.agents.tools.bench_bot.run`` for the bot, the bench's cases
-and ``Simulator`` for the simulator.
+and ``Simulator`` for the simulator, and ``poolgym.agents.training.train.train`` for a
+recipe (each tree's own copy of the recipe file, so each side trains as its recipe says).
 """
 
 from __future__ import annotations
@@ -76,7 +78,78 @@ def sim_rate(case: str, reps: int = 3) -> dict[str, Any]:
     return {"shots_per_s": bench.summarize(bench.time_case(sim, chosen, reps))["shots_per_s"]}
 
 
-PROBES = {"env": env_rate, "bot": bot_rate, "sim": sim_rate}
+def train_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
+    """A recipe's training speed: env steps/s of ``poolgym train`` on ``config`` (a path,
+    read from the measured tree) cut to ``steps`` steps, as its ``summary.json`` reports it
+    (vec env start-up and learning; the final evaluation is not timed). Curve points,
+    periodic evaluations and checkpoints are left out, and the final evaluation is skipped,
+    so that the figure is the training loop's alone."""
+    from poolgym.agents.training import train as training
+    from poolgym.agents.training.train_config import load_config
+
+    data = {k: v for k, v in load_config(config).to_dict().items() if v is not None and k != "curve"}
+    data.update(checkpoint_every=0, total_steps=steps)
+    data["eval"]["every_steps"] = 0
+    training.final_evaluation = lambda *args, **kwargs: []
+    with tempfile.TemporaryDirectory(prefix="poolgym-bench-train-") as out:
+        summary = training.train(data, out=out, steps=steps, seed=seed)
+    return {"steps_per_s": summary["steps_per_s"]}
+
+
+def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
+    """Steps/s of a recipe's env alone, in one process: made as ``config`` makes it,
+    stepped with seeded random actions drawn uniformly within each dimension's
+    ``action_masks()`` in ``choice_discrete`` (uniform over the space otherwise)."""
+    import gymnasium as gym
+    import numpy as np
+
+    import poolgym  # noqa: F401  (registers the ids)
+    from poolgym.agents.evaluation.policy_eval import resolve_opponent
+    from poolgym.agents.training.train_config import load_config
+
+    cfg = load_config(config)
+    kwargs = cfg.make_kwargs()
+    if "opponent" in kwargs:
+        kwargs["opponent"] = resolve_opponent(kwargs["opponent"])
+    env = gym.make(cfg.env_id, **kwargs)
+    rng = np.random.default_rng(seed)
+    masked = getattr(env.unwrapped.mapper, "mode", None) == "choice_discrete"
+    sizes = np.asarray(env.action_space.nvec) if masked else None
+
+    def action():
+        if not masked:
+            return env.action_space.sample()
+        masks = np.split(env.unwrapped.action_masks(), np.cumsum(sizes)[:-1])
+        return np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
+
+    try:
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+        start = time.perf_counter()
+        for _ in range(steps):
+            _, _, terminated, truncated, _ = env.step(action())
+            if terminated or truncated:
+                env.reset()
+        elapsed = time.perf_counter() - start
+    finally:
+        env.close()
+    return {"steps_per_s": steps / elapsed}
+
+
+PROBES = {"env": env_rate, "bot": bot_rate, "sim": sim_rate, "train": train_rate, "env_masked": masked_env_rate}
+
+
+def tree_config(path: str | Path) -> Path:
+    """A config file as the probes name it: relative to the repository when it lies inside
+    (each measured tree then reads its own copy, as its recipe was at that commit), else
+    absolute (every tree reads the same file). ``ValueError`` when there is no such file."""
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.is_file():
+        raise ValueError(f"config {str(path)!r} is not a file")
+    try:
+        return resolved.relative_to(ROOT)
+    except ValueError:
+        return resolved
 
 
 def export(rev: str, dest: Path) -> str:

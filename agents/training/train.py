@@ -288,13 +288,14 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
         sp = cfg.self_play
         league = {"ladder": sp.ladder, "league_size": sp.league_size, "ladder_share": sp.ladder_share}
     monitor = out / "monitor" / (f"stage{k}" if len(cfg.stage_list()) > 1 else "")
-    if cfg.n_envs > 1:
+    if cfg.n_envs > 1 and cfg.vec_env == "subproc":
         make = functools.partial(make_worker_env, gym.spec(stage.env_id), observe, league)
     else:
         make = functools.partial(make_env, stage.env_id, observe, league)
     vec_env = make_vec_env(make, n_envs=cfg.n_envs, seed=cfg.seed + 10_000 * k, env_kwargs=_env_kwargs(stage),
                            monitor_dir=str(monitor), monitor_kwargs={"override_existing": not append},
-                           vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv)
+                           vec_env_cls=SubprocVecEnv if cfg.n_envs > 1 and cfg.vec_env == "subproc"
+                           else DummyVecEnv)
     if cfg.normalize_reward:
         vec_env = return_norm.wrap(vec_env, float(cfg.hyperparameters.get("gamma", 0.99)), resumed)
     return vec_env
@@ -422,7 +423,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
             raise ValueError("resume: behaviour cloning (algorithm BC) starts from a fresh network; fine-tune "
                              "its model with a MaskablePPO config and --resume")
         torch.set_num_threads(torch_threads)
-        with run_folder.locked(out):
+        with run_folder.locked(out), _fast_distributions():
             run_folder.prepare(out, None, replace)
             return _train_imitation(cfg, out, record, device, progress)
     algorithm = algorithm_class(cfg.algorithm)
@@ -431,10 +432,28 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         _check_resumable(str(resume), record)
         resumed = return_norm.read(str(resume))
     torch.set_num_threads(torch_threads)
-    with run_folder.locked(out):
+    with run_folder.locked(out), _fast_distributions():
         previous = run_folder.prepare(out, resume, replace)
         return _run(cfg, out, record, observe, algorithm, resume, resumed, previous, device=device,
                     progress_bar=progress_bar, verbose=verbose, progress=progress)
+
+
+@contextlib.contextmanager
+def _fast_distributions():
+    """torch's distribution argument checks off while training runs, restored after.
+
+    They re-validate every logit and action on each policy call (a masked MultiDiscrete
+    builds one distribution per dimension): on a small MLP they cost more than the network.
+    They only raise on malformed tensors, which the policy never makes; values are
+    unchanged."""
+    import torch
+
+    validate = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(False)
+    try:
+        yield
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(validate)
 
 
 def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, resumed: dict | None,

@@ -13,7 +13,8 @@ evaluation schedule::
     hyperparameters: {learning_rate: 0.0003, n_steps: 256}   # constructor arguments
     total_steps: 40000
     seed: 0
-    n_envs: 1                           # 1: DummyVecEnv, more: SubprocVecEnv
+    n_envs: 1                           # envs stepped together (the policy's batch)
+    vec_env: subproc                    # n_envs > 1: subproc (a process each) or dummy (in turn, here)
     checkpoint_every: 10000             # steps; 0 = no checkpoints
     eval:
       every_steps: 5000                 # 0 = only the final evaluation
@@ -74,6 +75,9 @@ from poolgym.numbers import quote
 from poolgym.yaml_files import load_yaml_file
 
 ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO", "BC")
+# How n_envs > 1 envs are stepped: "subproc", one process each (SubprocVecEnv), or "dummy",
+# all in the training process in turn (DummyVecEnv: no start-up or pipe cost per step).
+VEC_ENVS = ("subproc", "dummy")
 MASKED_ALGORITHMS = ("MaskablePPO", "BC")
 # Behaviour cloning trains (and saves) the network of this algorithm.
 IMITATION_NETWORK = {"BC": "MaskablePPO"}
@@ -126,6 +130,7 @@ _TOP: dict[str, tuple[tuple[type, ...], Any]] = {
     "total_steps": ((int,), REQUIRED),
     "seed": ((int,), 0),
     "n_envs": ((int,), 1),
+    "vec_env": ((str,), "subproc"),
     "checkpoint_every": ((int,), 0),
     "eval": ((dict,), {}),
     "normalize_reward": ((bool,), False),
@@ -263,6 +268,7 @@ class TrainConfig:
     hyperparameters: dict = field(default_factory=dict)
     seed: int = 0
     n_envs: int = 1
+    vec_env: str = "subproc"
     checkpoint_every: int = 0
     eval: EvalConfig = EvalConfig()
     description: str = ""
@@ -293,7 +299,7 @@ class TrainConfig:
                     "reward_weights": self.reward_weights},
             "algorithm": self.algorithm, "policy": self.policy,
             "hyperparameters": self.hyperparameters, "total_steps": self.total_steps,
-            "seed": self.seed, "n_envs": self.n_envs, "checkpoint_every": self.checkpoint_every,
+            "seed": self.seed, "n_envs": self.n_envs, "vec_env": self.vec_env, "checkpoint_every": self.checkpoint_every,
             "eval": {"every_steps": self.eval.every_steps, "episodes": self.eval.episodes,
                      "final_episodes": self.eval.final_episodes,
                      "opponents": list(self.eval.opponents), "baseline": self.eval.baseline,
@@ -519,6 +525,8 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     _at_least(top["total_steps"], 1, "total_steps", source)
     check_seed(top["seed"], "seed", source)
     _at_least(top["n_envs"], 1, "n_envs", source)
+    if top["vec_env"] not in VEC_ENVS:
+        raise ValueError(f"{source}: key 'vec_env' must be one of {list(VEC_ENVS)}, got {top['vec_env']!r}")
     _at_least(top["checkpoint_every"], 0, "checkpoint_every", source)
     _at_least(ev["every_steps"], 0, "eval.every_steps", source)
     _at_least(ev["episodes"], 1, "eval.episodes", source)
@@ -561,7 +569,7 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
         env_id=env["id"], env_kwargs=dict(env["kwargs"]), opponent=env["opponent"],
         reward_weights=env["reward_weights"], algorithm=top["algorithm"], policy=top["policy"],
         hyperparameters=dict(top["hyperparameters"]), total_steps=top["total_steps"],
-        seed=top["seed"], n_envs=top["n_envs"], checkpoint_every=top["checkpoint_every"],
+        seed=top["seed"], n_envs=top["n_envs"], vec_env=top["vec_env"], checkpoint_every=top["checkpoint_every"],
         eval=EvalConfig(every_steps=ev["every_steps"], episodes=ev["episodes"],
                         final_episodes=ev["final_episodes"], opponents=tuple(ev["opponents"]),
                         baseline=ev["baseline"], deterministic=ev["deterministic"]),

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from poolgym.aiming import (aim_point, aim_tolerance, chance_within, cut_angle_deg, direction_deg, ghost_ball,
-                            path_is_clear, stroke_per_object_ball_deg, usable_half_width)
+from poolgym.aiming import (aim_point, chance_within, cut_angle_deg, direction_deg, ghost_ball, path_is_clear,
+                            stroke_per_object_ball_deg, tolerance_of, usable_half_width)
 from poolgym.envs.actions import shot_difficulty
 from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
@@ -242,20 +242,14 @@ def _pot_pairs(calls, targets: list[int]) -> list[tuple[int, str, ShotCall]]:
 
 def best_pot_chance(state: GameState, rules: Ruleset, sigma_deg: float) -> float:
     """The best closed-form make probability under aim noise ``sigma_deg`` over the pots
-    the pot slots are drawn from (``_pot_slot``'s ``make_probability``, without the other
-    features): 0 when no shot is due or no pot is open."""
+    the pot slots are drawn from (each one's ``_pot_slot`` ``make_probability``, without
+    ranking them into slots): 0 when no shot is due or no pot is open."""
     if not shot_is_due(state):
         return 0.0
-    table, positions = rules.table, state.positions
+    positions = state.positions
     pairs = _pot_pairs(rules.call_options(state), _first_balls(state, rules.legal_targets(state)))
-    best = 0.0
-    for ball, pocket, call in pairs:
-        position = positions[ball]
-        ghost = ghost_ball(position, aim_point(table, pocket), table.ball_radius)
-        cue = _cue_for(state, table, Slot("pot", call, ball, pocket, ghost, None))
-        others = [p for n, p in positions.items() if n not in (0, ball)]
-        best = max(best, chance_within(aim_tolerance(table, cue, position, pocket, others), sigma_deg))
-    return best
+    return max((_pot_slot(state, positions, rules.table, ball, pocket, call, sigma_deg)[0].make_probability
+                for ball, pocket, call in pairs), default=0.0)
 
 
 def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: list[int],
@@ -288,12 +282,13 @@ def _pot_slot(state: GameState, positions: dict[int, Point], table: Table, ball:
     half_width = usable_half_width(table, pocket, position, target)
     d2 = math.dist(position, target)
     visible = 2.0 * math.atan2(half_width, max(d2, R)) if half_width > 0 else 0.0
-    tolerance = aim_tolerance(table, cue, position, pocket, others)
-    slot = Slot("pot", call, ball, pocket, ghost, cue,
-                cut_deg=cut_angle_deg(cue, ghost, position, target),
-                cue_to_contact=math.dist(cue, ghost), ball_to_pocket=d2,
-                cue_blocked=not path_is_clear(cue, ghost, others, R),
-                ball_blocked=not path_is_clear(position, target, others, R),
+    cut, d1 = cut_angle_deg(cue, ghost, position, target), math.dist(cue, ghost)
+    cue_blocked = not path_is_clear(cue, ghost, others, R)
+    ball_blocked = not path_is_clear(position, target, others, R)
+    # ``aim_tolerance(table, cue, position, pocket, others)``, from the parts worked out here.
+    tolerance = 0.0 if cue_blocked or ball_blocked else tolerance_of(cut, d1, d2, half_width, R)
+    slot = Slot("pot", call, ball, pocket, ghost, cue, cut_deg=cut, cue_to_contact=d1, ball_to_pocket=d2,
+                cue_blocked=cue_blocked, ball_blocked=ball_blocked,
                 visible_angle=visible, make_probability=chance_within(tolerance, sigma_deg))
     return slot, tolerance
 

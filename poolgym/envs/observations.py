@@ -7,6 +7,9 @@ gives, without its per-step dispatch over the sub-spaces."""
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import numpy as np
 from gymnasium import spaces
 
@@ -112,12 +115,21 @@ def _flat_layout(space: spaces.Dict) -> tuple[tuple[tuple[str, int, int, bool], 
 def observation_spaces(obs_mode: str, match: bool = False, choice: bool = False,
                        lookahead: bool = False) -> spaces.Space:
     """The space of ``obs_mode`` "dict" or "flat" (with the match score when ``match``, the
-    candidate slots when ``choice``, their lookahead features when ``lookahead``)."""
+    candidate slots when ``choice``, their lookahead features when ``lookahead``): a new
+    space each call (its own random generator), a copy of one built once per combination,
+    since building a ``Box`` formats its bounds as text, which cost more than the rest of
+    making an env."""
+    if obs_mode not in ("dict", "flat"):
+        raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
+    return copy.deepcopy(_space_prototype(obs_mode, bool(match), bool(choice), bool(lookahead)))
+
+
+@functools.lru_cache(maxsize=None)
+def _space_prototype(obs_mode: str, match: bool, choice: bool, lookahead: bool) -> spaces.Space:
+    """The space ``observation_spaces`` copies; never sampled or seeded itself."""
     if obs_mode == "dict":
         return observation_space(match, choice, lookahead)
-    if obs_mode == "flat":
-        return flat_observation_space(match, choice, lookahead)
-    raise ValueError(f"obs_mode must be 'dict' or 'flat', got {obs_mode!r}")
+    return flat_observation_space(match, choice, lookahead)
 
 
 def actor(state: GameState) -> int:

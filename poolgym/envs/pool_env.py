@@ -52,6 +52,9 @@ BREAKER_MODES = ("agent", "opponent", "random", "alternate")
 # ``play_opponent=False`` to stop before the opponent's first move (tools such as replays
 # that play every move themselves with ``play_move``).
 RESET_OPTIONS = ("breaker", "play_opponent")
+# The keys a step's info may hold ("outcome" when the agent shot, "winner" once the episode
+# is over, else "to_act"): plain values and the rules' small frozen ``Outcome`` records.
+INFO_KEYS = ("player", "outcomes", "reward_terms", "racks_won", "outcome", "winner", "to_act")
 
 
 def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
@@ -170,8 +173,11 @@ class PoolEnv(RenderMixin, gym.Env):
     best make probability for the next shot when it is to shoot, minus the opponent's when
     the opponent is. ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
     shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal, pending decision),
-    ``info["outcome"]`` the agent's own, and ``info["shot"]`` the last ``ShotResult``
-    (its event log).
+    ``info["outcome"]`` the agent's own. The info is light, so that vector envs copy or
+    pickle little per step (``poolgym.envs.pool_env.INFO_KEYS``): the game state after the
+    step is ``env.unwrapped.state`` and the last shot's ``ShotResult`` (its event log, paths)
+    ``env.unwrapped.last_shot``, read without a copy. A policy opponent's info also carries
+    ``info["state"]``, the state it plays from.
 
     ## Starting State
 
@@ -576,16 +582,28 @@ class PoolEnv(RenderMixin, gym.Env):
         slots = self.mapper.slots(self.state, self.rules) if self.choice else None
         return PotentialShaping.potential(self.state, self.rules, self.simulator.noise.angle_deg, player, slots)
 
+    @property
+    def last_shot(self) -> ShotResult | None:
+        """The last shot's ``ShotResult`` (its event log, and paths with ``trajectories``):
+        the shot that ended the last step, or None before the first shot of the episode.
+        Not in the step's info, so that vector envs do not copy it on every step."""
+        return self._last_result
+
     def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
-        """The step's info. Keys keep one type (optional ones are left out rather than None)
-        so Gymnasium's vector envs can stack them."""
+        """The step's info (``INFO_KEYS``): small, so that vector envs copy (``DummyVecEnv``
+        deep-copies every info) or pickle (``SubprocVecEnv``) little per step; the state
+        and the shot are read from the env (``state``, ``last_shot``). Keys keep one type
+        (optional ones are left out rather than None) so Gymnasium's vector envs can stack
+        them. A policy opponent's info (``player`` given) also carries the state it plays
+        from, passed by reference."""
         info = {
             "player": self.agent if player is None else player,
             "outcomes": list(outcomes),
             "reward_terms": dict(terms),
             "racks_won": tuple(self.racks_won),
-            "state": self.state,
         }
+        if player is not None:
+            info["state"] = self.state
         mine = next((o for o in outcomes if self.solo or o.shooter == self.agent), None)
         if mine is not None:
             info["outcome"] = mine
@@ -593,8 +611,6 @@ class PoolEnv(RenderMixin, gym.Env):
             info["winner"] = max((0, 1), key=lambda p: self.racks_won[p])
         else:
             info["to_act"] = actor(self.state)
-        if self._last_result is not None:
-            info["shot"] = self._last_result
         return info
 
 

@@ -16,7 +16,7 @@ from poolgym.envs.observations import flatten_observation, observation_spaces, o
 from poolgym.envs.pool_env import make_table
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.numbers import quote, real, seed as check_seed
-from poolgym.physics import Simulator
+from poolgym.physics import ShotResult, Simulator
 from poolgym.physics.invariants import random_layout
 from poolgym.render.animation import Motion, Still
 from poolgym.render.geometry import in_hand_spot
@@ -68,7 +68,7 @@ class PotBallEnv(RenderMixin, gym.Env):
     fouls of WPA 6.1 and 6.5), ``miss_penalty`` (0) otherwise; with ``shaping`` on, a miss
     also earns up to 0.5 for bringing the target closer to its nearest pocket. ``info``
     says ``potted``, ``scratched`` (the cue ball dropped or left the table) and
-    ``off_table`` (the balls that left it).
+    ``off_table`` (the balls that left it); the shot's ``ShotResult`` is ``env.unwrapped.last_shot``.
 
     ## Starting State
 
@@ -196,9 +196,14 @@ class PotBallEnv(RenderMixin, gym.Env):
             end = self._render_scene(paths=False)
             self._render_add(Motion(result, (end.status[0], "shooting"), end, highlight=self.target))
             self._render_human()
-        info = {"target": self.target, "potted": potted, "scratched": scratched, "off_table": off_table,
-                "shot": result}
+        info = {"target": self.target, "potted": potted, "scratched": scratched, "off_table": off_table}
         return self._observation(), float(reward), True, False, info
+
+    @property
+    def last_shot(self) -> ShotResult | None:
+        """The episode's ``ShotResult`` (its event log, and paths when rendering), or None
+        before the shot; not in the step's info, so that vector envs do not copy it."""
+        return self._last_result
 
     def _pocket_distance(self, position) -> float:
         return min(math.hypot(position[0] - p.hole_centre[0], position[1] - p.hole_centre[1])

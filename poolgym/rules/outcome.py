@@ -74,6 +74,12 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     reracked: tuple[tuple[int, float, float], ...] = ()
 
+    def __deepcopy__(self, memo: dict) -> "Outcome":
+        # Immutable all the way down (frozen, its fields tuples, enums and frozen records):
+        # a copy would be equal in every respect, and vector envs deep-copy every step's
+        # infos, which carry the step's outcomes.
+        return self
+
     @property
     def legal(self) -> bool:
         """A shot is legal when no foul was committed (WPA 8.2)."""

@@ -56,3 +56,28 @@ def test_the_simulator_probe_times_a_bench_case_in_this_tree_and_a_commit():
     (row,) = speed_compare.compare("sim", [dict(case="straight_in", reps=1)], "shots_per_s", "HEAD", reps=1)
     others = [k for k in row if k not in ("case", "reps", speed_compare.CURRENT, "ratio")]
     assert len(others) == 1 and row[speed_compare.CURRENT] > 0 and row[others[0]] > 0
+
+
+def test_bench_train_prints_training_and_env_steps_per_second(tmp_path, capsys):
+    """``poolgym bench-train`` on a tiny MaskablePPO config (outside the repository, so the
+    file is read as it is): the training and the env-alone tables, this tree's figures."""
+    import yaml
+
+    config = yaml.safe_load((speed_compare.ROOT / "configs/train/nine_ball_maskable_ppo.yaml").read_text())
+    config["hyperparameters"].update(n_steps=16, batch_size=16, n_epochs=1, policy_kwargs={"net_arch": [8]})
+    config.update(n_envs=2, vec_env="dummy")
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert main(["bench-train", "--config", str(path), "--steps", "32", "--env-steps", "5", "--repeats", "1",
+                 "--bot-budgets", "", "--json", str(tmp_path / "out.json")]) == 0
+    out = capsys.readouterr().out
+    assert "training" in out and "env alone" in out and "working tree steps/s" in out and "ratio" not in out
+    import json
+
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert report["train"][0][speed_compare.CURRENT] > 0 and report["env_masked"][0][speed_compare.CURRENT] > 0
+
+
+def test_bench_train_names_a_missing_config(capsys):
+    assert main(["bench-train", "--config", "no/such.yaml", "--repeats", "1"]) == 2
+    assert "no/such.yaml" in capsys.readouterr().err

@@ -351,11 +351,11 @@ def shaped_episode(weights: dict, gamma: float = 0.9, seed: int = 4):
                   noise="tournament", reward_weights=weights, shaping_gamma=gamma, breaker="agent")
     rng = np.random.default_rng(seed)
     obs, info = env.reset(seed=seed)
-    states, rewards, terms = [info["state"]], [], []
+    states, rewards, terms = [env.state], [], []
     done = False
     while not done:
         _, reward, terminated, truncated, info = env.step(masked_sample(env.mapper, env.action_masks(), rng))
-        states.append(None if terminated else info["state"])
+        states.append(None if terminated else env.state)
         rewards.append(reward)
         terms.append(info["reward_terms"])
         done = terminated or truncated or len(rewards) >= 60

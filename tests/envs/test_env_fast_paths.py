@@ -73,7 +73,7 @@ def test_flat_env_steps_match_the_dict_env_flattened(action_mode):
         flat_obs, flat_reward, done, _, flat_info = flat_env.step(action)
         dict_obs, dict_reward, dict_done, _, dict_info = dict_env.step(action)
         assert (flat_reward, done) == (dict_reward, dict_done)
-        assert flat_info["state"] == dict_info["state"]
+        assert flat_info == dict_info and flat_env.state == dict_env.state
         if done:
             flat_obs, _ = flat_env.reset()
             dict_obs, _ = dict_env.reset()
@@ -171,3 +171,58 @@ def test_pot_slots_make_probability_is_pot_chance(game):
                                                            slot.pocket, others, sigma)
                 checked += 1
     assert checked > 100
+
+
+def test_step_infos_are_light_and_the_state_and_shot_are_read_from_the_env():
+    """A step's info holds only ``INFO_KEYS``, plain values and ``Outcome`` records (no game
+    state or shot result for vector envs to copy); the env keeps both."""
+    import copy
+    import pickle
+
+    from poolgym.envs.pool_env import INFO_KEYS
+    from poolgym.physics import ShotResult
+    from poolgym.rules import GameState, Outcome
+
+    env = PoolEnv("nine_ball", action_mode="choice_discrete", noise="tournament", opponent="legal-random",
+                  breaker="agent")
+    _, info = env.reset(seed=3)
+    assert env.last_shot is None
+    rng = np.random.default_rng(3)
+    sizes = np.cumsum(env.action_space.nvec)[:-1]
+    for _ in range(12):
+        masks = np.split(env.action_masks(), sizes)
+        action = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, _, done, _, info = env.step(action)
+        assert set(info) <= set(INFO_KEYS)
+        assert all(isinstance(o, Outcome) for o in info["outcomes"])
+        assert not any(isinstance(v, (GameState, ShotResult)) for v in info.values())
+        assert copy.deepcopy(info) == info and len(pickle.dumps(info)) < 4096
+        shot = env.last_shot
+        assert isinstance(shot, ShotResult)
+        # The last shot of the step left the balls where the state has them, unless it
+        # ended the rack (or balls were spotted / the cue ball taken in hand).
+        last = info["outcomes"][-1]
+        if not done and not last.spotted and not last.pocketed and not last.driven_off:
+            assert shot.positions.keys() == env.state.positions.keys()
+        if done:
+            assert "winner" in info
+            break
+
+
+@pytest.mark.parametrize("obs_mode", ["dict", "flat"])
+def test_each_env_gets_its_own_observation_space(obs_mode):
+    """Spaces are built once per combination and copied: equal, yet independent (seeding or
+    sampling one leaves another alone)."""
+    from poolgym.envs.observations import flat_observation_space, observation_space, observation_spaces
+
+    first, second = observation_spaces(obs_mode, True, True), observation_spaces(obs_mode, True, True)
+    built = observation_space(True, True) if obs_mode == "dict" else flat_observation_space(True, True)
+    assert first == second == built and first is not second
+    first.seed(1)
+    second.seed(1)
+    a = first.sample()
+    third = observation_spaces(obs_mode, True, True)
+    third.seed(2)
+    third.sample()
+    b = second.sample()
+    assert spaces.flatten(built, a).tolist() == spaces.flatten(built, b).tolist()

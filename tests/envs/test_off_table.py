@@ -61,7 +61,7 @@ def test_object_ball_off_the_table_in_solo_play_is_a_6_5_foul():
                           awaiting_break=False, cue_ball_in_hand=CueBallZone.NONE, shot_number=3)
     action = env.mapper.encode(ShotMove(ShotCall(), None, OBJECT_OFF, 1), env.state, env.rules)
     obs, reward, terminated, truncated, info = env.step(action)
-    assert set(info["shot"].off_table) == {1} and 0 in info["shot"].positions
+    assert set(env.last_shot.off_table) == {1} and 0 in env.last_shot.positions
     outcome = info["outcome"]
     assert outcome.foul_sections == ("6.5",) and outcome.driven_off == (1,)
     assert 1 not in env.state.positions and env.state.cue_ball_in_hand is CueBallZone.ANYWHERE

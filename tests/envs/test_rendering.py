@@ -210,7 +210,7 @@ def test_the_pot_ball_drill_animates_its_shot_with_the_target_ringed():
     assert len(env.render()) == 1
     *_, info = env.step(env.action_space.sample())
     frames = env.render()
-    assert len(frames) == shot_frame_count(info["shot"].duration, fps)
+    assert len(frames) == shot_frame_count(env.last_shot.duration, fps)
     game, verdict = env.render_status()
     assert game == f"pot ball {env.target} in any pocket"
     assert verdict in (f"potted the {env.target}", "missed", "scratch: the cue ball dropped")

@@ -86,6 +86,7 @@ def test_train_cli_tiny_budget(tmp_path, capsys):
     ({"total_steps": "many"}, "'total_steps'"),
     ({"total_steps": True}, "'total_steps'"),
     ({"n_envs": 0}, "'n_envs'"),
+    ({"vec_env": "threads"}, "'vec_env'"),
     ({"algorithm": "DQN"}, "'algorithm'"),
     ({"env": {"kwargs": {}}}, "'env.id'"),
     ({"env": {"id": "poolgym/PotBall-v0", "kwarg": {}}}, "'env.kwarg'"),
@@ -293,3 +294,16 @@ def test_eval_racks_must_be_positive(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--config", str(DEFAULT), "--eval-racks", "0"])
     assert "--eval-racks" in capsys.readouterr().err
+
+
+def test_envs_stepped_in_the_training_process_train_and_leave_torch_as_it_was(tmp_path):
+    """``vec_env: dummy`` with two envs trains (both envs' episodes in the monitor), and the
+    distribution argument checks switched off for training are switched back on after."""
+    import torch
+
+    before = torch.distributions.Distribution._validate_args
+    summary = train(tiny_config(n_envs=2, vec_env="dummy", checkpoint_every=0,
+                                eval={"every_steps": 0, "final_episodes": 2}), out=tmp_path)
+    assert summary["steps"] >= 256 and summary["config"]["vec_env"] == "dummy"
+    assert sorted(p.name for p in (tmp_path / "monitor").iterdir()) == ["0.monitor.csv", "1.monitor.csv"]
+    assert torch.distributions.Distribution._validate_args == before
