@@ -104,17 +104,7 @@ def read_bounded(path: str | os.PathLike, limit: int, what: str = "the file") ->
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ValueError(f"{path}: cannot read {what}: not a regular file")
-        chunks, total = [], 0
-        while True:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise FileTooLarge(f"{path}: cannot read {what}: larger than {limit} bytes "
-                                   f"(at most {limit} are read)")
-        return b"".join(chunks)
+        return _read_at_most(lambda n: os.read(fd, n), limit, path, what)
     finally:
         os.close(fd)
 
@@ -124,15 +114,20 @@ def read_bounded_member(archive: zipfile.ZipFile, name: str, limit: int, what: s
     them: decompressed a chunk at a time and stopped at the limit, so a small archive that
     expands to gigabytes is refused after ``limit`` bytes (``FileTooLarge``, naming the
     archive and ``what``)."""
-    chunks, total = [], 0
     with archive.open(name) as member:
-        while True:
-            chunk = member.read(min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise FileTooLarge(f"{archive.filename}: cannot read {what}: larger than {limit} "
-                                   f"bytes (at most {limit} are read)")
-    return b"".join(chunks)
+        return _read_at_most(member.read, limit, archive.filename, what)
+
+
+def _read_at_most(read, limit: int, source, what: str) -> bytes:
+    """What ``read(n)`` calls give until they give nothing, a megabyte at a time, or
+    ``FileTooLarge`` (naming ``source`` and ``what``) once more than ``limit`` bytes came."""
+    chunks, total = [], 0
+    while True:
+        chunk = read(min(1 << 20, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise FileTooLarge(f"{source}: cannot read {what}: larger than {limit} bytes "
+                               f"(at most {limit} are read)")
