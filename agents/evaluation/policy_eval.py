@@ -141,6 +141,15 @@ class Score:
         return asdict(self)
 
 
+def with_action_masks(env: gym.Env, info: dict) -> dict:
+    """``info`` with the env's ``action_masks()`` under ``"action_masks"`` in the
+    ``choice_discrete`` mode (what a maskable policy predicts with, ``SB3Policy``); as it is
+    in the other modes."""
+    if getattr(env.unwrapped.mapper, "mode", None) != "choice_discrete":
+        return info
+    return {**info, "action_masks": env.unwrapped.action_masks()}
+
+
 def _episode(env: gym.Env, policy: Policy, seed: int) -> tuple[float, bool, float, int, str]:
     """Play one episode; (return, success, legal pots, steps, what success means)."""
     obs, info = env.reset(seed=seed)
@@ -148,11 +157,8 @@ def _episode(env: gym.Env, policy: Policy, seed: int) -> tuple[float, bool, floa
     won = lost = 0.0
     potted = False
     done = False
-    masked = getattr(env.unwrapped.mapper, "mode", None) == "choice_discrete"
     while not done:
-        if masked:  # what a maskable policy predicts with (``SB3Policy``)
-            info = {**info, "action_masks": env.unwrapped.action_masks()}
-        obs, reward, terminated, truncated, info = env.step(policy(obs, info))
+        obs, reward, terminated, truncated, info = env.step(policy(obs, with_action_masks(env, info)))
         total += float(reward)
         steps += 1
         done = terminated or truncated

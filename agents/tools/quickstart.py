@@ -30,6 +30,7 @@ DEFAULT_CONFIG = "train/default.yaml"  # a name in poolgym.configs
 def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
     """The trained agent's shots on ``shots`` seeded layouts, each drawn after the shot with
     the balls' paths, as one PNG grid titled by what happened."""
+    from poolgym.agents.evaluation.policy_eval import with_action_masks
     from poolgym.envs.opponents import SB3Policy
 
     policy = SB3Policy(model, deterministic=True)
@@ -38,7 +39,7 @@ def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
     try:
         for i in range(shots):
             obs, info = env.reset(seed=seed + i)
-            obs, reward, terminated, truncated, info = env.step(policy(obs, info))
+            obs, reward, terminated, truncated, info = env.step(policy(obs, with_action_masks(env, info)))
             frames.append(env.render())
             what = "scratch" if info["scratched"] else "potted" if info["potted"] else "missed"
             pocket = env.unwrapped.last_shot.pocketed.get(info["target"])
