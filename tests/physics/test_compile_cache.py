@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import stat
 import subprocess
 import sys
@@ -35,12 +36,15 @@ def _copy_package(root: Path) -> Path:
     return cache
 
 
-def _run(root: Path, prefix: list[str] = (), home: str | None = None) -> subprocess.CompletedProcess:
+def _run(root: Path, prefix: list[str] = (), home: str | None = None, python: str = sys.executable,
+         path: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """``SHOT`` in a fresh ``python`` with the copy under ``root`` first on its path (then
+    ``path``), started through ``prefix``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_CACHE", "XDG_CACHE"))}
-    env.update(PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+    env.update(PYTHONPATH=os.pathsep.join([str(root), *path]), PYTHONDONTWRITEBYTECODE="1")
     if home is not None:
         env["HOME"] = home
-    return subprocess.run([*prefix, sys.executable, "-c", SHOT], cwd=root, env=env, capture_output=True,
+    return subprocess.run([*prefix, python, "-c", SHOT], cwd=root, env=env, capture_output=True,
                           text=True, timeout=300)
 
 
@@ -70,19 +74,27 @@ def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path, damage):
     assert "poolgym:" not in second.stderr, second.stderr
 
 
-def _without_write_permission() -> list[str] | None:
-    """A command prefix that runs a process unable to write the read-only copy: as the
-    ``nobody`` user when this interpreter is reachable by it, else as root without the
-    capabilities that bypass file permissions. None when not root (nothing to drop to)."""
-    if os.geteuid() != 0:
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def _without_write_permission() -> tuple[list[str], str, tuple[str, ...]] | None:
+    """How to run a process that cannot write the read-only copy: (command prefix,
+    interpreter, extra path). As the ``nobody`` user where an interpreter of this Python
+    version and this environment's packages are reachable by it (this one, or the
+    system's, with the packages on its path); else as root without the capabilities that
+    bypass file permissions. None when not root (nothing to drop to) or without setpriv."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
         return None
-    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    if shutil.which("setpriv") is None:
-        return None
-    probe = subprocess.run([*nobody, sys.executable, "-c", "import numba"], capture_output=True)
-    if probe.returncode == 0:
-        return nobody
-    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--inh-caps=-all"]
+    packages = tuple(site.getsitepackages())
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    for python, path in ((sys.executable, ()), (f"/usr/bin/{version}", packages)):
+        if not os.path.exists(python):
+            continue
+        probe = subprocess.run([*NOBODY, python, "-c", "import numba"], capture_output=True,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(path), "HOME": "/nonexistent"})
+        if probe.returncode == 0:
+            return NOBODY, python, path
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--inh-caps=-all"], sys.executable, ()
 
 
 def _read_only(root: Path) -> None:
@@ -109,9 +121,10 @@ def test_a_read_only_package_without_a_home_uses_its_own_cache(world_readable_di
     a kernel it lacks is compiled in memory with one warning line, and a damaged entry
     that cannot be deleted is compiled in memory too (one line for the entry, one for the
     save that fails), never an import error."""
-    prefix = _without_write_permission()
-    if prefix is None:
+    how = _without_write_permission()
+    if how is None:
         pytest.skip("needs root (to run the import as a user that cannot write the copy) and setpriv")
+    prefix, python, extra = how
     cache = _copy_package(world_readable_dir)
     if entry == "missing":
         for path in cache.glob(f"{ENTRY}*"):
@@ -120,7 +133,7 @@ def test_a_read_only_package_without_a_home_uses_its_own_cache(world_readable_di
         index = cache / f"{ENTRY}.nbi"
         index.write_bytes(index.read_bytes()[:10])
     _read_only(world_readable_dir)
-    result = _run(world_readable_dir, prefix, home="/nonexistent")
+    result = _run(world_readable_dir, prefix, home="/nonexistent", python=python, path=extra)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == _expected_duration()
     notes = [line for line in result.stderr.splitlines() if line.startswith("poolgym:")]
