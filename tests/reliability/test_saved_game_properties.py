@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from poolgym.agents.tools.soak import random_action
 from poolgym.envs.pool_env import PoolEnv
 from poolgym.saved_game import RecordGame, load, replay
 
@@ -19,18 +20,6 @@ MODES = ("raw", "aim", "choice", "choice_discrete")
 DEFAULTS = {"max_cut_deg": 5.0, "pot_residual": "stroke", "elevation": False, "ruleset_kwargs": {}}
 
 
-def _action(env, rng):
-    """A random action the env takes: uniform in a Box, a masked choice in choice_discrete."""
-    space = env.action_space
-    if isinstance(space, gym.spaces.MultiDiscrete):
-        masks, start, action = env.unwrapped.action_masks(), 0, []
-        for n in space.nvec:
-            action.append(int(rng.choice(np.flatnonzero(masks[start:start + n]))))
-            start += n
-        return np.array(action, dtype=space.dtype)
-    return rng.uniform(space.low, space.high).astype(space.dtype)
-
-
 def record(path, steps, seed, action_seed=0, options=None, **kwargs):
     """Play ``steps`` random steps of a ``PoolEnv`` made with ``kwargs``, reset with ``seed``
     and ``options``, recorded; save to ``path``; the recording."""
@@ -38,7 +27,7 @@ def record(path, steps, seed, action_seed=0, options=None, **kwargs):
     env.reset(seed=seed, options=options)
     rng = np.random.default_rng(action_seed)
     for _ in range(steps):
-        *_, terminated, truncated, _ = env.step(_action(env, rng))
+        *_, terminated, truncated, _ = env.step(random_action(env, rng))
         if terminated or truncated:
             break
     env.save(path)
