@@ -39,18 +39,7 @@ def env_rate(env_id: str, action_mode: str, noise: str, opponent: str, steps: in
     import poolgym  # noqa: F401  (registers the ids)
 
     env = gym.make(env_id, action_mode=action_mode, noise=noise, opponent=opponent)
-    try:
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-        start = time.perf_counter()
-        for _ in range(steps):
-            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
-            if terminated or truncated:
-                env.reset()
-        elapsed = time.perf_counter() - start
-    finally:
-        env.close()
-    return {"steps_per_s": steps / elapsed}
+    return _stepped(env, steps, seed, env.action_space.sample)
 
 
 def bot_rate(budget: str, noise: str, racks: int, seed: int = 0) -> dict[str, Any]:
@@ -122,6 +111,12 @@ def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
         masks = np.split(env.unwrapped.action_masks(), np.cumsum(sizes)[:-1])
         return np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
 
+    return _stepped(env, steps, seed, action)
+
+
+def _stepped(env, steps: int, seed: int, action) -> dict[str, Any]:
+    """Steps/s of ``env`` over ``steps`` steps of ``action()`` from a reset with ``seed``
+    (its action space seeded too), reset at episode ends; the env is closed after."""
     try:
         env.reset(seed=seed)
         env.action_space.seed(seed)
