@@ -181,3 +181,20 @@ def kernel(*signature):
         return dispatcher
 
     return compile_kernel
+
+
+def raise_interrupt_from(exc: SystemError) -> None:
+    """Raise ``KeyboardInterrupt`` when ``exc`` is a Ctrl-C that arrived inside a compiled
+    call; return otherwise (the caller re-raises ``exc``).
+
+    A kernel's machine code calls back into Python (numba unpickles its constants there);
+    a SIGINT whose handler runs in such a callback leaves the ``KeyboardInterrupt`` at the
+    bottom of a chain of ``SystemError``s ("returned a result with an exception set"),
+    which a caller that handles Ctrl-C (``poolgym train`` saving its model, ``collect``
+    keeping its episodes) would otherwise report as a crash.
+    """
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        seen = seen.__cause__ or seen.__context__

@@ -23,6 +23,7 @@ import numpy as np
 from poolgym import events as ev
 from poolgym.numbers import quote, real
 from poolgym.physics import event_core as core
+from poolgym.physics.jit import raise_interrupt_from
 from poolgym.physics.params import PhysicsParams
 from poolgym.physics.result import MotionPhase, ShotResult
 from poolgym.physics.shot import Noise, Shot
@@ -257,9 +258,13 @@ class Simulator:
         """Play one validated shot from ``start`` in the compiled loop; its result."""
         strike = np.array(self.strike_state(shot), dtype=float)  # (vx, vy, wx, wy, wz, vz)
         max_events = self.params.max_events
-        status, balls, on, log, phases, counts, _, duration = core.run_shot(
-            start.x0, start.y0, start.cue, strike, self._constants, self._segment_table, self._tip_table,
-            self._hole_table, self._open_box_array, start.frozen, max_events, record)
+        try:
+            status, balls, on, log, phases, counts, _, duration = core.run_shot(
+                start.x0, start.y0, start.cue, strike, self._constants, self._segment_table, self._tip_table,
+                self._hole_table, self._open_box_array, start.frozen, max_events, record)
+        except SystemError as exc:
+            raise_interrupt_from(exc)
+            raise
         if status == core.TOO_MANY_EVENTS:
             raise RuntimeError(f"shot exceeded PhysicsParams.max_events={max_events}; "
                                f"layout {start.layout()} shot {shot}")

@@ -173,3 +173,25 @@ def test_a_new_process_plays_its_first_shot_from_the_cached_kernels():
     for run in runs:
         assert run["first_contact"] == 1 and run["events"] >= 4
     assert runs[1]["cache_hits"] == 1  # loaded, not compiled again
+
+
+def test_ctrl_c_during_a_compiled_shot_is_a_keyboard_interrupt():
+    # A SIGINT lands inside the compiled loop on almost every try (numba's callbacks into
+    # Python run the handler there); callers that handle Ctrl-C must see KeyboardInterrupt.
+    import signal
+    import threading
+
+    from poolgym.physics import Shot, Simulator
+
+    simulator = Simulator()
+    layout = {0: (0.5, 0.6), 1: (1.5, 0.7), 2: (1.8, 0.3), 3: (2.0, 1.0)}
+    shot = Shot(angle_deg=10.0, speed=4.0)
+    simulator.simulate(layout, shot)
+    rng = np.random.default_rng(5)
+    for delay in rng.uniform(0.01, 0.1, size=10):
+        timer = threading.Timer(delay, signal.raise_signal, (signal.SIGINT,))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            while True:
+                simulator.simulate(layout, shot)
+        timer.join()

@@ -181,7 +181,10 @@ def test_ctrl_c_saves_the_model_and_summary_and_exits_130_in_one_line(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "poolgym.agents.tools.cli", "train", "--config", str(config),
                                 "--out", str(out), "--no-progress"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                               start_new_session=True)
+                               start_new_session=True,
+                               # As a terminal's job: a shell that started these tests in the
+                               # background would have the child inherit an ignored SIGINT.
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while not (out / "checkpoints" / "ppo_128_steps.zip").exists():
@@ -193,7 +196,7 @@ def test_ctrl_c_saves_the_model_and_summary_and_exits_130_in_one_line(tmp_path):
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == INTERRUPTED
+    assert process.returncode == INTERRUPTED, err
     assert "Traceback" not in err
     lines = [line for line in err.splitlines() if line.strip() and "UserWarning" not in line
              and "warnings.warn" not in line]
