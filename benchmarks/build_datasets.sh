@@ -22,7 +22,7 @@ run_set() {  # name dataset-id default-episodes seed collect-arguments...
 }
 
 sets=("$@")
-[ ${#sets[@]} -gt 0 ] || sets=(bot-fast pot-ball bot-fast-vs-bot-fast bot-strong)
+[ ${#sets[@]} -gt 0 ] || sets=(bot-fast pot-ball bot-fast-vs-bot-fast bot-strong bot-pro bot-pro-vs-bot-fast)
 for set in "${sets[@]}"; do
   case $set in
     # The bot's fast budget against the v1 opponent, in the recipes' mapping (MaskablePPO).
@@ -32,9 +32,15 @@ for set in "${sets[@]}"; do
         --agent bot:fast --opponent bot:fast $nine ;;
     # The top rung of the ladder (about ten moves a second).
     bot-strong) run_set "$set" poolgym/nine-ball/bot-strong-v0 200 0 --agent bot:strong --opponent legal-random $nine ;;
+    # The top rung, bot:pro (about three moves a second on an idle core), against legal-random
+    # and against bot:fast: the data configs/train/nine_ball_bc_bot_pro.yaml clones.
+    bot-pro) run_set "$set" poolgym/nine-ball/bot-pro-v0 300 0 --agent bot:pro --opponent legal-random $nine ;;
+    bot-pro-vs-bot-fast) run_set "$set" poolgym/nine-ball/bot-pro-vs-bot-fast-v0 200 0 \
+        --agent bot:pro --opponent bot:fast $nine ;;
     # The pot-ball drill: the ladder's fixed agent (the easiest pot, straight, medium speed).
     pot-ball) run_set "$set" poolgym/pot-ball/fixed-v0 2000 0 --agent fixed --env poolgym/PotBall-v1 \
         --action-mode choice_discrete --observation-mode flat ;;
-    *) echo "unknown set $set (bot-fast, pot-ball, bot-fast-vs-bot-fast, bot-strong)" >&2; exit 2 ;;
+    *) echo "unknown set $set (bot-fast, pot-ball, bot-fast-vs-bot-fast, bot-strong, bot-pro, bot-pro-vs-bot-fast)" >&2
+       exit 2 ;;
   esac
 done

@@ -13,7 +13,8 @@ points fall every ``curve.every_steps`` samples; ``imitation`` says where the da
 from and how it is fitted::
 
     imitation:
-      dataset: poolgym/nine-ball/bot-fast-v0   # a Minari dataset id (MINARI_DATASETS_PATH)
+      dataset: poolgym/nine-ball/bot-fast-v0   # a Minari dataset id (MINARI_DATASETS_PATH),
+                                               # or a list of them, read together
       batch_size: 256
       learning_rate: 0.001                     # Adam, on the whole network
       validation_share: 0.1                    # episodes held out for the reported fit
@@ -22,7 +23,7 @@ from and how it is fitted::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -44,33 +45,38 @@ class ImitationData:
         return ImitationData(self.observations[keep], self.actions[keep], self.masks[keep], self.episodes[keep])
 
 
-def load_imitation_data(dataset_id: str, observation_space, action_space) -> ImitationData:
-    """The dataset's decisions, checked against the network's spaces (``ValueError`` naming
-    both when they differ, or when the dataset has no ``action_masks`` infos)."""
+def load_imitation_data(dataset_id: str | Sequence[str], observation_space, action_space) -> ImitationData:
+    """The decisions of a dataset, or of several read together (their episodes numbered in
+    turn, so a held-out share takes whole episodes of each), checked against the network's
+    spaces (``ValueError`` naming both when they differ, or when a dataset has no
+    ``action_masks`` infos)."""
     from poolgym.agents.datasets.collect import require_minari
 
     minari = require_minari()
-    try:
-        dataset = minari.load_dataset(dataset_id)
-    except (FileNotFoundError, ValueError) as exc:
-        raise ValueError(f"imitation.dataset {dataset_id!r} cannot be loaded ({exc}); build it with "
-                         f"poolgym collect (docs/datasets.md) under MINARI_DATASETS_PATH") from None
-    for name, theirs, ours in (("observation", dataset.observation_space, observation_space),
-                               ("action", dataset.action_space, action_space)):
-        if theirs != ours:
-            raise ValueError(f"imitation.dataset {dataset_id!r}: its {name} space {theirs} is not the "
-                             f"network's {ours}")
     observations, actions, masks, episodes = [], [], [], []
-    for episode in dataset.iterate_episodes():
-        if episode.infos is None or "action_masks" not in episode.infos:
-            raise ValueError(f"imitation.dataset {dataset_id!r} records no action_masks (collect it in "
-                             f"action_mode choice_discrete with poolgym collect)")
-        n = len(episode.actions)
-        # Minari keeps the final observation (and its info): no action was taken there.
-        observations.append(np.asarray(episode.observations[:n]))
-        actions.append(np.asarray(episode.actions))
-        masks.append(np.asarray(episode.infos["action_masks"][:n], dtype=bool))
-        episodes.append(np.full(n, episode.id))
+    first = 0  # the number the next dataset's episode 0 takes
+    for name in [dataset_id] if isinstance(dataset_id, str) else list(dataset_id):
+        try:
+            dataset = minari.load_dataset(name)
+        except (FileNotFoundError, ValueError) as exc:
+            raise ValueError(f"imitation.dataset {name!r} cannot be loaded ({exc}); build it with "
+                             f"poolgym collect (docs/datasets.md) under MINARI_DATASETS_PATH") from None
+        for space, theirs, ours in (("observation", dataset.observation_space, observation_space),
+                                    ("action", dataset.action_space, action_space)):
+            if theirs != ours:
+                raise ValueError(f"imitation.dataset {name!r}: its {space} space {theirs} is not the "
+                                 f"network's {ours}")
+        for episode in dataset.iterate_episodes():
+            if episode.infos is None or "action_masks" not in episode.infos:
+                raise ValueError(f"imitation.dataset {name!r} records no action_masks (collect it in "
+                                 f"action_mode choice_discrete with poolgym collect)")
+            n = len(episode.actions)
+            # Minari keeps the final observation (and its info): no action was taken there.
+            observations.append(np.asarray(episode.observations[:n]))
+            actions.append(np.asarray(episode.actions))
+            masks.append(np.asarray(episode.infos["action_masks"][:n], dtype=bool))
+            episodes.append(np.full(n, first + episode.id))
+        first += dataset.total_episodes
     return ImitationData(np.concatenate(observations), np.concatenate(actions), np.concatenate(masks),
                          np.concatenate(episodes))
 

@@ -34,7 +34,7 @@ evaluation schedule::
       - {id: poolgym/PotBall-v1, kwargs: {...}, steps: 100000}
       - {id: poolgym/NineBall-v1, kwargs: {...}, opponent: legal-random, steps: 300000}
     imitation:                          # algorithm BC only (poolgym.agents.datasets.bc)
-      dataset: poolgym/nine-ball/bot-fast-v0   # a Minari dataset (poolgym collect)
+      dataset: poolgym/nine-ball/bot-fast-v0   # a Minari dataset (poolgym collect), or a list of them
       batch_size: 256
       learning_rate: 0.001
       validation_share: 0.1
@@ -139,8 +139,10 @@ _TOP: dict[str, tuple[tuple[type, ...], Any]] = {
     "self_play": ((dict,), None),
     "imitation": ((dict,), None),
 }
+# The datasets one behaviour-cloning run may read together.
+MAX_IMITATION_DATASETS = 8
 _IMITATION: dict[str, tuple[tuple[type, ...], Any]] = {
-    "dataset": ((str,), REQUIRED),
+    "dataset": ((str, list), REQUIRED),
     "batch_size": ((int,), 256),
     "learning_rate": ((float, int), 0.001),
     "validation_share": ((float, int), 0.1),
@@ -236,7 +238,7 @@ class SelfPlayConfig:
 class ImitationConfig:
     """Where behaviour cloning's data comes from and how it is fitted (``poolgym.agents.datasets.bc``)."""
 
-    dataset: str
+    dataset: str | tuple[str, ...]
     batch_size: int = 256
     learning_rate: float = 0.001
     validation_share: float = 0.1
@@ -315,7 +317,8 @@ class TrainConfig:
                 "snapshot_every": self.self_play.snapshot_every, "league_size": self.self_play.league_size,
                 "ladder": list(self.self_play.ladder), "ladder_share": self.self_play.ladder_share},
             "imitation": None if self.imitation is None else {
-                "dataset": self.imitation.dataset, "batch_size": self.imitation.batch_size,
+                "dataset": (self.imitation.dataset if isinstance(self.imitation.dataset, str)
+                            else list(self.imitation.dataset)), "batch_size": self.imitation.batch_size,
                 "learning_rate": self.imitation.learning_rate,
                 "validation_share": self.imitation.validation_share},
         }
@@ -627,10 +630,19 @@ def _parse_imitation(data: dict | None, algorithm: str, source: str) -> Imitatio
     section = check_section(data, _IMITATION, "imitation", source)
     from poolgym.agents.datasets.collect import check_dataset_id
 
-    try:
-        check_dataset_id(section["dataset"])
-    except ValueError as exc:
-        raise ValueError(f"{source}: key 'imitation.dataset': {exc}") from None
+    dataset = section["dataset"]
+    ids = [dataset] if isinstance(dataset, str) else dataset
+    if not 1 <= len(ids) <= MAX_IMITATION_DATASETS or len(set(map(str, ids))) != len(ids):
+        raise ValueError(f"{source}: key 'imitation.dataset' must be a dataset id or a list of 1 to "
+                         f"{MAX_IMITATION_DATASETS} different ones, got {quote(dataset)}")
+    for i, dataset_id in enumerate(ids):
+        name = "imitation.dataset" if isinstance(dataset, str) else f"imitation.dataset[{i}]"
+        if not isinstance(dataset_id, str):
+            raise ValueError(f"{source}: key {name!r} must be str, got {type(dataset_id).__name__}")
+        try:
+            check_dataset_id(dataset_id)
+        except ValueError as exc:
+            raise ValueError(f"{source}: key {name!r}: {exc}") from None
     _at_least(section["batch_size"], 1, "imitation.batch_size", source)
     if not (section["learning_rate"] > 0 and math.isfinite(section["learning_rate"])):
         raise ValueError(f"{source}: key 'imitation.learning_rate' must be a finite number > 0, "
@@ -638,7 +650,7 @@ def _parse_imitation(data: dict | None, algorithm: str, source: str) -> Imitatio
     if not 0.0 <= section["validation_share"] < 1.0:
         raise ValueError(f"{source}: key 'imitation.validation_share' must be within [0, 1), "
                          f"got {section['validation_share']!r}")
-    return ImitationConfig(section["dataset"], section["batch_size"], float(section["learning_rate"]),
+    return ImitationConfig(dataset if isinstance(dataset, str) else tuple(ids), section["batch_size"], float(section["learning_rate"]),
                            float(section["validation_share"]))
 
 

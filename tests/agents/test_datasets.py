@@ -184,7 +184,11 @@ def test_dataset_ids_take_minaris_form():
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_behaviour_cloning_from_the_shipped_dataset_end_to_end(tmp_path, monkeypatch):
+@pytest.mark.parametrize("recipe, datasets", [
+    ("nine_ball_bc_bot_fast", "poolgym/nine-ball/bot-fast-v0"),
+    ("nine_ball_bc_bot_pro", ["poolgym/nine-ball/bot-pro-v0", "poolgym/nine-ball/bot-pro-vs-bot-fast-v0"]),
+])
+def test_behaviour_cloning_from_the_shipped_dataset_end_to_end(tmp_path, monkeypatch, recipe, datasets):
     import yaml
 
     from poolgym.agents.evaluation.evaluate import run_match
@@ -194,9 +198,11 @@ def test_behaviour_cloning_from_the_shipped_dataset_end_to_end(tmp_path, monkeyp
     from poolgym.agents.training.train_config import load_config
 
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(SHIPPED_DATASETS_PATH))
-    config = yaml.safe_load((ROOT / "configs" / "train" / "nine_ball_bc_bot_fast.yaml").read_text())
-    assert config["imitation"]["dataset"] == "poolgym/nine-ball/bot-fast-v0"
-    config["imitation"].update(dataset=SHIPPED_DATASET_ID, validation_share=0.34)
+    config = yaml.safe_load((ROOT / "configs" / "train" / f"{recipe}.yaml").read_text())
+    assert config["imitation"]["dataset"] == datasets
+    # The recipe's data replaced by the shipped set, in the recipe's form (an id or a list).
+    shipped = SHIPPED_DATASET_ID if isinstance(datasets, str) else [SHIPPED_DATASET_ID]
+    config["imitation"].update(dataset=shipped, validation_share=0.34)
     config.update(total_steps=600, eval={"final_episodes": 1, "opponents": ["legal-random"], "baseline": "fixed"},
                   curve={"every_steps": 300, "racks": 1, "opponents": ["legal-random"], "final_racks": 1,
                          "final_opponents": ["legal-random"]})
@@ -238,3 +244,32 @@ def test_the_bc_config_section_is_checked():
     cfg = parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0"},
                         "hyperparameters": {"n_steps": 64}})
     assert cfg.imitation.batch_size == 256 and cfg.to_dict()["imitation"]["dataset"] == "ns/name-v0"
+    with pytest.raises(ValueError, match=r"imitation.dataset\[1\]"):
+        parse_config({**base, "algorithm": "BC", "imitation": {"dataset": ["ns/name-v0", "nothing"]}})
+    for bad in ([], ["ns/name-v0", "ns/name-v0"], [f"ns/name{i}-v0" for i in range(9)]):
+        with pytest.raises(ValueError, match="a list of 1 to 8 different ones"):
+            parse_config({**base, "algorithm": "BC", "imitation": {"dataset": bad}})
+    both = parse_config({**base, "algorithm": "BC", "imitation": {"dataset": ["ns/a-v0", "ns/b-v0"]}})
+    assert both.imitation.dataset == ("ns/a-v0", "ns/b-v0")
+    assert both.to_dict()["imitation"]["dataset"] == ["ns/a-v0", "ns/b-v0"]
+
+
+def test_imitation_reads_several_datasets_with_their_episodes_kept_apart(data_path):
+    import gymnasium as gym
+
+    from poolgym.agents.datasets import bc
+
+    collect("fixed", episodes=2, dataset_id="test/fixed-v0", seed=0, **NINE)
+    collect("bot:weak", episodes=3, dataset_id="test/weak-v0", seed=10, **NINE)
+    env = gym.make("poolgym/NineBall-v1", action_mode="choice_discrete", obs_mode="flat")
+    spaces = (env.observation_space, env.action_space)
+    env.close()
+    one = bc.load_imitation_data("test/fixed-v0", *spaces)
+    other = bc.load_imitation_data("test/weak-v0", *spaces)
+    both = bc.load_imitation_data(["test/fixed-v0", "test/weak-v0"], *spaces)
+    assert len(both) == len(one) + len(other)
+    assert np.array_equal(both.actions, np.concatenate([one.actions, other.actions]))
+    assert np.array_equal(both.observations, np.concatenate([one.observations, other.observations]))
+    # Five episodes, numbered apart: a held-out share takes whole racks of either set.
+    assert sorted(np.unique(both.episodes)) == [0, 1, 2, 3, 4]
+    assert np.array_equal(both.episodes[len(one):], other.episodes + 2)
