@@ -206,15 +206,22 @@ class Ruleset:
         return np.random.default_rng(zlib.crc32(state.to_json().encode()))
 
     # ================================================================= shots
-    def apply_shot(self, state: GameState, call: ShotCall, events: ShotEvents
-                   ) -> tuple[GameState, Outcome]:
+    def apply_shot(self, state: GameState, call: ShotCall, events: ShotEvents,
+                   simulated: bool = False) -> tuple[GameState, Outcome]:
         """The state after the shot and what the shot did. Raises ``ValueError`` on input
-        that does not fit the state (nothing changes: states are values)."""
+        that does not fit the state (nothing changes: states are values).
+
+        ``simulated``: ``events`` are what ``poolgym.envs.play.simulate_move`` (or
+        ``simulate_moves``) returned for a move from ``state`` (the facts of a simulation
+        of this layout, or the placement no stroke could be played from), so they fit the
+        state by construction and ``check_events`` is skipped: a bot judging many simulated
+        candidates pays for the check of each otherwise. The result is the same."""
         self._check_playable(state)
         if not isinstance(call, ShotCall) or not isinstance(events, ShotEvents):
             raise ValueError("apply_shot takes a ShotCall and a ShotEvents")
         self.check_call(state, call)
-        self.check_events(state, events)
+        if not simulated:
+            self.check_events(state, events)
         return self.conclude(state, call, events, self.judge_shot(state, call, events))
 
     def apply_decision(self, state: GameState, decision: Decision) -> GameState:
