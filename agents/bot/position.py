@@ -43,9 +43,11 @@ def shot_quality(state: GameState, rules: Ruleset, sigma_deg: float) -> float:
     balls = state.positions
     zone = state.cue_ball_in_hand
     best = 0.0
+    others, others_of = None, None
     for ball, pocket in pot_pairs(state, rules):
         position = balls[ball]
-        others = {n: p for n, p in balls.items() if n not in (0, ball)}
+        if ball != others_of:  # the pairs come ball by ball
+            others, others_of = {n: p for n, p in balls.items() if n not in (0, ball)}, ball
         if zone is CueBallZone.NONE:
             chance = pot_chance(table, balls[0], position, pocket, others, sigma_deg)
         else:

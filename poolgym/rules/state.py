@@ -69,27 +69,31 @@ class GameState:
         # Rules transitions (``replace`` on a state) pass values in their stored form already:
         # plain ints and floats, tuples, the zone enum. Those skip the conversions, which
         # would give the same values back at a cost paid on every new state.
-        mapping = isinstance(self.balls, Mapping)
-        normal = []
-        for item in (self.balls.items() if mapping else self.balls):
-            if mapping:
-                number, (x, y) = item
-            else:
-                number, x, y = item
-            if type(x) is not float or type(y) is not float:
-                x, y = real(x, f"ball {number} x"), real(y, f"ball {number} y")
-            if not (math.isfinite(x) and math.isfinite(y)):
-                raise ValueError(f"ball {number} has a non-finite position ({x}, {y})")
-            normal.append((number if type(number) is int else int(number), x, y))
-        normal.sort()
+        # A stored tuple handed on unchanged (``replace`` with other fields) is kept as it is.
         set_ = object.__setattr__
-        set_(self, "balls", tuple(normal))
-        set_(self, "out_of_play", tuple(sorted(int(b) for b in self.out_of_play)))
+        if type(self.balls) is not tuple or not _stored_balls(self.balls):
+            mapping = isinstance(self.balls, Mapping)
+            normal = []
+            for item in (self.balls.items() if mapping else self.balls):
+                if mapping:
+                    number, (x, y) = item
+                else:
+                    number, x, y = item
+                if type(x) is not float or type(y) is not float:
+                    x, y = real(x, f"ball {number} x"), real(y, f"ball {number} y")
+                if not (math.isfinite(x) and math.isfinite(y)):
+                    raise ValueError(f"ball {number} has a non-finite position ({x}, {y})")
+                normal.append((number if type(number) is int else int(number), x, y))
+            normal.sort()
+            set_(self, "balls", tuple(normal))
+        if self.out_of_play or type(self.out_of_play) is not tuple:
+            set_(self, "out_of_play", tuple(sorted(int(b) for b in self.out_of_play)))
         if type(self.cue_ball_in_hand) is not CueBallZone:
             set_(self, "cue_ball_in_hand", CueBallZone(self.cue_ball_in_hand))
-        set_(self, "consecutive_fouls", tuple(int(n) for n in self.consecutive_fouls))
-        set_(self, "warned_on_two_fouls", tuple(bool(w) for w in self.warned_on_two_fouls))
-        set_(self, "scores", tuple(int(s) for s in self.scores))
+        for name, kind in (("consecutive_fouls", int), ("warned_on_two_fouls", bool), ("scores", int)):
+            pair = getattr(self, name)
+            if not (type(pair) is tuple and len(pair) == 2 and type(pair[0]) is kind and type(pair[1]) is kind):
+                set_(self, name, tuple(kind(v) for v in pair))
         if self.groups is not None:
             set_(self, "groups", tuple(self.groups))
         if self.no_progress_innings is not None:
@@ -235,6 +239,22 @@ class GameState:
         except (TypeError, json.JSONDecodeError) as exc:
             raise ValueError(f"a GameState's JSON is not valid JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+def _stored_balls(balls: tuple) -> bool:
+    """Whether ``balls`` is in ``GameState``'s stored form already: ``(ball, x, y)`` rows of a
+    plain int and two finite plain floats, in increasing ball order (what the conversion in
+    ``__post_init__`` would give back unchanged)."""
+    previous = -1
+    for row in balls:
+        if type(row) is not tuple or len(row) != 3:
+            return False
+        number, x, y = row
+        if (type(number) is not int or number <= previous or type(x) is not float or type(y) is not float
+                or not (math.isfinite(x) and math.isfinite(y))):
+            return False
+        previous = number
+    return True
 
 
 def _is_int(value: Any) -> bool:
