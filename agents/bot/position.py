@@ -15,7 +15,8 @@ from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS
 from poolgym.envs.baseline_agents import decision_options
 
-from poolgym.aiming import aim_point, ghost_ball, path_is_clear, pot_chance, usable_half_width
+from poolgym.aiming import (aim_point, aim_tolerance, chance_within, ghost_ball, path_is_clear, pot_chance,
+                             usable_half_width)
 
 WIN = 3.0
 # The value of breaking a fresh rack, for the breaker (a made ball is likely, a run less so).
@@ -48,8 +49,10 @@ def shot_quality(state: GameState, rules: Ruleset, sigma_deg: float) -> float:
         position = balls[ball]
         if ball != others_of:  # the pairs come ball by ball
             others, others_of = {n: p for n, p in balls.items() if n not in (0, ball)}, ball
+            blockers = list(others.values())
         if zone is CueBallZone.NONE:
-            chance = pot_chance(table, balls[0], position, pocket, others, sigma_deg)
+            # pot_chance, with the blockers listed once per ball.
+            chance = chance_within(aim_tolerance(table, balls[0], position, pocket, blockers), sigma_deg)
         else:
             chance = in_hand_chance(state, rules, ball, pocket, others, sigma_deg)
         best = max(best, chance)

@@ -108,15 +108,18 @@ class GameState:
 
     def _check(self) -> None:
         numbers = [b[0] for b in self.balls]
-        if len(set(numbers)) != len(numbers):
+        on = set(numbers)
+        if len(on) != len(numbers):
             raise ValueError(f"a ball is listed twice on the table: {numbers}")
-        if len(set(self.out_of_play)) != len(self.out_of_play):
-            raise ValueError(f"a ball is listed twice out of play: {self.out_of_play}")
-        both = set(numbers) & set(self.out_of_play)
-        if both:
-            raise ValueError(f"balls {sorted(both)} are both on the table and out of play")
-        if CUE_BALL in self.out_of_play:
-            raise ValueError("the cue ball is never out of play; it is in hand instead")
+        out = self.out_of_play
+        if out:
+            if len(set(out)) != len(out):
+                raise ValueError(f"a ball is listed twice out of play: {out}")
+            both = on.intersection(out)
+            if both:
+                raise ValueError(f"balls {sorted(both)} are both on the table and out of play")
+            if CUE_BALL in out:
+                raise ValueError("the cue ball is never out of play; it is in hand instead")
         for name in ("shooter", "breaker"):
             if getattr(self, name) not in (0, 1):
                 raise ValueError(f"{name} must be player 0 or 1, got {getattr(self, name)!r}")
