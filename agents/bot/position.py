@@ -67,7 +67,7 @@ def in_hand_chance(state: GameState, rules: Ruleset, ball: int, pocket: str,
     R = table.ball_radius
     position = state.position(ball)
     target = aim_point(table, pocket)
-    if not path_is_clear(position, target, list(others.values()), R):
+    if not path_is_clear(position, target, others.values(), R):
         return 0.0
     if usable_half_width(table, pocket, position, target) <= 0.0:
         return 0.0
