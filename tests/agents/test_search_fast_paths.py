@@ -1,0 +1,101 @@
+"""The shortcuts the bot's search takes give what the plain computations give: the path
+check against ``distance_to_segment`` ball by ball, the per-pocket aiming geometry against
+the pockets' own, and the stored-form fast paths of ``GameState``, ``ShotEvents`` and
+``Shot.validate`` against the conversions they skip."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from poolgym.aiming import aim_point, distance_to_segment, path_is_clear, pocket_axis
+from poolgym.physics import Shot
+from poolgym.rules import GameState, ShotEvents, get_ruleset
+from poolgym.table import Table
+
+R = Table.preset("9ft").ball_radius
+
+
+def _reference_clear(a, b, balls, radius):
+    limit = 2.0 * radius - 1e-6
+    return all(distance_to_segment(p, a, b) >= limit for p in balls)
+
+
+def test_path_is_clear_matches_the_distance_of_every_ball():
+    rng = np.random.default_rng(0)
+    limit = 2.0 * R - 1e-6
+    checked = blocked = 0
+    for _ in range(3000):
+        a = tuple(rng.uniform(0.0, 1.2, 2).tolist())
+        b = a if rng.random() < 0.05 else tuple(rng.uniform(0.0, 1.2, 2).tolist())
+        balls = [tuple(rng.uniform(0.0, 1.2, 2).tolist()) for _ in range(rng.integers(0, 9))]
+        # Balls right at the limit, beside and beyond the segment's ends, where the box test
+        # and the distance must agree to the last bit.
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        d = math.hypot(dx, dy) or 1.0
+        for t, off in ((0.5, limit), (0.5, limit * (1 - 1e-15)), (1.0 + limit / d, 0.0), (-limit / d, 0.0)):
+            balls.append((a[0] + t * dx - off * dy / d, a[1] + t * dy + off * dx / d))
+        expected = _reference_clear(a, b, balls, R)
+        assert path_is_clear(a, b, balls, R) == expected
+        assert path_is_clear(a, b, iter(balls), R) == expected  # any iterable of points
+        checked += 1
+        blocked += not expected
+    assert 0 < blocked < checked
+
+
+def test_pocket_aims_are_the_pockets_geometry():
+    for name in ("9ft", "7ft"):
+        table = Table.preset(name)
+        for p in table.pockets:
+            mx, my = p.mouth_centre
+            hx, hy = p.hole_centre
+            d = math.hypot(hx - mx, hy - my)
+            assert aim_point(table, p.id) == p.mouth_centre
+            assert pocket_axis(table, p.id) == ((hx - mx) / d, (hy - my) / d)
+            assert table.pocket_aims[p.id][2] == (table.side_mouth if p.kind == "side" else table.corner_mouth)
+    with pytest.raises(ValueError, match="unknown pocket 'middle'"):
+        aim_point(Table.preset("9ft"), "middle")
+
+
+def test_game_state_stored_form_is_kept_or_rebuilt_alike():
+    rules = get_ruleset("nine_ball")
+    state = rules.new_game(np.random.default_rng(2))
+    same = replace(state, shooter=1)
+    assert same.balls is state.balls  # handed on unchanged
+    # Rows out of order, NumPy numbers or duplicates still go through the conversion.
+    rows = tuple(reversed(state.balls))
+    assert replace(state, balls=rows).balls == state.balls
+    numpy_rows = tuple((np.int64(n), np.float64(x), y) for n, x, y in state.balls)
+    converted = replace(state, balls=numpy_rows).balls
+    assert converted == state.balls and all(type(n) is int and type(x) is float for n, x, _ in converted)
+    with pytest.raises(ValueError, match="listed twice on the table"):
+        replace(state, balls=state.balls + (state.balls[-1],))
+    with pytest.raises(ValueError, match="non-finite"):
+        replace(state, balls=((1, math.nan, 0.5),))
+    with pytest.raises(ValueError, match="both on the table and out of play"):
+        replace(state, out_of_play=(state.balls[-1][0],))
+    assert replace(state, consecutive_fouls=[1, 0]).consecutive_fouls == (1, 0)
+    assert replace(state, warned_on_two_fouls=(0, 1)).warned_on_two_fouls == (False, True)
+
+
+def test_shot_events_rows_from_plain_and_other_values():
+    plain = ShotEvents(final_positions={3: (1.0, 0.5), 0: (0.4, 0.2)})
+    assert plain.final_positions == ((0, 0.4, 0.2), (3, 1.0, 0.5))
+    mixed = ShotEvents(final_positions={np.int64(3): np.array([1.0, 0.5]), 0: [0.4, 0.2]})
+    assert mixed.final_positions == plain.final_positions
+    assert all(type(v) in (int, float) for row in mixed.final_positions for v in row)
+    with pytest.raises(ValueError, match="final position of ball 2"):
+        ShotEvents(final_positions={2: (math.inf, 0.3)})
+    assert ShotEvents(off_table=[np.int64(4)]).off_table == frozenset({4})
+
+
+def test_shot_validate_returns_plain_shots_as_they_are():
+    shot = Shot(2.0, 10.0, 0.1, -0.2)
+    assert shot.validate(10.0) is shot
+    converted = Shot(np.float32(2.0), 10, 0.1, -0.2).validate(10.0)
+    assert converted == Shot(2.0, 10.0, 0.1, -0.2) and type(converted.speed) is float
+    with pytest.raises(ValueError, match="Shot.speed must be in"):
+        Shot(12.0).validate(10.0)
