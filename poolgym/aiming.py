@@ -160,16 +160,32 @@ def aim_tolerance(table: Table, cue: Point, ball: Point, pocket_id: str, blocker
     in ``pocket_id`` (``pot_chance``'s model); 0 when a path is blocked by one of
     ``blockers`` or the cut is too thin. One tolerance serves every noise level
     (``chance_within``)."""
+    tolerance, ghost, target = open_tolerance(table, cue, ball, pocket_id)
+    if tolerance == 0.0 or not paths_are_clear(cue, ghost, ball, target, blockers, table.ball_radius):
+        return 0.0
+    return tolerance
+
+
+def open_tolerance(table: Table, cue: Point, ball: Point, pocket_id: str) -> tuple[float, Point, Point]:
+    """``aim_tolerance`` before its path checks: (the tolerance if both paths are clear, the
+    ghost ball, the aim point). A caller after the best of many pots checks the paths
+    (``paths_are_clear``) only of those that would beat it."""
     R = table.ball_radius
     target = _pocket_aim(table, pocket_id)[0]
     ghost = ghost_ball(ball, target, R)
     d1 = math.dist(cue, ghost)
     cut = cut_angle_deg(cue, ghost, ball, target)
     if cut > MAX_CUT_DEG or d1 < 1e-6:
-        return 0.0
-    if not path_is_clear(cue, ghost, blockers, R) or not path_is_clear(ball, target, blockers, R):
-        return 0.0
-    return tolerance_of(cut, d1, math.dist(ball, target), usable_half_width(table, pocket_id, ball, target), R)
+        return 0.0, ghost, target
+    return (tolerance_of(cut, d1, math.dist(ball, target), usable_half_width(table, pocket_id, ball, target), R),
+            ghost, target)
+
+
+def paths_are_clear(cue: Point, ghost: Point, ball: Point, target: Point, blockers: Sequence[Point],
+                    radius: float) -> bool:
+    """Whether a ghost-ball shot's two paths, the cue ball's to the ghost ball and the object
+    ball's to the aim point, pass every ball in ``blockers``."""
+    return path_is_clear(cue, ghost, blockers, radius) and path_is_clear(ball, target, blockers, radius)
 
 
 def tolerance_of(cut_deg: float, d1: float, d2: float, half_width: float, radius: float) -> float:

@@ -15,8 +15,8 @@ from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS
 from poolgym.envs.baseline_agents import decision_options
 
-from poolgym.aiming import (aim_point, aim_tolerance, chance_within, ghost_ball, path_is_clear, pot_chance,
-                             usable_half_width)
+from poolgym.aiming import (aim_point, chance_within, ghost_ball, open_tolerance, path_is_clear, paths_are_clear,
+                             pot_chance, usable_half_width)
 
 WIN = 3.0
 # The value of breaking a fresh rack, for the breaker (a made ball is likely, a run less so).
@@ -51,11 +51,14 @@ def shot_quality(state: GameState, rules: Ruleset, sigma_deg: float) -> float:
             others, others_of = {n: p for n, p in balls.items() if n not in (0, ball)}, ball
             blockers = list(others.values())
         if zone is CueBallZone.NONE:
-            # pot_chance, with the blockers listed once per ball.
-            chance = chance_within(aim_tolerance(table, balls[0], position, pocket, blockers), sigma_deg)
+            # pot_chance, its paths checked only when the pot would be the best so far (a
+            # blocked pot's chance is 0, which changes no maximum).
+            tolerance, ghost, target = open_tolerance(table, balls[0], position, pocket)
+            chance = chance_within(tolerance, sigma_deg)
+            if chance > best and paths_are_clear(balls[0], ghost, position, target, blockers, table.ball_radius):
+                best = chance
         else:
-            chance = in_hand_chance(state, rules, ball, pocket, others, sigma_deg)
-        best = max(best, chance)
+            best = max(best, in_hand_chance(state, rules, ball, pocket, others, sigma_deg))
     return best
 
 

@@ -370,13 +370,13 @@ class Ruleset:
         if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
             foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
         scores = (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1])
-        new = replace(state, balls=balls, out_of_play=tuple(verdict.out_of_play),
-                      shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
-                      cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
-                      warned_on_two_fouls=tuple(warned), scores=scores,
-                      push_out_available=verdict.push_out_available and not over,
-                      pending=None if over else verdict.pending, winner=verdict.winner,
-                      **verdict.changes)
+        new = state.evolve(balls=balls, out_of_play=tuple(verdict.out_of_play),
+                           shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
+                           cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
+                           warned_on_two_fouls=tuple(warned), scores=scores,
+                           push_out_available=verdict.push_out_available and not over,
+                           pending=None if over else verdict.pending, winner=verdict.winner,
+                           **verdict.changes)
         warning_to = None
         if not over:
             new, warning_to = self.hand_table_to(new, verdict.next_shooter)
@@ -408,8 +408,7 @@ class Ruleset:
             left = list(no_progress)
             left[state.shooter] = max(0, left[state.shooter] - 1)
             no_progress = tuple(left)
-        new = replace(state, shooter=player, inning=state.inning + 1,
-                      no_progress_innings=no_progress)
+        new = state.evolve(shooter=player, inning=state.inning + 1, no_progress_innings=no_progress)
         if (self.three_foul_rule and self.options.always_warn_on_two_fouls
                 and new.consecutive_fouls[player] >= 2 and not new.warned_on_two_fouls[player]):
             return self.issue_two_foul_warning(new, player), player

@@ -144,6 +144,22 @@ class GameState:
         if self.cue_ball_in_hand is not CueBallZone.NONE and CUE_BALL in numbers:
             raise ValueError("the cue ball is in hand, so it cannot also be on the table")
 
+    def evolve(self, **changes: Any) -> "GameState":
+        """``dataclasses.replace(self, **changes)``, for the rules' transitions, which make
+        new states for every shot a bot considers: the same state (``__post_init__``'s
+        conversions and checks run on it as on any new state), without the generic
+        field-by-field copy and ``__init__`` of ``replace``. An unknown field is a
+        ``TypeError``, as there."""
+        unknown = changes.keys() - _FIELD_NAMES
+        if unknown:
+            raise TypeError(f"GameState has no field {sorted(unknown)[0]!r}")
+        new = object.__new__(type(self))
+        values = new.__dict__
+        values.update(self.__dict__)
+        values.update(changes)
+        new.__post_init__()
+        return new
+
     # ----------------------------------------------------------------- queries
     @property
     def positions(self) -> dict[int, Point]:
@@ -242,6 +258,9 @@ class GameState:
         except (TypeError, json.JSONDecodeError) as exc:
             raise ValueError(f"a GameState's JSON is not valid JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(GameState))
 
 
 def _stored_balls(balls: tuple) -> bool:
