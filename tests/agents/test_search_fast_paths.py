@@ -99,3 +99,77 @@ def test_shot_validate_returns_plain_shots_as_they_are():
     assert converted == Shot(2.0, 10.0, 0.1, -0.2) and type(converted.speed) is float
     with pytest.raises(ValueError, match="Shot.speed must be in"):
         Shot(12.0).validate(10.0)
+
+
+def _reference_in_hand(state, rules, ball, pocket, others, sigma_deg):
+    """``in_hand_chance`` as first written: every test in turn, then ``pot_chance``."""
+    from poolgym.agents.bot.position import IN_HAND_DISTANCE
+    from poolgym.aiming import ghost_ball, pot_chance, usable_half_width
+    from poolgym.rules import CueBallZone
+
+    table, radius = rules.table, rules.table.ball_radius
+    position = state.position(ball)
+    target = aim_point(table, pocket)
+    if not path_is_clear(position, target, list(others.values()), radius):
+        return 0.0
+    if usable_half_width(table, pocket, position, target) <= 0.0:
+        return 0.0
+    ghost = ghost_ball(position, target, radius)
+    dx, dy = ghost[0] - target[0], ghost[1] - target[1]
+    d = math.hypot(dx, dy) or 1.0
+    cue = (ghost[0] + IN_HAND_DISTANCE * dx / d, ghost[1] + IN_HAND_DISTANCE * dy / d)
+    if state.cue_ball_in_hand is CueBallZone.KITCHEN:
+        if position[0] < table.head_string_x:
+            return 0.0
+        if cue[0] >= table.head_string_x:
+            cue = (table.head_string_x - 2 * radius, min(max(cue[1], 2 * radius), table.width - 2 * radius))
+    if not table.contains(*cue):
+        cue = (ghost[0] + 2.5 * radius * dx / d, ghost[1] + 2.5 * radius * dy / d)
+        if not table.contains(*cue):
+            return 0.0
+    return pot_chance(table, cue, position, pocket, others, sigma_deg)
+
+
+def _reference_quality(state, rules, sigma_deg):
+    """``shot_quality`` as first written: the best ``pot_chance`` (or in-hand chance) of all pairs."""
+    from poolgym.agents.bot.position import pot_pairs
+    from poolgym.aiming import pot_chance
+    from poolgym.rules import CueBallZone
+
+    balls, best = state.positions, 0.0
+    for ball, pocket in pot_pairs(state, rules):
+        others = {n: p for n, p in balls.items() if n not in (0, ball)}
+        if state.cue_ball_in_hand is CueBallZone.NONE:
+            chance = pot_chance(rules.table, balls[0], balls[ball], pocket, others, sigma_deg)
+        else:
+            chance = _reference_in_hand(state, rules, ball, pocket, others, sigma_deg)
+        best = max(best, chance)
+    return best
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "eight_ball"])
+def test_shot_quality_equals_the_best_pot_chance_bit_for_bit(game):
+    from poolgym.agents.bot.position import shot_quality
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_bot
+    from poolgym.rules import CueBallZone
+
+    rules = get_ruleset(game)
+    rng = np.random.default_rng(1)
+    match = run_match(rules, [make_bot("weak", rules, seed=i, noise="tournament") for i in range(2)],
+                      ("a", "b"), 3, seed=4, noise="tournament")
+    states = [m.state for rack in match.racks for m in rack.moves if not m.state.awaiting_break]
+    # Random layouts of the same balls too: blocked paths, thin cuts, balls in the kitchen.
+    for state in list(states):
+        layout = {n: (float(rng.uniform(0.1, 2.44)), float(rng.uniform(0.1, 1.17))) for n, _, _ in state.balls}
+        try:
+            states.append(replace(state, balls=layout))
+        except ValueError:
+            pass
+        if state.cue_ball_in_hand is not CueBallZone.NONE:  # the kitchen's tests too
+            states.append(replace(state, cue_ball_in_hand=CueBallZone.KITCHEN))
+    zones = {s.cue_ball_in_hand for s in states}
+    assert len(states) > 20 and zones == set(CueBallZone)
+    for state in states:
+        for sigma in (0.15, 1.0):
+            assert shot_quality(state, rules, sigma) == _reference_quality(state, rules, sigma)
