@@ -173,3 +173,18 @@ def test_shot_quality_equals_the_best_pot_chance_bit_for_bit(game):
     for state in states:
         for sigma in (0.15, 1.0):
             assert shot_quality(state, rules, sigma) == _reference_quality(state, rules, sigma)
+
+
+def test_evolve_is_replace():
+    rules = get_ruleset("nine_ball")
+    state = rules.new_game(np.random.default_rng(3))
+    kept = {n: p for n, p in state.positions.items() if n not in (2, 5)}
+    for changes in ({"shooter": 1, "inning": 4}, {"balls": kept, "cue_ball_in_hand": "anywhere"},
+                    {"balls": kept, "out_of_play": [5, 2], "scores": [1, 2]}, {}):
+        evolved = state.evolve(**changes)
+        assert evolved == replace(state, **changes) and type(evolved) is GameState
+    assert state.evolve().balls is state.balls
+    with pytest.raises(TypeError, match="GameState has no field 'shoter'"):
+        state.evolve(shoter=1)
+    with pytest.raises(ValueError, match="shooter must be player 0 or 1"):
+        state.evolve(shooter=2)
