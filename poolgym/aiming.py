@@ -33,23 +33,49 @@ def distance_to_segment(p: Point, a: Point, b: Point) -> float:
 
 
 def path_is_clear(a: Point, b: Point, balls: Iterable[Point], radius: float) -> bool:
-    """Whether a ball rolling from ``a`` to ``b`` passes every ball in ``balls``."""
+    """Whether a ball rolling from ``a`` to ``b`` passes every ball in ``balls``
+    (``distance_to_segment`` of each at least two radii, less 1e-6 m)."""
     limit = 2.0 * radius - 1e-6
-    return all(distance_to_segment(p, a, b) >= limit for p in balls)
+    ax, ay = a
+    bx, by = b
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    # A ball outside the segment's box grown by the limit (and a margin far above the
+    # rounding of the distance) is clear of it: only the others need the distance, which is
+    # distance_to_segment's formula term for term.
+    reach = limit + 1e-9
+    x0, x1 = min(ax, bx) - reach, max(ax, bx) + reach
+    y0, y1 = min(ay, by) - reach, max(ay, by) + reach
+    for p in balls:
+        px, py = p
+        if px < x0 or px > x1 or py < y0 or py > y1:
+            continue
+        if length2 == 0.0:
+            distance = math.dist(p, a)
+        else:
+            t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length2))
+            distance = math.hypot(px - ax - t * dx, py - ay - t * dy)
+        if distance < limit:
+            return False
+    return True
 
 
 def aim_point(table: Table, pocket_id: str) -> Point:
     """Where a ball is sent to drop into a pocket: the middle of its mouth."""
-    return table.pocket(pocket_id).mouth_centre
+    return _pocket_aim(table, pocket_id)[0]
 
 
 def pocket_axis(table: Table, pocket_id: str) -> Point:
     """Unit vector pointing into the pocket along its axis."""
-    pocket = table.pocket(pocket_id)
-    mx, my = pocket.mouth_centre
-    hx, hy = pocket.hole_centre
-    d = math.hypot(hx - mx, hy - my) or 1.0
-    return ((hx - mx) / d, (hy - my) / d)
+    return _pocket_aim(table, pocket_id)[1]
+
+
+def _pocket_aim(table: Table, pocket_id: str) -> tuple[Point, Point, float, bool]:
+    """``Table.pocket_aims`` of one pocket (an unknown id raises ``Table.pocket``'s error)."""
+    aim = table.pocket_aims.get(pocket_id)
+    if aim is None:
+        table.pocket(pocket_id)
+    return aim
 
 
 def ghost_ball(ball: Point, target: Point, radius: float) -> Point:
@@ -134,16 +160,32 @@ def aim_tolerance(table: Table, cue: Point, ball: Point, pocket_id: str, blocker
     in ``pocket_id`` (``pot_chance``'s model); 0 when a path is blocked by one of
     ``blockers`` or the cut is too thin. One tolerance serves every noise level
     (``chance_within``)."""
+    tolerance, ghost, target = open_tolerance(table, cue, ball, pocket_id)
+    if tolerance == 0.0 or not paths_are_clear(cue, ghost, ball, target, blockers, table.ball_radius):
+        return 0.0
+    return tolerance
+
+
+def open_tolerance(table: Table, cue: Point, ball: Point, pocket_id: str) -> tuple[float, Point, Point]:
+    """``aim_tolerance`` before its path checks: (the tolerance if both paths are clear, the
+    ghost ball, the aim point). A caller after the best of many pots checks the paths
+    (``paths_are_clear``) only of those that would beat it."""
     R = table.ball_radius
-    target = aim_point(table, pocket_id)
+    target = _pocket_aim(table, pocket_id)[0]
     ghost = ghost_ball(ball, target, R)
     d1 = math.dist(cue, ghost)
     cut = cut_angle_deg(cue, ghost, ball, target)
     if cut > MAX_CUT_DEG or d1 < 1e-6:
-        return 0.0
-    if not path_is_clear(cue, ghost, blockers, R) or not path_is_clear(ball, target, blockers, R):
-        return 0.0
-    return tolerance_of(cut, d1, math.dist(ball, target), usable_half_width(table, pocket_id, ball, target), R)
+        return 0.0, ghost, target
+    return (tolerance_of(cut, d1, math.dist(ball, target), usable_half_width(table, pocket_id, ball, target), R),
+            ghost, target)
+
+
+def paths_are_clear(cue: Point, ghost: Point, ball: Point, target: Point, blockers: Sequence[Point],
+                    radius: float) -> bool:
+    """Whether a ghost-ball shot's two paths, the cue ball's to the ghost ball and the object
+    ball's to the aim point, pass every ball in ``blockers``."""
+    return path_is_clear(cue, ghost, blockers, radius) and path_is_clear(ball, target, blockers, radius)
 
 
 def tolerance_of(cut_deg: float, d1: float, d2: float, half_width: float, radius: float) -> float:
@@ -167,12 +209,10 @@ def chance_within(tolerance: float, sigma_deg: float) -> float:
 def usable_half_width(table: Table, pocket_id: str, ball: Point, target: Point) -> float:
     """How far off the pocket's centre line a ball may arrive and still drop: the mouth's
     half-width seen from the ball's direction, less the jaws' margin."""
-    pocket = table.pocket(pocket_id)
-    ax, ay = pocket_axis(table, pocket_id)
+    _, (ax, ay), mouth, side = _pocket_aim(table, pocket_id)
     dx, dy = target[0] - ball[0], target[1] - ball[1]
     d = math.hypot(dx, dy) or 1.0
     approach = math.degrees(math.acos(max(-1.0, min(1.0, (dx * ax + dy * ay) / d))))
-    mouth = table.side_mouth if pocket.kind == "side" else table.corner_mouth
-    if pocket.kind == "side" and approach > SIDE_POCKET_MAX_APPROACH_DEG:
+    if side and approach > SIDE_POCKET_MAX_APPROACH_DEG:
         return 0.0
     return 0.5 * mouth * math.cos(math.radians(approach)) - JAW_MARGIN_RADII * table.ball_radius

@@ -153,6 +153,21 @@ class Table:
             self._corner("head_right", (0.0, W), (0.0, -1.0), (1.0, 0.0)),
         )
 
+    @cached_property
+    def pocket_aims(self) -> dict[str, tuple[Point, Point, float, bool]]:
+        """Per pocket id, what aiming at it takes (``poolgym.aiming``): the mouth's centre,
+        the unit vector from it into the pocket towards the hole's centre, the mouth's width
+        and whether it is a side pocket; computed once, as a bot asks for them for every
+        pot it considers in every position it judges."""
+        aims = {}
+        for p in self.pockets:
+            mx, my = p.mouth_centre
+            hx, hy = p.hole_centre
+            d = math.hypot(hx - mx, hy - my) or 1.0
+            aims[p.id] = ((mx, my), ((hx - mx) / d, (hy - my) / d),
+                          self.side_mouth if p.kind == "side" else self.corner_mouth, p.kind == "side")
+        return aims
+
     def pocket(self, pocket_id: str) -> Pocket:
         for p in self.pockets:
             if p.id == pocket_id:

@@ -15,7 +15,8 @@ from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS
 from poolgym.envs.baseline_agents import decision_options
 
-from poolgym.aiming import aim_point, ghost_ball, path_is_clear, pot_chance, usable_half_width
+from poolgym.aiming import (aim_point, chance_within, ghost_ball, open_tolerance, path_is_clear, paths_are_clear,
+                             usable_half_width)
 
 WIN = 3.0
 # The value of breaking a fresh rack, for the breaker (a made ball is likely, a run less so).
@@ -43,14 +44,21 @@ def shot_quality(state: GameState, rules: Ruleset, sigma_deg: float) -> float:
     balls = state.positions
     zone = state.cue_ball_in_hand
     best = 0.0
+    others, others_of = None, None
     for ball, pocket in pot_pairs(state, rules):
         position = balls[ball]
-        others = {n: p for n, p in balls.items() if n not in (0, ball)}
+        if ball != others_of:  # the pairs come ball by ball
+            others, others_of = {n: p for n, p in balls.items() if n not in (0, ball)}, ball
+            blockers = list(others.values())
         if zone is CueBallZone.NONE:
-            chance = pot_chance(table, balls[0], position, pocket, others, sigma_deg)
+            # pot_chance, its paths checked only when the pot would be the best so far (a
+            # blocked pot's chance is 0, which changes no maximum).
+            tolerance, ghost, target = open_tolerance(table, balls[0], position, pocket)
+            chance = chance_within(tolerance, sigma_deg)
+            if chance > best and paths_are_clear(balls[0], ghost, position, target, blockers, table.ball_radius):
+                best = chance
         else:
-            chance = in_hand_chance(state, rules, ball, pocket, others, sigma_deg)
-        best = max(best, chance)
+            best = max(best, in_hand_chance(state, rules, ball, pocket, others, sigma_deg))
     return best
 
 
@@ -61,18 +69,21 @@ def in_hand_chance(state: GameState, rules: Ruleset, ball: int, pocket: str,
     table = rules.table
     R = table.ball_radius
     position = state.position(ball)
-    target = aim_point(table, pocket)
-    if not path_is_clear(position, target, list(others.values()), R):
+    kitchen = state.cue_ball_in_hand is CueBallZone.KITCHEN
+    # Every way out is a chance of 0: the cheapest tests go first.
+    if kitchen and position[0] < table.head_string_x:
         return 0.0
+    target = aim_point(table, pocket)
     if usable_half_width(table, pocket, position, target) <= 0.0:
+        return 0.0
+    blockers = others.values()
+    if not path_is_clear(position, target, blockers, R):
         return 0.0
     ghost = ghost_ball(position, target, R)
     dx, dy = ghost[0] - target[0], ghost[1] - target[1]
     d = math.hypot(dx, dy) or 1.0
     cue = (ghost[0] + IN_HAND_DISTANCE * dx / d, ghost[1] + IN_HAND_DISTANCE * dy / d)
-    if state.cue_ball_in_hand is CueBallZone.KITCHEN:
-        if position[0] < table.head_string_x:
-            return 0.0
+    if kitchen:
         if cue[0] >= table.head_string_x:
             # Straight behind is past the string: shoot from the string's middle instead.
             cue = (table.head_string_x - 2 * R, min(max(cue[1], 2 * R), table.width - 2 * R))
@@ -80,7 +91,11 @@ def in_hand_chance(state: GameState, rules: Ruleset, ball: int, pocket: str,
         cue = (ghost[0] + 2.5 * R * dx / d, ghost[1] + 2.5 * R * dy / d)
         if not table.contains(*cue):
             return 0.0
-    return pot_chance(table, cue, position, pocket, others, sigma_deg)
+    # pot_chance from ``cue``, the object ball's path (checked above) not checked again.
+    tolerance, ghost, _ = open_tolerance(table, cue, position, pocket)
+    if tolerance == 0.0 or not path_is_clear(cue, ghost, blockers, R):
+        return 0.0
+    return chance_within(tolerance, sigma_deg)
 
 
 def state_value(state: GameState, rules: Ruleset, player: int, sigma_deg: float,

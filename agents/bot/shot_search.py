@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import groupby
 
 import numpy as np
 
 from poolgym import events as ev
 from poolgym.envs.actions import ShotMove
-from poolgym.envs.play import simulate_move, simulate_replays
+from poolgym.envs.play import simulate_moves
 from poolgym.physics import Shot, Simulator
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
@@ -121,21 +122,41 @@ class ShotSearch:
     def play(self, state: GameState, move: ShotMove):
         """Simulate ``move`` exactly and judge it: (next state, outcome, simulation result or
         None for a placement no stroke can be played from)."""
-        events, result = simulate_move(self.exact, self.rules, state, move, self.rng, False)
-        next_state, outcome = self.rules.apply_shot(state, move.call, events)
-        return next_state, outcome, result
+        return self.play_many(self.exact, state, [move])[0]
+
+    def play_many(self, simulator: Simulator, state: GameState, moves: list[ShotMove]) -> list[tuple]:
+        """``play`` for each of ``moves`` on ``simulator`` (the exact one or the noisy one,
+        its noise drawn from ``rng`` move by move in order), in one batch for each run of
+        moves sharing a cue-ball placement (``simulate_moves``)."""
+        rules = self.rules
+        out = []
+        for _, run in groupby(moves, key=lambda m: m.placement):
+            run = list(run)
+            for move, (events, result) in zip(run, simulate_moves(simulator, rules, state, run, self.rng)):
+                out.append(rules.apply_shot(state, move.call, events, simulated=True) + (result,))
+        return out
 
     def score(self, state: GameState, move: ShotMove) -> Scored:
         return self.score_with_events(state, move)[0]
 
     def score_with_events(self, state: GameState, move: ShotMove):
         """The scored move and the event log of its exact simulation (empty if none ran)."""
-        next_state, outcome, result = self.play(state, move)
-        made = move.pocket is not None and move.target in outcome.pocketed_legally
-        faulted = bool(outcome.fouls) or (outcome.pending is not None
-                                          and outcome.pending.player != state.shooter)
-        value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
-        return Scored(move, value, made, faulted), (result.events if result is not None else ())
+        return self.score_many(state, [move])[0]
+
+    def score_many(self, state: GameState, moves: list[ShotMove]) -> list[tuple[Scored, tuple]]:
+        """``score_with_events`` for each of ``moves``, simulated in batches (``play_many``)."""
+        out = []
+        for move, (next_state, outcome, result) in zip(moves, self.play_many(self.exact, state, moves)):
+            made = move.pocket is not None and move.target in outcome.pocketed_legally
+            faulted = bool(outcome.fouls) or (outcome.pending is not None
+                                              and outcome.pending.player != state.shooter)
+            value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
+            out.append((Scored(move, value, made, faulted), result.events if result is not None else ()))
+        return out
+
+    def scored(self, state: GameState, moves: list[ShotMove]) -> list[Scored]:
+        """Each of ``moves`` scored (``score_many`` without the event logs)."""
+        return [scored for scored, _ in self.score_many(state, moves)]
 
     def recheck(self, state: GameState, scored: list[Scored]) -> list[Scored]:
         """The best ``top_k`` re-scored by their mean value over noisy plays (no-op without
@@ -144,11 +165,13 @@ class ShotSearch:
         if self.noisy is None or self.noisy.noise.is_zero or not scored:
             return scored
         head = scored[:self.budget.top_k]
-        for s in head:
-            replays = simulate_replays(self.noisy, self.rules, state, s.move, self.rng, self.budget.noise_samples)
-            values = [state_value(self.rules.apply_shot(state, s.move.call, events)[0], self.rules,
-                                  state.shooter, self.sigma_deg)
-                      for events, _ in replays]
+        n = self.budget.noise_samples
+        # Every candidate's replays in one batch: the noise is drawn in the same order as
+        # replaying the candidates one after another.
+        played = self.play_many(self.noisy, state, [s.move for s in head for _ in range(n)])
+        for i, s in enumerate(head):
+            values = [state_value(next_state, self.rules, state.shooter, self.sigma_deg)
+                      for next_state, _, _ in played[i * n:(i + 1) * n]]
             # The exact play counts as one more sample.
             s.value = (sum(values) + s.value) / (len(values) + 1)
         return sorted(head, key=lambda s: s.value, reverse=True) + scored[self.budget.top_k:]
@@ -176,36 +199,53 @@ class ShotSearch:
             if chance > 0.0:
                 ranked.append((chance, ball, pocket))
         ranked.sort(reverse=True)
-        out = []
+        moves, aims = [], []
         for _, ball, pocket in ranked[:self.budget.max_pairs]:
             call = _pot_call(calls, ball, pocket)
             target = aim_point(self.table, pocket)
             angle = direction_deg(cue, ghost_ball(balls[ball], target, self.table.ball_radius))
             for speed in self.budget.speeds:
                 for side, vertical in self.budget.spins:
-                    move = self.move(state, call, placement, angle, speed, side, vertical, ball, pocket)
-                    out.append(self.aimed(state, move, cue, balls[ball], target))
-        return out
+                    moves.append(self.move(state, call, placement, angle, speed, side, vertical, ball, pocket))
+                    aims.append((balls[ball], target))
+        return self.aimed_many(state, moves, cue, aims)
 
     def aimed(self, state: GameState, move: ShotMove, cue: Point, ball: Point,
               target: Point) -> Scored:
         """Score ``move``; if the object ball left off its line to ``target`` (throw, spin),
         turn the stroke once by the error scaled back through the cut and score that."""
-        scored, events = self.score_with_events(state, move)
-        if not self.budget.refine_aim or scored.pots:
-            return scored
-        error = object_ball_error(events, move.target, target)
-        if error is None or abs(error) < AIM_ERROR_TOLERANCE_DEG:
-            return scored
+        return self.aimed_many(state, [move], cue, [(ball, target)])[0]
+
+    def aimed_many(self, state: GameState, moves: list[ShotMove], cue: Point,
+                   aims: list[tuple[Point, Point]]) -> list[Scored]:
+        """``aimed`` for each of ``moves`` (from ``cue``; ``aims[i]``: the object ball's
+        position and its target for ``moves[i]``), the first tries and then the turned
+        strokes simulated in batches."""
+        firsts = self.score_many(state, moves)
+        if not self.budget.refine_aim:
+            return [scored for scored, _ in firsts]
         R = self.table.ball_radius
-        # Turn the object ball back by its error.
-        turn = -error * stroke_per_object_ball_deg(cue, ghost_ball(ball, target, R), ball, target, R)
-        shot = move.shot
-        turned = ShotMove(move.call, move.placement,
-                          Shot(shot.speed, _wrap(shot.angle_deg + turn), shot.side, shot.vertical),
-                          move.target, move.pocket)
-        second = self.score(state, turned)
-        return second if second.value > scored.value else scored
+        turned = {}
+        for i, ((scored, events), move, (ball, target)) in enumerate(zip(firsts, moves, aims)):
+            if scored.pots:
+                continue
+            error = object_ball_error(events, move.target, target)
+            if error is None or abs(error) < AIM_ERROR_TOLERANCE_DEG:
+                continue
+            # Turn the object ball back by its error.
+            turn = -error * stroke_per_object_ball_deg(cue, ghost_ball(ball, target, R), ball, target, R)
+            shot = move.shot
+            turned[i] = ShotMove(move.call, move.placement,
+                                 Shot(shot.speed, _wrap(shot.angle_deg + turn), shot.side, shot.vertical),
+                                 move.target, move.pocket)
+        seconds = iter(self.scored(state, list(turned.values())))
+        out = []
+        for i, (scored, _) in enumerate(firsts):
+            if i in turned:
+                second = next(seconds)
+                scored = second if second.value > scored.value else scored
+            out.append(scored)
+        return out
 
     def bank_candidates(self, state: GameState, cue: Point, placement: Point | None) -> list[Scored]:
         """One-cushion banks of the object ball, the bounce point swept along the rail."""
@@ -230,16 +270,16 @@ class ShotSearch:
                 length = math.dist(cue, ghost) + math.dist(balls[ball], bounce) + math.dist(bounce, target)
                 found.append((length * (1.0 + cut / 45.0), ball, pocket, virtual))
         found.sort()
-        out = []
+        moves, aims = [], []
         for _, ball, pocket, virtual in found[:self.budget.bank_pairs]:
             call = _pot_call(calls, ball, pocket)
             for shift in (-0.04, -0.02, 0.0, 0.02, 0.04):
                 aim_at = _shift_along(virtual, balls[ball], shift)
                 angle = direction_deg(cue, ghost_ball(balls[ball], aim_at, R))
                 for speed in self.budget.speeds[-3:]:
-                    move = self.move(state, call, placement, angle, speed, 0.0, 0.0, ball, pocket)
-                    out.append(self.aimed(state, move, cue, balls[ball], aim_at))
-        return out
+                    moves.append(self.move(state, call, placement, angle, speed, 0.0, 0.0, ball, pocket))
+                    aims.append((balls[ball], aim_at))
+        return self.aimed_many(state, moves, cue, aims)
 
     def safety_candidates(self, state: GameState, cue: Point, placement: Point | None) -> list[Scored]:
         """Soft and firm hits on each legal ball at several thicknesses, and one-cushion
@@ -250,7 +290,7 @@ class ShotSearch:
         R = self.table.ball_radius
         targets = sorted(b for b in self.rules.legal_targets(state) if b in balls) or sorted(
             b for b in balls if b != 0)
-        out = []
+        moves = []
         for ball in targets[:3]:
             others = [p for n, p in balls.items() if n not in (0, ball)]
             aims = []
@@ -266,34 +306,41 @@ class ShotSearch:
                 if path_is_clear(cue, contact, others, R):
                     aims.append(math.degrees(a))
             if not aims:
-                out += self.kick_candidates(state, cue, placement, ball)
+                moves += self.kick_moves(state, cue, placement, ball)
                 if self.jump:
-                    out += self.jump_candidates(state, cue, placement, ball)
+                    moves += self.jump_moves(state, cue, placement, ball)
             for angle in aims:
                 for speed in self.budget.safety_speeds:
-                    out.append(self.score(state, self.move(state, call, placement, angle, speed,
-                                                           target=ball)))
-        return out
+                    moves.append(self.move(state, call, placement, angle, speed, target=ball))
+        return self.scored(state, moves)
 
     def kick_candidates(self, state: GameState, cue: Point, placement: Point | None, ball: int) -> list[Scored]:
         """One-cushion kicks at ``ball`` at each safety speed, scored (the kicks of
         ``safety_candidates``)."""
+        return self.scored(state, self.kick_moves(state, cue, placement, ball))
+
+    def kick_moves(self, state: GameState, cue: Point, placement: Point | None, ball: int) -> list[ShotMove]:
+        """The moves of ``kick_candidates``, unscored."""
         balls = state.positions
         others = [p for n, p in balls.items() if n not in (0, ball)]
         call = self.safety_call(state)
-        return [self.score(state, self.move(state, call, placement, angle, speed, target=ball))
+        return [self.move(state, call, placement, angle, speed, target=ball)
                 for angle in self.kick_angles(cue, balls[ball], others)
                 for speed in self.budget.safety_speeds]
 
     def jump_candidates(self, state: GameState, cue: Point, placement: Point | None, ball: int) -> list[Scored]:
         """Jump shots straight at ``ball`` over the balls in the way
         (``poolgym.agents.bot.jumps.JumpPlanner.strokes``), scored."""
+        return self.scored(state, self.jump_moves(state, cue, placement, ball))
+
+    def jump_moves(self, state: GameState, cue: Point, placement: Point | None, ball: int) -> list[ShotMove]:
+        """The moves of ``jump_candidates``, unscored."""
         balls = state.positions
         others = [p for n, p in balls.items() if n not in (0, ball)]
         call = self.safety_call(state)
         angle = direction_deg(cue, balls[ball])
         strokes = self.jumps.strokes(cue, balls[ball], others, self.max_speed)
-        return [self.score(state, ShotMove(call, placement, jump_shot(speed, _wrap(angle), elevation), ball))
+        return [ShotMove(call, placement, jump_shot(speed, _wrap(angle), elevation), ball)
                 for speed, elevation in strokes]
 
     def kick_angles(self, cue: Point, point: Point, others: list[Point]) -> list[float]:
@@ -311,11 +358,8 @@ class ShotSearch:
 
     def push_out_candidates(self, state: GameState, cue: Point) -> list[Scored]:
         """Soft rolls in twelve directions declared as a push out."""
-        out = []
-        for k in range(12):
-            for speed in (0.5, 1.0):
-                out.append(self.score(state, self.move(state, ShotCall.push(), None, 30.0 * k, speed)))
-        return out
+        return self.scored(state, [self.move(state, ShotCall.push(), None, 30.0 * k, speed)
+                                   for k in range(12) for speed in (0.5, 1.0)])
 
     def break_candidates(self, state: GameState) -> list[Scored]:
         """Breaks from a grid of kitchen spots, full and off-centre on the head ball at
@@ -331,7 +375,7 @@ class ShotSearch:
         n = self.budget.break_spots
         ys = np.linspace(0.2, table.width - 0.2, n) if n > 1 else [table.width / 2.0]
         xs = (table.head_string_x - 3.0 * R, 0.6 * table.head_string_x)
-        out = []
+        moves = []
         for x in xs[:1 + (n > 2)]:
             for y in ys:
                 spot = (x, float(y))
@@ -342,12 +386,11 @@ class ShotSearch:
                 for k in self.budget.break_offsets:
                     angle = base + math.degrees(math.asin(k * R / d))
                     for speed in self.budget.break_speeds:
-                        out.append(self.score(state, self.move(state, call, spot, angle, speed,
-                                                               target=head_ball)))
+                        moves.append(self.move(state, call, spot, angle, speed, target=head_ball))
                 for k in (-1.7, 1.7):
                     angle = base + math.degrees(math.asin(max(-1.0, min(1.0, k * R / d))))
-                    out.append(self.score(state, self.move(state, call, spot, angle, 2.0,
-                                                           target=head_ball)))
+                    moves.append(self.move(state, call, spot, angle, 2.0, target=head_ball))
+        out = self.scored(state, moves)
         for scored in out:
             if scored.faulted:
                 scored.value -= BREAK_FAULT_PENALTY

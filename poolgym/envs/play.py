@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from poolgym.envs.actions import ShotMove
@@ -31,18 +33,35 @@ def simulate_replays(simulator: Simulator, rules: Ruleset, state: GameState, mov
     ``rng`` when the simulator has noise), as ``simulate_move`` returns them, simulated in
     one ``Simulator.simulate_many`` call: a bot's noisy re-checks of a candidate.
     ``state_checked`` as in ``simulate_move``."""
+    return simulate_moves(simulator, rules, state, [move] * count, rng, trajectories, state_checked)
+
+
+def simulate_moves(simulator: Simulator, rules: Ruleset, state: GameState, moves: Sequence[ShotMove],
+                   rng: np.random.Generator, trajectories: bool = False,
+                   state_checked: bool = False) -> list[tuple[ShotEvents, ShotResult | None]]:
+    """Each of ``moves`` played from ``state``, as ``simulate_move`` returns it, in one
+    ``Simulator.simulate_many`` call (the layout checked and set up once; noise drawn from
+    ``rng`` move by move in order): a bot's candidates from one cue-ball spot. Every move
+    must have the same ``placement`` (``ValueError`` otherwise). ``state_checked`` as in
+    ``simulate_move``."""
+    if not moves:
+        return []
+    placement = moves[0].placement
+    if any(m.placement != placement for m in moves):
+        raise ValueError("simulate_moves plays moves from one cue-ball placement; "
+                         "these moves place the cue ball in different spots")
     layout = state.positions
-    if move.placement is not None:
-        layout[0] = move.placement
+    if placement is not None:
+        layout[0] = placement
         try:
             # The validated layout is played as it is: no second check.
             layout = simulator.validate_layout(layout)
         except ValueError:
-            return [(ShotEvents(cue_ball_start=move.placement, final_positions=dict(layout)), None)
-                    for _ in range(count)]
+            return [(ShotEvents(cue_ball_start=placement, final_positions=dict(layout)), None)
+                    for _ in moves]
         state_checked = True
     play = simulator.simulate_many_validated if state_checked else simulator.simulate_many
-    results = play(layout, [move.shot] * count, rng=None if simulator.noise.is_zero else rng,
+    results = play(layout, [m.shot for m in moves], rng=None if simulator.noise.is_zero else rng,
                    trajectories=trajectories)
     return [(ShotEvents.from_log(result.events, simulator.table, final_positions=result.positions,
                                  options=rules.options), result)

@@ -54,8 +54,11 @@ class Shot:
         runs in float64 whatever the caller passed, and its results are plain floats.
         """
         values = {}
+        plain = type(self) is Shot
         for name in ("speed", "angle_deg", "side", "vertical", "elevation_deg"):
-            value = real(getattr(self, name), f"Shot.{name}")
+            value = getattr(self, name)
+            if type(value) is not float:
+                value, plain = real(value, f"Shot.{name}"), False
             if not math.isfinite(value):
                 raise ValueError(f"Shot.{name} must be finite, got {value!r}")
             values[name] = value
@@ -72,7 +75,8 @@ class Shot:
         if math.hypot(side, vertical) >= 1.0:
             raise ValueError("Shot.side and Shot.vertical must satisfy side**2 + vertical**2 < 1 "
                              f"(the tip must meet the ball), got side={side!r}, vertical={vertical!r}")
-        return Shot(**values)
+        # A Shot of plain floats is its own validated form (shots are values).
+        return self if plain else Shot(**values)
 
 
 @dataclass(frozen=True)

@@ -272,10 +272,12 @@ class Simulator:
         on = on.tolist()
         xs, ys = balls[:, core.X].tolist(), balls[:, core.Y].tolist()
         positions = {nums[k]: (xs[k], ys[k]) for k in range(len(nums)) if on[k]}
+        length, width = self.table.length, self.table.width
         for ball, (x, y) in positions.items():
             # Table validation makes this impossible; a ball escaping is a simulator bug, and
-            # it is reported rather than handed to the rules as a position.
-            if not self.table.inside_outline(x, y):
+            # it is reported rather than handed to the rules as a position. (Inside the
+            # rectangle is inside the outline, Table.inside_outline's first test.)
+            if not (0.0 <= x <= length and 0.0 <= y <= width) and not self.table.inside_outline(x, y):
                 raise RuntimeError(f"ball {ball} came to rest outside the cushion outline at "
                                    f"({x:.4f}, {y:.4f}); layout {start.layout()} shot {shot}")
         events: list[ev.Event] = [self._strike_event(start, shot)]

@@ -206,15 +206,22 @@ class Ruleset:
         return np.random.default_rng(zlib.crc32(state.to_json().encode()))
 
     # ================================================================= shots
-    def apply_shot(self, state: GameState, call: ShotCall, events: ShotEvents
-                   ) -> tuple[GameState, Outcome]:
+    def apply_shot(self, state: GameState, call: ShotCall, events: ShotEvents,
+                   simulated: bool = False) -> tuple[GameState, Outcome]:
         """The state after the shot and what the shot did. Raises ``ValueError`` on input
-        that does not fit the state (nothing changes: states are values)."""
+        that does not fit the state (nothing changes: states are values).
+
+        ``simulated``: ``events`` are what ``poolgym.envs.play.simulate_move`` (or
+        ``simulate_moves``) returned for a move from ``state`` (the facts of a simulation
+        of this layout, or the placement no stroke could be played from), so they fit the
+        state by construction and ``check_events`` is skipped: a bot judging many simulated
+        candidates pays for the check of each otherwise. The result is the same."""
         self._check_playable(state)
         if not isinstance(call, ShotCall) or not isinstance(events, ShotEvents):
             raise ValueError("apply_shot takes a ShotCall and a ShotEvents")
         self.check_call(state, call)
-        self.check_events(state, events)
+        if not simulated:
+            self.check_events(state, events)
         return self.conclude(state, call, events, self.judge_shot(state, call, events))
 
     def apply_decision(self, state: GameState, decision: Decision) -> GameState:
@@ -363,13 +370,13 @@ class Ruleset:
         if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
             foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
         scores = (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1])
-        new = replace(state, balls=balls, out_of_play=tuple(verdict.out_of_play),
-                      shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
-                      cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
-                      warned_on_two_fouls=tuple(warned), scores=scores,
-                      push_out_available=verdict.push_out_available and not over,
-                      pending=None if over else verdict.pending, winner=verdict.winner,
-                      **verdict.changes)
+        new = state.evolve(balls=balls, out_of_play=tuple(verdict.out_of_play),
+                           shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
+                           cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
+                           warned_on_two_fouls=tuple(warned), scores=scores,
+                           push_out_available=verdict.push_out_available and not over,
+                           pending=None if over else verdict.pending, winner=verdict.winner,
+                           **verdict.changes)
         warning_to = None
         if not over:
             new, warning_to = self.hand_table_to(new, verdict.next_shooter)
@@ -401,8 +408,7 @@ class Ruleset:
             left = list(no_progress)
             left[state.shooter] = max(0, left[state.shooter] - 1)
             no_progress = tuple(left)
-        new = replace(state, shooter=player, inning=state.inning + 1,
-                      no_progress_innings=no_progress)
+        new = state.evolve(shooter=player, inning=state.inning + 1, no_progress_innings=no_progress)
         if (self.three_foul_rule and self.options.always_warn_on_two_fouls
                 and new.consecutive_fouls[player] >= 2 and not new.warned_on_two_fouls[player]):
             return self.issue_two_foul_warning(new, player), player

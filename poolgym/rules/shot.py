@@ -154,7 +154,9 @@ class ShotEvents:
         pocketed = tuple((_ball(b), str(p)) for b, p in pocketed)
         set_(self, "pocketed", pocketed)
         for name in ("cushion_after_contact", "off_table", "frozen_to_cushion", "frozen_to_cue_ball"):
-            set_(self, name, frozenset(_ball(b) for b in getattr(self, name)))
+            balls = getattr(self, name)
+            if balls or type(balls) is not frozenset:  # an empty frozenset is stored as it is
+                set_(self, name, frozenset(_ball(b) for b in balls))
         if self.cushion_balls is not None:
             set_(self, "cushion_balls", frozenset(_ball(b) for b in self.cushion_balls))
         if self.cue_ball_start is not None:
@@ -162,7 +164,7 @@ class ShotEvents:
         if self.final_positions is not None:
             final = (self.final_positions.items() if isinstance(self.final_positions, Mapping)
                      else ((n, (x, y)) for n, x, y in self.final_positions))
-            rows = sorted((_ball(n),) + _point(p, f"final position of ball {n}") for n, p in final)
+            rows = sorted(_row(n, p) for n, p in final)
             if len({r[0] for r in rows}) != len(rows):
                 raise ValueError("final_positions lists a ball twice")
             set_(self, "final_positions", tuple(rows))
@@ -296,6 +298,15 @@ def _ball(value) -> int:
     if number < 0:
         raise ValueError(f"ball numbers are 0 (cue ball) and up, not {number}")
     return number
+
+
+def _row(ball, position) -> tuple[int, float, float]:
+    """A ``final_positions`` row ``(ball, x, y)`` from a ball and its position, checked."""
+    if type(ball) is int and ball >= 0 and type(position) is tuple and len(position) == 2:
+        x, y = position
+        if type(x) is float and type(y) is float and math.isfinite(x) and math.isfinite(y):
+            return (ball, x, y)  # the simulator's plain values, as _ball and _point return them
+    return (_ball(ball),) + _point(position, f"final position of ball {ball}")
 
 
 def _point(value, what: str) -> Point:

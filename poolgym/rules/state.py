@@ -69,27 +69,31 @@ class GameState:
         # Rules transitions (``replace`` on a state) pass values in their stored form already:
         # plain ints and floats, tuples, the zone enum. Those skip the conversions, which
         # would give the same values back at a cost paid on every new state.
-        mapping = isinstance(self.balls, Mapping)
-        normal = []
-        for item in (self.balls.items() if mapping else self.balls):
-            if mapping:
-                number, (x, y) = item
-            else:
-                number, x, y = item
-            if type(x) is not float or type(y) is not float:
-                x, y = real(x, f"ball {number} x"), real(y, f"ball {number} y")
-            if not (math.isfinite(x) and math.isfinite(y)):
-                raise ValueError(f"ball {number} has a non-finite position ({x}, {y})")
-            normal.append((number if type(number) is int else int(number), x, y))
-        normal.sort()
+        # A stored tuple handed on unchanged (``replace`` with other fields) is kept as it is.
         set_ = object.__setattr__
-        set_(self, "balls", tuple(normal))
-        set_(self, "out_of_play", tuple(sorted(int(b) for b in self.out_of_play)))
+        if type(self.balls) is not tuple or not _stored_balls(self.balls):
+            mapping = isinstance(self.balls, Mapping)
+            normal = []
+            for item in (self.balls.items() if mapping else self.balls):
+                if mapping:
+                    number, (x, y) = item
+                else:
+                    number, x, y = item
+                if type(x) is not float or type(y) is not float:
+                    x, y = real(x, f"ball {number} x"), real(y, f"ball {number} y")
+                if not (math.isfinite(x) and math.isfinite(y)):
+                    raise ValueError(f"ball {number} has a non-finite position ({x}, {y})")
+                normal.append((number if type(number) is int else int(number), x, y))
+            normal.sort()
+            set_(self, "balls", tuple(normal))
+        if self.out_of_play or type(self.out_of_play) is not tuple:
+            set_(self, "out_of_play", tuple(sorted(int(b) for b in self.out_of_play)))
         if type(self.cue_ball_in_hand) is not CueBallZone:
             set_(self, "cue_ball_in_hand", CueBallZone(self.cue_ball_in_hand))
-        set_(self, "consecutive_fouls", tuple(int(n) for n in self.consecutive_fouls))
-        set_(self, "warned_on_two_fouls", tuple(bool(w) for w in self.warned_on_two_fouls))
-        set_(self, "scores", tuple(int(s) for s in self.scores))
+        for name, kind in (("consecutive_fouls", int), ("warned_on_two_fouls", bool), ("scores", int)):
+            pair = getattr(self, name)
+            if not (type(pair) is tuple and len(pair) == 2 and type(pair[0]) is kind and type(pair[1]) is kind):
+                set_(self, name, tuple(kind(v) for v in pair))
         if self.groups is not None:
             set_(self, "groups", tuple(self.groups))
         if self.no_progress_innings is not None:
@@ -104,15 +108,18 @@ class GameState:
 
     def _check(self) -> None:
         numbers = [b[0] for b in self.balls]
-        if len(set(numbers)) != len(numbers):
+        on = set(numbers)
+        if len(on) != len(numbers):
             raise ValueError(f"a ball is listed twice on the table: {numbers}")
-        if len(set(self.out_of_play)) != len(self.out_of_play):
-            raise ValueError(f"a ball is listed twice out of play: {self.out_of_play}")
-        both = set(numbers) & set(self.out_of_play)
-        if both:
-            raise ValueError(f"balls {sorted(both)} are both on the table and out of play")
-        if CUE_BALL in self.out_of_play:
-            raise ValueError("the cue ball is never out of play; it is in hand instead")
+        out = self.out_of_play
+        if out:
+            if len(set(out)) != len(out):
+                raise ValueError(f"a ball is listed twice out of play: {out}")
+            both = on.intersection(out)
+            if both:
+                raise ValueError(f"balls {sorted(both)} are both on the table and out of play")
+            if CUE_BALL in out:
+                raise ValueError("the cue ball is never out of play; it is in hand instead")
         for name in ("shooter", "breaker"):
             if getattr(self, name) not in (0, 1):
                 raise ValueError(f"{name} must be player 0 or 1, got {getattr(self, name)!r}")
@@ -136,6 +143,22 @@ class GameState:
             raise ValueError(f"no_progress_innings must be two counts >= 0: {self.no_progress_innings}")
         if self.cue_ball_in_hand is not CueBallZone.NONE and CUE_BALL in numbers:
             raise ValueError("the cue ball is in hand, so it cannot also be on the table")
+
+    def evolve(self, **changes: Any) -> "GameState":
+        """``dataclasses.replace(self, **changes)``, for the rules' transitions, which make
+        new states for every shot a bot considers: the same state (``__post_init__``'s
+        conversions and checks run on it as on any new state), without the generic
+        field-by-field copy and ``__init__`` of ``replace``. An unknown field is a
+        ``TypeError``, as there."""
+        unknown = changes.keys() - _FIELD_NAMES
+        if unknown:
+            raise TypeError(f"GameState has no field {sorted(unknown)[0]!r}")
+        new = object.__new__(type(self))
+        values = new.__dict__
+        values.update(self.__dict__)
+        values.update(changes)
+        new.__post_init__()
+        return new
 
     # ----------------------------------------------------------------- queries
     @property
@@ -235,6 +258,25 @@ class GameState:
         except (TypeError, json.JSONDecodeError) as exc:
             raise ValueError(f"a GameState's JSON is not valid JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(GameState))
+
+
+def _stored_balls(balls: tuple) -> bool:
+    """Whether ``balls`` is in ``GameState``'s stored form already: ``(ball, x, y)`` rows of a
+    plain int and two finite plain floats, in increasing ball order (what the conversion in
+    ``__post_init__`` would give back unchanged)."""
+    previous = -1
+    for row in balls:
+        if type(row) is not tuple or len(row) != 3:
+            return False
+        number, x, y = row
+        if (type(number) is not int or number <= previous or type(x) is not float or type(y) is not float
+                or not (math.isfinite(x) and math.isfinite(y))):
+            return False
+        previous = number
+    return True
 
 
 def _is_int(value: Any) -> bool:

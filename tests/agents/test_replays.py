@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from poolgym.agents.bot.player import HeuristicBot
 from poolgym.agents.bot.position import state_value
-from poolgym.envs.play import simulate_move, simulate_replays
+from poolgym.envs.play import simulate_move, simulate_moves, simulate_replays
 from poolgym.physics import Simulator
 from poolgym.rules import get_ruleset
 from poolgym.rules.state import CueBallZone
@@ -69,3 +70,39 @@ def test_bot_recheck_values_are_means_over_replays():
                   for _ in range(search.budget.noise_samples)]
         expected[id(s)] = (sum(values) + exact[id(s)]) / (len(values) + 1)
     assert {id(s): s.value for s in head} == expected
+
+
+def test_simulate_moves_equals_one_simulation_per_move():
+    state = _open_state()
+    sim = Simulator(RULES.table, noise="tournament")
+    base = HeuristicBot(RULES, budget="fast", seed=2).choose(state)
+    moves = [replace(base, shot=replace(base.shot, speed=s, angle_deg=base.shot.angle_deg + d))
+             for s, d in ((1.0, 0.0), (2.5, 3.0), (0.6, -20.0), (4.0, 90.0))]
+    together = simulate_moves(sim, RULES, state, moves, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    apart = [simulate_move(sim, RULES, state, m, rng, False) for m in moves]
+    assert len(together) == len(moves)
+    for (events, result), (events1, result1) in zip(together, apart):
+        assert events == events1
+        assert result.events == result1.events and result.positions == result1.positions
+
+
+def test_simulate_moves_takes_one_placement():
+    state = _open_state()
+    move = HeuristicBot(RULES, budget="fast", seed=2).choose(state)
+    with pytest.raises(ValueError, match="one cue-ball placement"):
+        simulate_moves(Simulator(RULES.table), RULES, state, [move, replace(move, placement=(0.5, 0.5))],
+                       np.random.default_rng(0))
+    assert simulate_moves(Simulator(RULES.table), RULES, state, [], np.random.default_rng(0)) == []
+
+
+def test_simulated_shot_skips_only_the_check():
+    """apply_shot(simulated=True) gives what the checked call gives on a simulation's events."""
+    state = _open_state()
+    bot = HeuristicBot(RULES, budget="fast", seed=3)
+    sim = Simulator(RULES.table, noise="tournament")
+    rng = np.random.default_rng(8)
+    for move in bot.search.pot_candidates(state, state.position(0), None)[:12]:
+        events, _ = simulate_move(sim, RULES, state, move.move, rng, False)
+        assert (RULES.apply_shot(state, move.move.call, events, simulated=True)
+                == RULES.apply_shot(state, move.move.call, events))

@@ -1,0 +1,190 @@
+"""The shortcuts the bot's search takes give what the plain computations give: the path
+check against ``distance_to_segment`` ball by ball, the per-pocket aiming geometry against
+the pockets' own, and the stored-form fast paths of ``GameState``, ``ShotEvents`` and
+``Shot.validate`` against the conversions they skip."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from poolgym.aiming import aim_point, distance_to_segment, path_is_clear, pocket_axis
+from poolgym.physics import Shot
+from poolgym.rules import GameState, ShotEvents, get_ruleset
+from poolgym.table import Table
+
+R = Table.preset("9ft").ball_radius
+
+
+def _reference_clear(a, b, balls, radius):
+    limit = 2.0 * radius - 1e-6
+    return all(distance_to_segment(p, a, b) >= limit for p in balls)
+
+
+def test_path_is_clear_matches_the_distance_of_every_ball():
+    rng = np.random.default_rng(0)
+    limit = 2.0 * R - 1e-6
+    checked = blocked = 0
+    for _ in range(3000):
+        a = tuple(rng.uniform(0.0, 1.2, 2).tolist())
+        b = a if rng.random() < 0.05 else tuple(rng.uniform(0.0, 1.2, 2).tolist())
+        balls = [tuple(rng.uniform(0.0, 1.2, 2).tolist()) for _ in range(rng.integers(0, 9))]
+        # Balls right at the limit, beside and beyond the segment's ends, where the box test
+        # and the distance must agree to the last bit.
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        d = math.hypot(dx, dy) or 1.0
+        for t, off in ((0.5, limit), (0.5, limit * (1 - 1e-15)), (1.0 + limit / d, 0.0), (-limit / d, 0.0)):
+            balls.append((a[0] + t * dx - off * dy / d, a[1] + t * dy + off * dx / d))
+        expected = _reference_clear(a, b, balls, R)
+        assert path_is_clear(a, b, balls, R) == expected
+        assert path_is_clear(a, b, iter(balls), R) == expected  # any iterable of points
+        checked += 1
+        blocked += not expected
+    assert 0 < blocked < checked
+
+
+def test_pocket_aims_are_the_pockets_geometry():
+    for name in ("9ft", "7ft"):
+        table = Table.preset(name)
+        for p in table.pockets:
+            mx, my = p.mouth_centre
+            hx, hy = p.hole_centre
+            d = math.hypot(hx - mx, hy - my)
+            assert aim_point(table, p.id) == p.mouth_centre
+            assert pocket_axis(table, p.id) == ((hx - mx) / d, (hy - my) / d)
+            assert table.pocket_aims[p.id][2] == (table.side_mouth if p.kind == "side" else table.corner_mouth)
+    with pytest.raises(ValueError, match="unknown pocket 'middle'"):
+        aim_point(Table.preset("9ft"), "middle")
+
+
+def test_game_state_stored_form_is_kept_or_rebuilt_alike():
+    rules = get_ruleset("nine_ball")
+    state = rules.new_game(np.random.default_rng(2))
+    same = replace(state, shooter=1)
+    assert same.balls is state.balls  # handed on unchanged
+    # Rows out of order, NumPy numbers or duplicates still go through the conversion.
+    rows = tuple(reversed(state.balls))
+    assert replace(state, balls=rows).balls == state.balls
+    numpy_rows = tuple((np.int64(n), np.float64(x), y) for n, x, y in state.balls)
+    converted = replace(state, balls=numpy_rows).balls
+    assert converted == state.balls and all(type(n) is int and type(x) is float for n, x, _ in converted)
+    with pytest.raises(ValueError, match="listed twice on the table"):
+        replace(state, balls=state.balls + (state.balls[-1],))
+    with pytest.raises(ValueError, match="non-finite"):
+        replace(state, balls=((1, math.nan, 0.5),))
+    with pytest.raises(ValueError, match="both on the table and out of play"):
+        replace(state, out_of_play=(state.balls[-1][0],))
+    assert replace(state, consecutive_fouls=[1, 0]).consecutive_fouls == (1, 0)
+    assert replace(state, warned_on_two_fouls=(0, 1)).warned_on_two_fouls == (False, True)
+
+
+def test_shot_events_rows_from_plain_and_other_values():
+    plain = ShotEvents(final_positions={3: (1.0, 0.5), 0: (0.4, 0.2)})
+    assert plain.final_positions == ((0, 0.4, 0.2), (3, 1.0, 0.5))
+    mixed = ShotEvents(final_positions={np.int64(3): np.array([1.0, 0.5]), 0: [0.4, 0.2]})
+    assert mixed.final_positions == plain.final_positions
+    assert all(type(v) in (int, float) for row in mixed.final_positions for v in row)
+    with pytest.raises(ValueError, match="final position of ball 2"):
+        ShotEvents(final_positions={2: (math.inf, 0.3)})
+    assert ShotEvents(off_table=[np.int64(4)]).off_table == frozenset({4})
+
+
+def test_shot_validate_returns_plain_shots_as_they_are():
+    shot = Shot(2.0, 10.0, 0.1, -0.2)
+    assert shot.validate(10.0) is shot
+    converted = Shot(np.float32(2.0), 10, 0.1, -0.2).validate(10.0)
+    assert converted == Shot(2.0, 10.0, 0.1, -0.2) and type(converted.speed) is float
+    with pytest.raises(ValueError, match="Shot.speed must be in"):
+        Shot(12.0).validate(10.0)
+
+
+def _reference_in_hand(state, rules, ball, pocket, others, sigma_deg):
+    """``in_hand_chance`` as first written: every test in turn, then ``pot_chance``."""
+    from poolgym.agents.bot.position import IN_HAND_DISTANCE
+    from poolgym.aiming import ghost_ball, pot_chance, usable_half_width
+    from poolgym.rules import CueBallZone
+
+    table, radius = rules.table, rules.table.ball_radius
+    position = state.position(ball)
+    target = aim_point(table, pocket)
+    if not path_is_clear(position, target, list(others.values()), radius):
+        return 0.0
+    if usable_half_width(table, pocket, position, target) <= 0.0:
+        return 0.0
+    ghost = ghost_ball(position, target, radius)
+    dx, dy = ghost[0] - target[0], ghost[1] - target[1]
+    d = math.hypot(dx, dy) or 1.0
+    cue = (ghost[0] + IN_HAND_DISTANCE * dx / d, ghost[1] + IN_HAND_DISTANCE * dy / d)
+    if state.cue_ball_in_hand is CueBallZone.KITCHEN:
+        if position[0] < table.head_string_x:
+            return 0.0
+        if cue[0] >= table.head_string_x:
+            cue = (table.head_string_x - 2 * radius, min(max(cue[1], 2 * radius), table.width - 2 * radius))
+    if not table.contains(*cue):
+        cue = (ghost[0] + 2.5 * radius * dx / d, ghost[1] + 2.5 * radius * dy / d)
+        if not table.contains(*cue):
+            return 0.0
+    return pot_chance(table, cue, position, pocket, others, sigma_deg)
+
+
+def _reference_quality(state, rules, sigma_deg):
+    """``shot_quality`` as first written: the best ``pot_chance`` (or in-hand chance) of all pairs."""
+    from poolgym.agents.bot.position import pot_pairs
+    from poolgym.aiming import pot_chance
+    from poolgym.rules import CueBallZone
+
+    balls, best = state.positions, 0.0
+    for ball, pocket in pot_pairs(state, rules):
+        others = {n: p for n, p in balls.items() if n not in (0, ball)}
+        if state.cue_ball_in_hand is CueBallZone.NONE:
+            chance = pot_chance(rules.table, balls[0], balls[ball], pocket, others, sigma_deg)
+        else:
+            chance = _reference_in_hand(state, rules, ball, pocket, others, sigma_deg)
+        best = max(best, chance)
+    return best
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "eight_ball"])
+def test_shot_quality_equals_the_best_pot_chance_bit_for_bit(game):
+    from poolgym.agents.bot.position import shot_quality
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_bot
+    from poolgym.rules import CueBallZone
+
+    rules = get_ruleset(game)
+    rng = np.random.default_rng(1)
+    match = run_match(rules, [make_bot("weak", rules, seed=i, noise="tournament") for i in range(2)],
+                      ("a", "b"), 3, seed=4, noise="tournament")
+    states = [m.state for rack in match.racks for m in rack.moves if not m.state.awaiting_break]
+    # Random layouts of the same balls too: blocked paths, thin cuts, balls in the kitchen.
+    for state in list(states):
+        layout = {n: (float(rng.uniform(0.1, 2.44)), float(rng.uniform(0.1, 1.17))) for n, _, _ in state.balls}
+        try:
+            states.append(replace(state, balls=layout))
+        except ValueError:
+            pass
+        if state.cue_ball_in_hand is not CueBallZone.NONE:  # the kitchen's tests too
+            states.append(replace(state, cue_ball_in_hand=CueBallZone.KITCHEN))
+    zones = {s.cue_ball_in_hand for s in states}
+    assert len(states) > 20 and zones == set(CueBallZone)
+    for state in states:
+        for sigma in (0.15, 1.0):
+            assert shot_quality(state, rules, sigma) == _reference_quality(state, rules, sigma)
+
+
+def test_evolve_is_replace():
+    rules = get_ruleset("nine_ball")
+    state = rules.new_game(np.random.default_rng(3))
+    kept = {n: p for n, p in state.positions.items() if n not in (2, 5)}
+    for changes in ({"shooter": 1, "inning": 4}, {"balls": kept, "cue_ball_in_hand": "anywhere"},
+                    {"balls": kept, "out_of_play": [5, 2], "scores": [1, 2]}, {}):
+        evolved = state.evolve(**changes)
+        assert evolved == replace(state, **changes) and type(evolved) is GameState
+    assert state.evolve().balls is state.balls
+    with pytest.raises(TypeError, match="GameState has no field 'shoter'"):
+        state.evolve(shoter=1)
+    with pytest.raises(ValueError, match="shooter must be player 0 or 1"):
+        state.evolve(shooter=2)
