@@ -27,6 +27,14 @@ def _open_state():
     return RULES.apply_shot(state, move.call, events)[0]
 
 
+def _assert_same_plays(plays, expected) -> None:
+    """The ``(events, result)`` pairs equal pair by pair: rules facts, events, rest positions."""
+    assert len(plays) == len(expected)
+    for (events, result), (events1, result1) in zip(plays, expected):
+        assert events == events1
+        assert result.events == result1.events and result.positions == result1.positions
+
+
 def test_replays_equal_one_simulation_each():
     state = _open_state()
     sim = Simulator(RULES.table, noise="tournament")
@@ -35,9 +43,7 @@ def test_replays_equal_one_simulation_each():
     rng = np.random.default_rng(9)
     one_by_one = [simulate_move(sim, RULES, state, move, rng, False) for _ in range(6)]
     assert len({r.events for _, r in many}) > 1  # the noise differs between replays
-    for (events, result), (events1, result1) in zip(many, one_by_one):
-        assert events == events1
-        assert result.events == result1.events and result.positions == result1.positions
+    _assert_same_plays(many, one_by_one)
 
 
 def test_unplayable_placement_gives_a_placement_foul_per_replay():
@@ -82,9 +88,7 @@ def test_simulate_moves_equals_one_simulation_per_move():
     rng = np.random.default_rng(3)
     apart = [simulate_move(sim, RULES, state, m, rng, False) for m in moves]
     assert len(together) == len(moves)
-    for (events, result), (events1, result1) in zip(together, apart):
-        assert events == events1
-        assert result.events == result1.events and result.positions == result1.positions
+    _assert_same_plays(together, apart)
 
 
 def test_simulate_moves_takes_one_placement():
