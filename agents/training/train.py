@@ -461,8 +461,6 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
          progress: Callable[[str, int, str], Any] | None) -> dict:
     """The training of ``train`` in its locked, prepared run folder; ``previous`` is the
     summary of the run being continued there (None for a new run)."""
-    from poolgym.envs.opponents import SB3Policy
-
     appending = previous is not None
     model = untrained = evaluator = curve = None
     start = time.perf_counter()
@@ -528,11 +526,8 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                     save_with_env(model, out / "model.zip", record)
             finally:
                 vec_env.close()
-        final = _shown_final_evaluation(model, cfg, SB3Policy(untrained, deterministic=cfg.eval.deterministic),
-                                        progress)
-        curve_final = None
+        final, curve_final = _final_results(model, cfg, untrained, curve, model.num_timesteps, progress)
         if curve is not None:
-            curve_final = curve.final(model, model.num_timesteps)
             curve.log_final(model.logger, model.num_timesteps)
     except KeyboardInterrupt:
         if model is None:  # nothing trained yet: nothing to save
@@ -540,6 +535,16 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
         save_with_env(model, out / "model.zip", record)
         raise TrainingInterrupted(summarize(None, None, interrupted=True)) from None
     return summarize(final, curve_final, interrupted=False)
+
+
+def _final_results(model, cfg: TrainConfig, untrained, curve, steps: int, progress) -> tuple[list[dict], Any]:
+    """What a run ends with: the final evaluation of ``model`` beside its ``untrained``
+    policy network, and the curve's final point at ``steps`` (None without a curve)."""
+    from poolgym.envs.opponents import SB3Policy
+
+    final = _shown_final_evaluation(model, cfg, SB3Policy(untrained, deterministic=cfg.eval.deterministic),
+                                    progress)
+    return final, (curve.final(model, steps) if curve is not None else None)
 
 
 def _shown_final_evaluation(model, cfg: TrainConfig, untrained, progress) -> list[dict]:
@@ -588,7 +593,6 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
     saved as a model of that algorithm (``--resume`` fine-tunes it)."""
     from poolgym.agents.datasets import bc
     from poolgym.agents.training.train_config import network_algorithm
-    from poolgym.envs.opponents import SB3Policy
 
     imitation = cfg.imitation
     network = network_algorithm(cfg.algorithm)
@@ -615,9 +619,7 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
         save_with_env(model, out / "model.zip", record)
     finally:
         vec_env.close()
-    final = _shown_final_evaluation(model, cfg, SB3Policy(untrained, deterministic=cfg.eval.deterministic),
-                                    progress)
-    curve_final = curve.final(model, samples) if curve is not None else None
+    final, curve_final = _final_results(model, cfg, untrained, curve, samples, progress)
     summary = {
         "config": cfg.to_dict(), "config_source": cfg.source, "device": str(model.device),
         "steps": int(samples), "train_time_s": round(train_time, 2),
