@@ -41,8 +41,9 @@ def test_the_site_builds_in_strict_mode_with_the_generated_rules_tables_and_the_
     assert 'src="images/envs/NineBall-v1.png"' in (site / "index.html").read_text()  # pictures on the home page
 
 
-def _hook():
-    spec = importlib.util.spec_from_file_location("wpa_citations", HOOKS / "wpa_citations.py")
+def _hook(name: str = "wpa_citations"):
+    """The docs build's hook module ``docs/hooks/<name>.py`` (not a package: loaded by path)."""
+    spec = importlib.util.spec_from_file_location(name, HOOKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -104,17 +105,10 @@ def test_the_link_check_catches_a_missing_file_and_anchor():
     assert not (ROOT / "docs" / "envs" / "NineBall-v9.md").exists()
 
 
-def _env_pages():
-    spec = importlib.util.spec_from_file_location("env_pages", HOOKS / "env_pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_every_registered_id_has_a_current_page_with_its_picture_in_the_nav():
     import yaml
 
-    pages = _env_pages()
+    pages = _hook("env_pages")
     # The ids importing poolgym registers, read in a fresh process: variants other tests
     # register in this one are theirs, not the package's.
     listing = subprocess.run([sys.executable, "-c", "import gymnasium, poolgym; print('\\n'.join(sorted("
@@ -137,7 +131,7 @@ def test_every_registered_id_has_a_current_page_with_its_picture_in_the_nav():
 
 
 def test_a_page_that_does_not_match_the_registry_is_reported(tmp_path, monkeypatch):
-    pages = _env_pages()
+    pages = _hook("env_pages")
     monkeypatch.setattr(pages, "PAGES", tmp_path)
     (tmp_path / "NineBall-v1.md").write_text("# an old page\n")
     problems = pages.stale_pages()
