@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -60,6 +60,35 @@ INFO_KEYS = ("player", "outcomes", "reward_terms", "racks_won", "outcome", "winn
 def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
     """``RuleOptions`` from a mapping; an unknown name is an error that names it."""
     return from_mapping(RuleOptions, options, "rule options")
+
+
+class GameParts(NamedTuple):
+    """What a game env (``PoolEnv``, the PettingZoo env) is built from."""
+
+    table: Table
+    rules: Ruleset
+    rack_model: RackModel
+    simulator: Simulator
+    mapper: ActionMapper
+
+
+def build_game(game: str, table: Table | str, rule_options: RuleOptions | dict | None,
+               ruleset_kwargs: dict | None, rack_model: RackModel | str | dict | None, noise: Any,
+               action_mode: str, max_speed: float, max_cut_deg: float, elevation: bool,
+               pot_residual: str, ruleset: Ruleset | None = None) -> GameParts:
+    """The table, the rules (``ruleset`` when given, else ``game`` with its options and
+    arguments, racked by ``rack_model``), the simulator with its execution ``noise`` and the
+    action mapping of ``action_mode``; each argument is checked by what it builds."""
+    table = make_table(table)
+    rules = ruleset if ruleset is not None else get_ruleset(
+        game, options=make_rule_options(rule_options), table=table, **(ruleset_kwargs or {}))
+    rack_model = RackModel.make(rack_model)
+    rules = rules if rack_model.is_tight else rules.with_rack_model(rack_model)
+    simulator = Simulator(table, noise=noise)
+    mapper = make_action_mapper(table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
+                                sigma_deg=simulator.noise.angle_deg, elevation=elevation,
+                                pot_residual=pot_residual)
+    return GameParts(table, rules, rack_model, simulator, mapper)
 
 
 @dataclass(frozen=True)
@@ -260,18 +289,12 @@ class PoolEnv(RenderMixin, gym.Env):
             raise ValueError(f"breaker must be one of {list(BREAKER_MODES)}, got {breaker!r}")
         if not isinstance(observe_match, bool):
             raise ValueError(f"observe_match must be True or False, got {observe_match!r}")
-        self.table = make_table(table)
-        rules = ruleset if ruleset is not None else get_ruleset(
-            game, options=make_rule_options(rule_options), table=self.table, **(ruleset_kwargs or {}))
+        self.table, self.rules, self.rack_model, self.simulator, self.mapper = build_game(
+            game, table, rule_options, ruleset_kwargs, rack_model, noise, action_mode, max_speed, max_cut_deg,
+            elevation, pot_residual, ruleset)
         # The game's own arguments as given (saved games record them); None for a ruleset
         # passed as an object, whose arguments are its own.
         self.ruleset_kwargs = dict(ruleset_kwargs or {}) if ruleset is None else None
-        self.rack_model = RackModel.make(rack_model)
-        self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
-        self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
-                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation,
-                                         pot_residual=pot_residual)
         self.elevation = self.mapper.elevation
         self.action_space = self.mapper.space
         self.choice = action_mode in CHOICE_MODES

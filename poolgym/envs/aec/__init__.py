@@ -34,20 +34,19 @@ from pettingzoo.utils import wrappers
 
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.candidates import shot_is_due
-from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.choice import CHOICE_MODES
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
 from poolgym.envs.play import simulate_move
-from poolgym.envs.pool_env import make_rule_options, make_table
+from poolgym.envs.pool_env import build_game
 from poolgym.racking import RackModel
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.numbers import integer
-from poolgym.physics import Simulator
 from poolgym.render.animation import Motion, Still
 from poolgym.render.geometry import in_hand_spot
 from poolgym.render.overlay import decision_verdict, game_status, shot_verdict, shooting
-from poolgym.rules import CueBallZone, get_ruleset
+from poolgym.rules import CueBallZone
 
 
 # Who breaks the first rack of an episode (``breaker=``).
@@ -162,15 +161,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
             raise ValueError(f"race_to must be a whole number of racks >= 1, got {race_to!r}")
         if not isinstance(observe_match, bool):
             raise ValueError(f"observe_match must be True or False, got {observe_match!r}")
-        self.table = make_table(table)
-        rules = get_ruleset(game, options=make_rule_options(rule_options), table=self.table,
-                            **(ruleset_kwargs or {}))
-        self.rack_model = RackModel.make(rack_model)
-        self.rules = rules if self.rack_model.is_tight else rules.with_rack_model(self.rack_model)
-        self.simulator = Simulator(self.table, noise=noise)
-        self.mapper = make_action_mapper(self.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg,
-                                         sigma_deg=self.simulator.noise.angle_deg, elevation=elevation,
-                                         pot_residual=pot_residual)
+        self.table, self.rules, self.rack_model, self.simulator, self.mapper = build_game(
+            game, table, rule_options, ruleset_kwargs, rack_model, noise, action_mode, max_speed, max_cut_deg,
+            elevation, pot_residual)
         self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)
