@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 out=benchmarks/results/datasets
 mkdir -p "$out"
 nine="--env poolgym/NineBall-v1 --action-mode choice_discrete --observation-mode flat"
+# The continuous choice mode: the bot's strokes as played (no bins), for Box policies.
+nine_choice="--env poolgym/NineBall-v1 --action-mode choice --observation-mode flat"
 
 run_set() {  # name dataset-id default-episodes seed collect-arguments...
   local name=$1 id=$2 episodes=${EPISODES:-$3} seed=$4
@@ -22,7 +24,8 @@ run_set() {  # name dataset-id default-episodes seed collect-arguments...
 }
 
 sets=("$@")
-[ ${#sets[@]} -gt 0 ] || sets=(bot-fast pot-ball bot-fast-vs-bot-fast bot-strong bot-pro bot-pro-vs-bot-fast)
+[ ${#sets[@]} -gt 0 ] || sets=(bot-fast pot-ball bot-fast-vs-bot-fast bot-strong bot-pro bot-pro-vs-bot-fast bot-pro-choice
+                            bot-pro-vs-bot-fast-choice)
 for set in "${sets[@]}"; do
   case $set in
     # The bot's fast budget against the v1 opponent, in the recipes' mapping (MaskablePPO).
@@ -37,10 +40,16 @@ for set in "${sets[@]}"; do
     bot-pro) run_set "$set" poolgym/nine-ball/bot-pro-v0 300 0 --agent bot:pro --opponent legal-random $nine ;;
     bot-pro-vs-bot-fast) run_set "$set" poolgym/nine-ball/bot-pro-vs-bot-fast-v0 200 0 \
         --agent bot:pro --opponent bot:fast $nine ;;
+    # The top rung in the continuous choice mode, against the same two opponents.
+    bot-pro-choice) run_set "$set" poolgym/nine-ball/bot-pro-choice-v0 300 0 --agent bot:pro --opponent legal-random \
+        $nine_choice ;;
+    bot-pro-vs-bot-fast-choice) run_set "$set" poolgym/nine-ball/bot-pro-vs-bot-fast-choice-v0 200 0 \
+        --agent bot:pro --opponent bot:fast $nine_choice ;;
     # The pot-ball drill: the ladder's fixed agent (the easiest pot, straight, medium speed).
     pot-ball) run_set "$set" poolgym/pot-ball/fixed-v0 2000 0 --agent fixed --env poolgym/PotBall-v1 \
         --action-mode choice_discrete --observation-mode flat ;;
-    *) echo "unknown set $set (bot-fast, pot-ball, bot-fast-vs-bot-fast, bot-strong, bot-pro, bot-pro-vs-bot-fast)" >&2
+    *) echo "unknown set $set (bot-fast, pot-ball, bot-fast-vs-bot-fast, bot-strong, bot-pro, bot-pro-vs-bot-fast,
+                            bot-pro-choice, bot-pro-vs-bot-fast-choice)" >&2
        exit 2 ;;
   esac
 done

@@ -1,12 +1,18 @@
 """Behaviour cloning from a Minari dataset (``algorithm: BC`` in a training config).
 
-The network trained is the MaskablePPO policy the recipes train (``hyperparameters`` are
-MaskablePPO's, so ``policy_kwargs`` shape the same network), by cross-entropy on the
-recorded ``MultiDiscrete`` actions under the recorded ``action_masks`` (the masks of the
-state each action was taken in, ``poolgym.agents.datasets.collect``): the loss is the
-negative log-likelihood of the masked distribution, the one MaskablePPO samples from. The
-model is saved as a MaskablePPO model, so ``poolgym train --resume`` fine-tunes it with
-MaskablePPO and ``poolgym eval`` / ``baselines`` play it like any other.
+The network trained is the policy of the algorithm that fine-tunes it
+(``hyperparameters`` are that algorithm's, so ``policy_kwargs`` shape the same network):
+
+- ``choice_discrete`` (``MultiDiscrete``): MaskablePPO's, by cross-entropy on the recorded
+  actions under the recorded ``action_masks`` (the masks of the state each action was
+  taken in, ``poolgym.agents.datasets.collect``): the negative log-likelihood of the masked
+  distribution, the one MaskablePPO samples from.
+- a Box action mode (``choice``: the strokes as played, no bins): PPO's, by the negative
+  log-likelihood of its diagonal Gaussian (the mean is fitted to the recorded actions,
+  the learned standard deviation to what the mean misses).
+
+The model is saved as a model of that algorithm, so ``poolgym train --resume`` fine-tunes
+it and ``poolgym eval`` / ``baselines`` play it like any other.
 
 The budget (``total_steps``) counts training samples (minibatch rows), so ``curve``
 points fall every ``curve.every_steps`` samples; ``imitation`` says where the data comes
@@ -31,28 +37,33 @@ import numpy as np
 @dataclass(frozen=True)
 class ImitationData:
     """Every recorded decision of a dataset: ``observations`` (n, ...), ``actions`` (n, k)
-    and ``masks`` (n, sum of nvec), with the episode each row came from."""
+    and ``masks`` (n, sum of nvec; None for Box actions, which have none), with the episode
+    each row came from."""
 
     observations: np.ndarray
     actions: np.ndarray
-    masks: np.ndarray
+    masks: np.ndarray | None
     episodes: np.ndarray
 
     def __len__(self) -> int:
         return len(self.actions)
 
     def rows(self, keep: np.ndarray) -> "ImitationData":
-        return ImitationData(self.observations[keep], self.actions[keep], self.masks[keep], self.episodes[keep])
+        masks = None if self.masks is None else self.masks[keep]
+        return ImitationData(self.observations[keep], self.actions[keep], masks, self.episodes[keep])
 
 
 def load_imitation_data(dataset_id: str | Sequence[str], observation_space, action_space) -> ImitationData:
     """The decisions of a dataset, or of several read together (their episodes numbered in
     turn, so a held-out share takes whole episodes of each), checked against the network's
-    spaces (``ValueError`` naming both when they differ, or when a dataset has no
-    ``action_masks`` infos)."""
+    spaces (``ValueError`` naming both when they differ, or when a ``MultiDiscrete``
+    dataset has no ``action_masks`` infos)."""
+    from gymnasium import spaces
+
     from poolgym.agents.datasets.collect import require_minari
 
     minari = require_minari()
+    masked = isinstance(action_space, spaces.MultiDiscrete)
     observations, actions, masks, episodes = [], [], [], []
     first = 0  # the number the next dataset's episode 0 takes
     for name in [dataset_id] if isinstance(dataset_id, str) else list(dataset_id):
@@ -67,18 +78,19 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
                 raise ValueError(f"imitation.dataset {name!r}: its {space} space {theirs} is not the "
                                  f"network's {ours}")
         for episode in dataset.iterate_episodes():
-            if episode.infos is None or "action_masks" not in episode.infos:
+            if masked and (episode.infos is None or "action_masks" not in episode.infos):
                 raise ValueError(f"imitation.dataset {name!r} records no action_masks (collect it in "
                                  f"action_mode choice_discrete with poolgym collect)")
             n = len(episode.actions)
             # Minari keeps the final observation (and its info): no action was taken there.
             observations.append(np.asarray(episode.observations[:n]))
             actions.append(np.asarray(episode.actions))
-            masks.append(np.asarray(episode.infos["action_masks"][:n], dtype=bool))
+            if masked:
+                masks.append(np.asarray(episode.infos["action_masks"][:n], dtype=bool))
             episodes.append(np.full(n, first + episode.id))
         first += dataset.total_episodes
-    return ImitationData(np.concatenate(observations), np.concatenate(actions), np.concatenate(masks),
-                         np.concatenate(episodes))
+    return ImitationData(np.concatenate(observations), np.concatenate(actions),
+                         np.concatenate(masks) if masked else None, np.concatenate(episodes))
 
 
 def split_by_episode(data: ImitationData, share: float, seed: int) -> tuple[ImitationData, ImitationData]:
@@ -93,7 +105,7 @@ def split_by_episode(data: ImitationData, share: float, seed: int) -> tuple[Imit
 
 def fit(policy, data: ImitationData, samples: int, batch_size: int, learning_rate: float, seed: int,
         every: int = 0, on_point: Callable[[int], None] | None = None) -> int:
-    """Train ``policy`` (a MaskablePPO policy) for ``samples`` rows of ``data`` in shuffled
+    """Train ``policy`` (a MaskablePPO or PPO policy) for ``samples`` rows of ``data`` in shuffled
     minibatches of at most ``batch_size`` (the data reshuffled each pass; a minibatch may
     span two passes); ``on_point(samples_seen)`` every ``every`` samples. Returns the samples seen."""
     import torch
@@ -124,28 +136,39 @@ def fit(policy, data: ImitationData, samples: int, batch_size: int, learning_rat
     return seen
 
 
+def _distribution(policy, data: ImitationData):
+    """The policy's action distribution on ``data``'s observations (masked where it has masks)."""
+    obs, _ = policy.obs_to_tensor(data.observations)
+    if data.masks is None:
+        return policy.get_distribution(obs)
+    return policy.get_distribution(obs, action_masks=data.masks)
+
+
 def log_likelihood(policy, data: ImitationData):
-    """The masked distribution's log-probability of each recorded action (a torch tensor)."""
+    """The (masked) distribution's log-probability of each recorded action (a torch tensor)."""
     import torch
 
-    obs, _ = policy.obs_to_tensor(data.observations)
-    distribution = policy.get_distribution(obs, action_masks=data.masks)
-    return distribution.log_prob(torch.as_tensor(data.actions, device=policy.device))
+    actions = torch.as_tensor(data.actions, device=policy.device)
+    return _distribution(policy, data).log_prob(actions.float() if data.masks is None else actions)
 
 
 def fit_report(policy, data: ImitationData) -> dict:
-    """How well ``policy`` reproduces ``data``: mean negative log-likelihood and the share
-    of rows whose slot, and whose whole action, the deterministic (masked mode) policy
-    repeats."""
+    """How well ``policy`` reproduces ``data``: mean negative log-likelihood, and for
+    ``MultiDiscrete`` actions the share of rows whose slot, and whose whole action, the
+    deterministic (masked mode) policy repeats; for Box actions the mean absolute
+    difference between the deterministic action (the mean, clipped to the space as played)
+    and the recorded one."""
     import torch
 
     if len(data) == 0:
         return {"rows": 0}
     with torch.no_grad():
-        obs, _ = policy.obs_to_tensor(data.observations)
-        distribution = policy.get_distribution(obs, action_masks=data.masks)
-        nll = -distribution.log_prob(torch.as_tensor(data.actions, device=policy.device)).mean().item()
-        mode = distribution.mode().cpu().numpy()
-    return {"rows": int(len(data)), "nll": round(nll, 4),
-            "slot_agreement": round(float(np.mean(mode[:, 0] == data.actions[:, 0])), 4),
+        nll = -log_likelihood(policy, data).mean().item()
+        mode = _distribution(policy, data).mode().cpu().numpy()
+    report = {"rows": int(len(data)), "nll": round(nll, 4)}
+    if data.masks is None:
+        low, high = policy.action_space.low, policy.action_space.high
+        report["action_mae"] = round(float(np.mean(np.abs(np.clip(mode, low, high) - data.actions))), 4)
+        return report
+    return {**report, "slot_agreement": round(float(np.mean(mode[:, 0] == data.actions[:, 0])), 4),
             "action_agreement": round(float(np.mean(np.all(mode == data.actions, axis=1))), 4)}

@@ -588,14 +588,14 @@ def _check_workers_can_make(cfg: TrainConfig) -> None:
 def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
                      progress: Callable[[str, int, str], Any] | None) -> dict:
     """Behaviour cloning (``algorithm: BC``, ``poolgym.agents.datasets.bc``): the network of
-    ``network_algorithm(cfg.algorithm)`` fitted to the ``imitation`` dataset for
+    ``network_algorithm`` (MaskablePPO's or PPO's, by the action mode) fitted to the ``imitation`` dataset for
     ``cfg.total_steps`` samples, with the curve and the final evaluation of every recipe;
     saved as a model of that algorithm (``--resume`` fine-tunes it)."""
     from poolgym.agents.datasets import bc
     from poolgym.agents.training.train_config import network_algorithm
 
     imitation = cfg.imitation
-    network = network_algorithm(cfg.algorithm)
+    network = network_algorithm(cfg.algorithm, cfg.env_kwargs.get("action_mode"))
     record = {**record, "algorithm": network,
               "imitation": {"algorithm": cfg.algorithm, "dataset": imitation.dataset}}
     vec_env = _vec_env(cfg, cfg.stage_list()[0], 0, out, None, None)

@@ -46,10 +46,10 @@ evaluation schedule::
 
 With ``stages`` the stage budgets must add up to ``total_steps``; ``stages`` and
 ``self_play`` do not go together. ``MaskablePPO`` needs ``action_mode: choice_discrete`` in
-every env it trains on. ``BC`` (behaviour cloning) trains MaskablePPO's network from the
-``imitation`` dataset (so it too needs ``choice_discrete``, and its ``hyperparameters`` are
-MaskablePPO's); its ``total_steps`` count training samples, and it takes no ``stages`` or
-``self_play``.
+every env it trains on. ``BC`` (behaviour cloning) trains from the ``imitation`` dataset the
+network that fine-tunes it: MaskablePPO's in ``choice_discrete``, PPO's in a Box action mode
+such as ``choice`` (its ``hyperparameters`` are that algorithm's); its ``total_steps`` count
+training samples, and it takes no ``stages`` or ``self_play``.
 
 Every mistake (unknown key, wrong type, missing field, unknown hyperparameter or env
 keyword argument, a value out of its range: ``seed`` in 0..``MAX_SEED``, ``n_steps``,
@@ -78,14 +78,18 @@ ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO", "BC")
 # How n_envs > 1 envs are stepped: "subproc", one process each (SubprocVecEnv), or "dummy",
 # all in the training process in turn (DummyVecEnv: no start-up or pipe cost per step).
 VEC_ENVS = ("subproc", "dummy")
-MASKED_ALGORITHMS = ("MaskablePPO", "BC")
-# Behaviour cloning trains (and saves) the network of this algorithm.
-IMITATION_NETWORK = {"BC": "MaskablePPO"}
+MASKED_ALGORITHMS = ("MaskablePPO",)
+# The algorithms that learn from a dataset (the ``imitation`` section) instead of an env.
+IMITATION_ALGORITHMS = ("BC",)
 
 
-def network_algorithm(algorithm: str) -> str:
-    """The stable-baselines3 algorithm whose network ``algorithm`` trains and saves."""
-    return IMITATION_NETWORK.get(algorithm, algorithm)
+def network_algorithm(algorithm: str, action_mode: str | None = None) -> str:
+    """The stable-baselines3 algorithm whose network ``algorithm`` trains and saves. Behaviour
+    cloning trains the network of the algorithm that fine-tunes it: MaskablePPO's in
+    ``choice_discrete`` (the masked action mode), PPO's in the Box modes."""
+    if algorithm in IMITATION_ALGORITHMS:
+        return "MaskablePPO" if action_mode == "choice_discrete" else "PPO"
+    return algorithm
 REQUIRED = object()  # marks a key with no default
 # The largest seed: numpy's legacy seeding (which SB3 uses) takes seeds below 2**32, and the
 # run adds offsets to it (10,000 per curriculum stage, 1,000,000 for the evaluation racks).
@@ -468,11 +472,12 @@ def _check_env_kwargs(env_id: str, kwargs: dict, name: str, source: str) -> None
                              f"{sorted(accepted - {'opponent', 'reward_weights'})}")
 
 
-def _check_hyperparameters(algorithm: str, hyperparameters: dict, source: str) -> None:
+def _check_hyperparameters(algorithm: str, hyperparameters: dict, source: str,
+                           action_mode: str | None = None) -> None:
     """Names the first hyperparameter the algorithm's constructor does not take."""
     from poolgym.envs.sb3_models import algorithm_class
 
-    accepted = set(inspect.signature(algorithm_class(network_algorithm(algorithm))).parameters)
+    accepted = set(inspect.signature(algorithm_class(network_algorithm(algorithm, action_mode))).parameters)
     # These are set by the trainer from other keys or its own arguments.
     reserved = {"policy", "env", "seed", "device", "tensorboard_log", "verbose", "_init_setup_model"}
     for key in hyperparameters:
@@ -540,7 +545,7 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     for key in env["kwargs"]:
         if key in ("opponent", "reward_weights"):
             raise ValueError(f"{source}: key 'env.kwargs.{key}' belongs at 'env.{key}'")
-    _check_hyperparameters(top["algorithm"], top["hyperparameters"], source)
+    _check_hyperparameters(top["algorithm"], top["hyperparameters"], source, env["kwargs"].get("action_mode"))
     _check_hyperparameter_values(top["algorithm"], top["hyperparameters"], top["n_envs"], source)
     _check_env_kwargs(env["id"], env["kwargs"], "env.kwargs", source)
     stages = _parse_stages(top["stages"], top["total_steps"], source)
@@ -622,7 +627,7 @@ def _parse_curve(data: dict | None, source: str) -> CurveConfig | None:
 
 
 def _parse_imitation(data: dict | None, algorithm: str, source: str) -> ImitationConfig | None:
-    if (data is None) != (algorithm not in IMITATION_NETWORK):
+    if (data is None) != (algorithm not in IMITATION_ALGORITHMS):
         raise ValueError(f"{source}: key 'imitation' goes with algorithm BC and BC needs it "
                          f"(algorithm {algorithm!r}, imitation {'given' if data is not None else 'missing'})")
     if data is None:

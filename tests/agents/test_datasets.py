@@ -226,6 +226,41 @@ def test_behaviour_cloning_from_the_shipped_dataset_end_to_end(tmp_path, monkeyp
     _check_resumable(model, training_env_record(maskable))
 
 
+def test_behaviour_cloning_in_the_continuous_choice_mode_end_to_end(tmp_path, data_path):
+    """The choice-mode recipe (a PPO network, Gaussian likelihood) on a dataset recorded in
+    that mode: it fits, loads, plays a legal rack and is resumable by the PPO choice recipe."""
+    import yaml
+
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
+    from poolgym.agents.training.train import _check_resumable, train, training_env_record
+    from poolgym.agents.training.train_config import load_config
+
+    recipe = "nine_ball_bc_bot_pro_choice"
+    config = yaml.safe_load((ROOT / "configs" / "train" / f"{recipe}.yaml").read_text())
+    assert config["env"]["kwargs"]["action_mode"] == "choice"
+    collect("bot:fast", "poolgym/NineBall-v1", 3, "test/nine-ball/choice-v0", action_mode="choice", obs_mode="flat")
+    config["imitation"].update(dataset=["test/nine-ball/choice-v0"], validation_share=0.34)
+    config.pop("curve")
+    config.update(total_steps=2000, eval={"final_episodes": 1, "opponents": ["legal-random"], "baseline": "fixed"})
+    summary = train(config, out=tmp_path / "bc")
+    fit = summary["imitation"]
+    assert summary["steps"] == 2000 and fit["held_out_rows"] > 0 and fit["rows"] > 0
+    # The Gaussian's mean moved towards the bot's strokes on the rows it was fitted to.
+    assert fit["fit"]["nll"] < fit["untrained_fit"]["nll"] - 1.0
+    assert fit["fit"]["action_mae"] < 0.8 * fit["untrained_fit"]["action_mae"]
+    model = str(tmp_path / "bc" / "model.zip")
+    p = protocol("poolgym/NineBall-v1")
+    agent = make_agent(model, p.rules, noise=p.noise, max_speed=p.max_speed)
+    match = run_match(p.rules, [agent, make_agent("legal-random", p.rules, seed=1)], ("bc", "legal-random"), 1,
+                      seed=0, noise=p.noise)
+    assert len(match.racks) == 1 and match.racks[0].winner in (0, 1) and not match.racks[0].moves[0].illegal
+    _check_resumable(model, training_env_record(load_config(ROOT / "configs" / "train" / "nine_ball_ppo_choice.yaml")))
+    with pytest.raises(ValueError, match="not trained with this config's algorithm"):
+        _check_resumable(model, training_env_record(load_config(ROOT / "configs" / "train" / "nine_ball_maskable_ppo.yaml")))
+
+
 def test_the_bc_config_section_is_checked():
     from poolgym.agents.training.train_config import parse_config
 
@@ -238,9 +273,14 @@ def test_the_bc_config_section_is_checked():
         parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "nothing"}})
     with pytest.raises(ValueError, match="imitation.validation_share"):
         parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0", "validation_share": 1.0}})
-    with pytest.raises(ValueError, match="choice_discrete"):
-        parse_config({**base, "env": {"id": "poolgym/NineBall-v1"}, "algorithm": "BC",
-                      "imitation": {"dataset": "ns/name-v0"}})
+    # The network is the fine-tuning algorithm's: PPO's in a Box mode (it takes use_sde),
+    # MaskablePPO's in choice_discrete (it does not).
+    choice = {"id": "poolgym/NineBall-v1", "kwargs": {"action_mode": "choice"}}
+    parse_config({**base, "env": choice, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0"},
+                  "hyperparameters": {"use_sde": True}})
+    with pytest.raises(ValueError, match="unknown key 'hyperparameters.use_sde'"):
+        parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0"},
+                      "hyperparameters": {"use_sde": True}})
     cfg = parse_config({**base, "algorithm": "BC", "imitation": {"dataset": "ns/name-v0"},
                         "hyperparameters": {"n_steps": 64}})
     assert cfg.imitation.batch_size == 256 and cfg.to_dict()["imitation"]["dataset"] == "ns/name-v0"
