@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 out=benchmarks/results/datasets
 mkdir -p "$out"
 nine="--env poolgym/NineBall-v1 --action-mode choice_discrete --observation-mode flat"
-# The continuous choice mode: the bot's strokes as played (no bins), for Box policies.
-nine_choice="--env poolgym/NineBall-v1 --action-mode choice --observation-mode flat"
+# The continuous choice mode: the bot's strokes as played (no bins), for Box policies; a pot's
+# residual turns the object ball's line, so the throw correction is a number a network can fit.
+nine_choice="--env poolgym/NineBall-v1 --action-mode choice --observation-mode flat --pot-residual object_ball"
 
 run_set() {  # name dataset-id default-episodes seed collect-arguments...
   local name=$1 id=$2 episodes=${EPISODES:-$3} seed=$4

@@ -53,11 +53,15 @@ class ImitationData:
         return ImitationData(self.observations[keep], self.actions[keep], masks, self.episodes[keep])
 
 
-def load_imitation_data(dataset_id: str | Sequence[str], observation_space, action_space) -> ImitationData:
+def load_imitation_data(dataset_id: str | Sequence[str], observation_space, action_space,
+                        mapping: dict | None = None) -> ImitationData:
     """The decisions of a dataset, or of several read together (their episodes numbered in
     turn, so a held-out share takes whole episodes of each), checked against the network's
     spaces (``ValueError`` naming both when they differ, or when a ``MultiDiscrete``
-    dataset has no ``action_masks`` infos)."""
+    dataset has no ``action_masks`` infos) and, when ``mapping`` is given (the training
+    env's ``poolgym.envs.sb3_models.env_side``), against the action mapping and observation
+    format the dataset was recorded in: equal spaces can still mean different strokes (a
+    pot's residual turning the stroke or the object ball, another stroke cap)."""
     from gymnasium import spaces
 
     from poolgym.agents.datasets.collect import require_minari
@@ -77,6 +81,8 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
             if theirs != ours:
                 raise ValueError(f"imitation.dataset {name!r}: its {space} space {theirs} is not the "
                                  f"network's {ours}")
+        if mapping is not None:
+            _check_mapping(dataset, name, mapping)
         for episode in dataset.iterate_episodes():
             if masked and (episode.infos is None or "action_masks" not in episode.infos):
                 raise ValueError(f"imitation.dataset {name!r} records no action_masks (collect it in "
@@ -91,6 +97,22 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
         first += dataset.total_episodes
     return ImitationData(np.concatenate(observations), np.concatenate(actions),
                          np.concatenate(masks) if masked else None, np.concatenate(episodes))
+
+
+def _check_mapping(dataset, name: str, mapping: dict) -> None:
+    """``ValueError`` naming every field in which the env ``dataset`` was recorded in maps
+    actions or observations differently from ``mapping``."""
+    from poolgym.envs.sb3_models import env_side
+
+    env = dataset.recover_environment()
+    try:
+        recorded = env_side(env)
+    finally:
+        env.close()
+    differ = [f"{k}: dataset {recorded.get(k)!r}, config {v!r}" for k, v in mapping.items() if recorded.get(k) != v]
+    if differ:
+        raise ValueError(f"imitation.dataset {name!r} was recorded with another action mapping or observation "
+                         f"format than the config's env: {'; '.join(differ)}")
 
 
 def split_by_episode(data: ImitationData, share: float, seed: int) -> tuple[ImitationData, ImitationData]:

@@ -1,8 +1,9 @@
 """Record an agent's play into a Minari dataset (``poolgym collect``).
 
 ``collect(agent, env_id, episodes, dataset_id, ...)`` plays ``episodes`` episodes of
-``env_id`` (made with the given ``opponent``, ``action_mode`` and ``obs_mode``, so the
-dataset's env spec rebuilds exactly that env: ``dataset.recover_environment()``) with any
+``env_id`` (made with the given ``opponent``, ``action_mode``, ``obs_mode`` and
+``pot_residual``, so the dataset's env spec rebuilds exactly that env:
+``dataset.recover_environment()``) with any
 agent the ladder names (``poolgym.agents.evaluation.loading.make_agent``: ``legal-random``,
 ``fixed``, ``bot:fast`` .. ``bot:strong``, ``pretrained:NAME``, a model zip, ``pkg.mod:name``),
 and writes them under Minari's data path (``MINARI_DATASETS_PATH``, else
@@ -282,13 +283,13 @@ def _check_appendable(dataset, env: gym.Env, agent: str) -> None:
 
 
 def make_collection_env(env_id: str, opponent: str | None = None, action_mode: str | None = None,
-                        obs_mode: str | None = None) -> gym.Env:
+                        obs_mode: str | None = None, pot_residual: str | None = None) -> gym.Env:
     """``gymnasium.make(env_id, ...)`` with only the arguments given, so the spec (what
     ``recover_environment()`` rebuilds) says exactly how the env was made."""
     if not isinstance(env_id, str) or env_id not in gym.registry:
         raise ValueError(f"env must be a registered id such as 'poolgym/NineBall-v1', got {env_id!r}")
-    kwargs = {k: v for k, v in (("opponent", opponent), ("action_mode", action_mode), ("obs_mode", obs_mode))
-              if v is not None}
+    kwargs = {k: v for k, v in (("opponent", opponent), ("action_mode", action_mode), ("obs_mode", obs_mode),
+                                ("pot_residual", pot_residual)) if v is not None}
     if opponent is not None and not isinstance(opponent, str):
         raise ValueError(f"opponent must be a ladder name (a string the env spec can record), got {opponent!r}")
     if action_mode is not None and not isinstance(action_mode, str):
@@ -300,7 +301,8 @@ def make_collection_env(env_id: str, opponent: str | None = None, action_mode: s
 
 
 def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent: str | None = None,
-            action_mode: str | None = None, obs_mode: str | None = None, seed: int = 0,
+            action_mode: str | None = None, obs_mode: str | None = None, pot_residual: str | None = None,
+            seed: int = 0,
             flush_every: int = FLUSH_EVERY, progress: Callable[[], None] | None = None,
             stop_after: int | None = None) -> CollectResult:
     """Record ``episodes`` episodes of ``agent`` (a ladder name or model spec) in ``env_id``
@@ -316,7 +318,7 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
     episodes = _count(episodes, "episodes", 1)
     seed = _count(seed, "seed", 0)
     flush_every = _count(flush_every, "flush_every", 1)
-    env = make_collection_env(env_id, opponent, action_mode, obs_mode)
+    env = make_collection_env(env_id, opponent, action_mode, obs_mode, pot_residual)
     try:
         from minari.storage import get_dataset_path
 

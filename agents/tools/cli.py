@@ -410,8 +410,8 @@ def _collect(args: argparse.Namespace) -> int:
     with Progress("collect", args.episodes, "episodes", enabled=not args.no_progress) as progress:
         try:
             result = collect(args.agent, args.env, args.episodes, args.dataset_id, opponent=args.opponent,
-                             action_mode=args.action_mode, obs_mode=args.observation_mode, seed=args.seed,
-                             progress=progress.advance)
+                             action_mode=args.action_mode, obs_mode=args.observation_mode,
+                             pot_residual=args.pot_residual, seed=args.seed, progress=progress.advance)
         except KeyboardInterrupt as stop:
             result = getattr(stop, "result", None)
             if result is None:
@@ -872,6 +872,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the env's action mode (default: the env's own)")
     collect.add_argument("--observation-mode", choices=("dict", "flat"),
                          help="the env's observation format (default: the env's own, dict)")
+    collect.add_argument("--pot-residual", choices=("stroke", "object_ball"),
+                         help="what a choice mode's cut residual turns on a pot (default: the env's own, "
+                              "stroke; object_ball holds a stroke's throw correction in a coarser number)")
     collect.add_argument("--seed", type=_seed, default=0, help="episode i is reset with seed + i (default 0)")
     collect.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     collect.add_argument("--no-progress", action="store_true", help=no_progress)

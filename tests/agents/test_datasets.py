@@ -228,7 +228,8 @@ def test_behaviour_cloning_from_the_shipped_dataset_end_to_end(tmp_path, monkeyp
 
 def test_behaviour_cloning_in_the_continuous_choice_mode_end_to_end(tmp_path, data_path):
     """The choice-mode recipe (a PPO network, Gaussian likelihood) on a dataset recorded in
-    that mode: it fits, loads, plays a legal rack and is resumable by the PPO choice recipe."""
+    that mode: it fits, loads, plays a legal rack and is resumable by its fine-tuning recipe;
+    a dataset recorded with another mapping is refused."""
     import yaml
 
     from poolgym.agents.evaluation.evaluate import run_match
@@ -240,10 +241,16 @@ def test_behaviour_cloning_in_the_continuous_choice_mode_end_to_end(tmp_path, da
     recipe = "nine_ball_bc_bot_pro_choice"
     config = yaml.safe_load((ROOT / "configs" / "train" / f"{recipe}.yaml").read_text())
     assert config["env"]["kwargs"]["action_mode"] == "choice"
-    collect("bot:fast", "poolgym/NineBall-v1", 3, "test/nine-ball/choice-v0", action_mode="choice", obs_mode="flat")
+    collect("bot:fast", "poolgym/NineBall-v1", 3, "test/nine-ball/choice-v0", action_mode="choice", obs_mode="flat",
+            pot_residual="object_ball")
     config["imitation"].update(dataset=["test/nine-ball/choice-v0"], validation_share=0.34)
     config.pop("curve")
     config.update(total_steps=2000, eval={"final_episodes": 1, "opponents": ["legal-random"], "baseline": "fixed"})
+    # Equal spaces, other strokes: a dataset whose pot residual turned the stroke is refused.
+    collect("bot:fast", "poolgym/NineBall-v1", 1, "test/nine-ball/stroke-v0", action_mode="choice", obs_mode="flat")
+    stroke = {**config, "imitation": {**config["imitation"], "dataset": ["test/nine-ball/stroke-v0"]}}
+    with pytest.raises(ValueError, match="pot_residual: dataset 'stroke', config 'object_ball'"):
+        train(stroke, out=tmp_path / "stroke")
     summary = train(config, out=tmp_path / "bc")
     fit = summary["imitation"]
     assert summary["steps"] == 2000 and fit["held_out_rows"] > 0 and fit["rows"] > 0
@@ -256,9 +263,11 @@ def test_behaviour_cloning_in_the_continuous_choice_mode_end_to_end(tmp_path, da
     match = run_match(p.rules, [agent, make_agent("legal-random", p.rules, seed=1)], ("bc", "legal-random"), 1,
                       seed=0, noise=p.noise)
     assert len(match.racks) == 1 and match.racks[0].winner in (0, 1) and not match.racks[0].moves[0].illegal
-    _check_resumable(model, training_env_record(load_config(ROOT / "configs" / "train" / "nine_ball_ppo_choice.yaml")))
-    with pytest.raises(ValueError, match="not trained with this config's algorithm"):
-        _check_resumable(model, training_env_record(load_config(ROOT / "configs" / "train" / "nine_ball_maskable_ppo.yaml")))
+    recipes = ROOT / "configs" / "train"
+    _check_resumable(model, training_env_record(load_config(recipes / "nine_ball_bc_choice_finetune.yaml")))
+    for other in ("nine_ball_maskable_ppo.yaml", "nine_ball_ppo_choice.yaml"):  # another network or residual
+        with pytest.raises(ValueError, match="not trained with this config's algorithm"):
+            _check_resumable(model, training_env_record(load_config(recipes / other)))
 
 
 def test_the_bc_config_section_is_checked():
