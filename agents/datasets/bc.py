@@ -101,10 +101,18 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
 
 def _check_mapping(dataset, name: str, mapping: dict) -> None:
     """``ValueError`` naming every field in which the env ``dataset`` was recorded in maps
-    actions or observations differently from ``mapping``."""
+    actions or observations differently from ``mapping``. The recorded env is rebuilt from
+    its registered id with its recorded arguments, never from the entry point the file
+    names, and without its opponent (which may be an import path; a dataset is data)."""
+    import gymnasium as gym
+
     from poolgym.envs.sb3_models import env_side
 
-    env = dataset.recover_environment()
+    spec = dataset.spec.env_spec
+    if spec is None or not isinstance(spec.id, str) or spec.id not in gym.registry:
+        raise ValueError(f"imitation.dataset {name!r} names no registered env it was recorded in "
+                         f"(got {getattr(spec, 'id', None)!r})")
+    env = gym.make(spec.id, **{k: v for k, v in (spec.kwargs or {}).items() if k != "opponent"})
     try:
         recorded = env_side(env)
     finally:

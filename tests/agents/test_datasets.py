@@ -322,3 +322,33 @@ def test_imitation_reads_several_datasets_with_their_episodes_kept_apart(data_pa
     # Five episodes, numbered apart: a held-out share takes whole racks of either set.
     assert sorted(np.unique(both.episodes)) == [0, 1, 2, 3, 4]
     assert np.array_equal(both.episodes[len(one):], other.episodes + 2)
+
+
+HOSTILE_CALLS = []
+
+
+def _hostile_entry_point(**kwargs):
+    HOSTILE_CALLS.append(kwargs)
+    raise AssertionError("a dataset's recorded entry point was called")
+
+
+def test_the_mapping_check_never_runs_what_a_dataset_names():
+    """The recorded env is rebuilt from its registered id: the entry point and the opponent a
+    dataset file names are not imported or called."""
+    from types import SimpleNamespace
+
+    from gymnasium.envs.registration import EnvSpec
+
+    from poolgym.agents.datasets.bc import _check_mapping
+
+    def dataset(env_id, **kwargs):
+        spec = EnvSpec(id=env_id, entry_point=f"{__name__}:_hostile_entry_point", kwargs=kwargs)
+        return SimpleNamespace(spec=SimpleNamespace(env_spec=spec))
+
+    ours = {"action_mode": "choice", "pot_residual": "object_ball"}
+    _check_mapping(dataset("poolgym/NineBall-v1", opponent=f"{__name__}:_hostile_entry_point", **ours), "d", ours)
+    with pytest.raises(ValueError, match="pot_residual: dataset 'stroke', config 'object_ball'"):
+        _check_mapping(dataset("poolgym/NineBall-v1", action_mode="choice"), "d", ours)
+    with pytest.raises(ValueError, match="names no registered env"):
+        _check_mapping(dataset("elsewhere/Hostile-v0", **ours), "d", ours)
+    assert HOSTILE_CALLS == []
