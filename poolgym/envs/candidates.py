@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from poolgym.aiming import (aim_point, chance_within, cut_angle_deg, direction_deg, ghost_ball, path_is_clear,
-                            stroke_per_object_ball_deg, tolerance_of, usable_half_width)
-from poolgym.envs.actions import shot_difficulty
+from poolgym.aiming import aim_point, chance_within, direction_deg, ghost_ball, path_is_clear, stroke_per_object_ball_deg
+from poolgym.envs.actions import difficulty_of
+from poolgym.physics import pot_geometry as geometry
 from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS, Table
@@ -246,10 +246,11 @@ def best_pot_chance(state: GameState, rules: Ruleset, sigma_deg: float) -> float
     ranking them into slots): 0 when no shot is due or no pot is open."""
     if not shot_is_due(state):
         return 0.0
-    positions = state.positions
     pairs = _pot_pairs(rules.call_options(state), _first_balls(state, rules.legal_targets(state)))
-    return max((_pot_slot(state, positions, rules.table, ball, pocket, call, sigma_deg)[0].make_probability
-                for ball, pocket, call in pairs), default=0.0)
+    if not pairs:
+        return 0.0
+    _, rows = _pot_rows(state, rules.table, pairs)
+    return max(chance_within(row[geometry.TOLERANCE], sigma_deg) for row in rows)
 
 
 def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: list[int],
@@ -258,39 +259,60 @@ def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: l
     if not pairs:
         return []
     rank = {p: i for i, p in enumerate(POCKET_IDS)}
-    positions = state.positions
+    cues, rows = _pot_rows(state, table, pairs)
     scored = []
-    for ball, pocket, call in pairs:
-        slot, tolerance = _pot_slot(state, positions, table, ball, pocket, call, sigma_deg)
-        reference = chance_within(tolerance, RANKING_SIGMA_DEG)
-        scored.append(((-reference, shot_difficulty(table, slot.cue, positions[ball], pocket),
-                        ball, rank[pocket]), slot))
+    for k, (ball, pocket, _) in enumerate(pairs):
+        row = rows[k]
+        cut, d1, d2 = row[geometry.CUT], row[geometry.D1], row[geometry.D2]
+        reference = chance_within(row[geometry.TOLERANCE], RANKING_SIGMA_DEG)
+        # ``shot_difficulty(table, cue, ball, pocket)``, from the parts worked out already.
+        scored.append(((-reference, difficulty_of(cut, d1 + d2), ball, rank[pocket]), k))
     scored.sort(key=lambda item: item[0])
-    return [slot for _, slot in scored[:N_POT_SLOTS]]
+    return [_pot_slot_of(pairs[k], cues[k], rows[k], sigma_deg) for _, k in scored[:N_POT_SLOTS]]
 
 
-def _pot_slot(state: GameState, positions: dict[int, Point], table: Table, ball: int, pocket: str,
-              call: ShotCall, sigma_deg: float) -> tuple[Slot, float]:
-    """The pot slot of ``ball`` into ``pocket`` and its aim tolerance (``aim_tolerance``,
-    for the make probability at any noise)."""
-    R = table.ball_radius
-    position = positions[ball]
-    target = aim_point(table, pocket)
-    ghost = ghost_ball(position, target, R)
-    cue = _cue_for(state, table, Slot("pot", call, ball, pocket, ghost, None))
-    others = [p for n, p in positions.items() if n not in (0, ball)]
-    half_width = usable_half_width(table, pocket, position, target)
-    d2 = math.dist(position, target)
-    visible = 2.0 * math.atan2(half_width, max(d2, R)) if half_width > 0 else 0.0
-    cut, d1 = cut_angle_deg(cue, ghost, position, target), math.dist(cue, ghost)
-    cue_blocked = not path_is_clear(cue, ghost, others, R)
-    ball_blocked = not path_is_clear(position, target, others, R)
-    # ``aim_tolerance(table, cue, position, pocket, others)``, from the parts worked out here.
-    tolerance = 0.0 if cue_blocked or ball_blocked else tolerance_of(cut, d1, d2, half_width, R)
-    slot = Slot("pot", call, ball, pocket, ghost, cue, cut_deg=cut, cue_to_contact=d1, ball_to_pocket=d2,
-                cue_blocked=cue_blocked, ball_blocked=ball_blocked,
-                visible_angle=visible, make_probability=chance_within(tolerance, sigma_deg))
-    return slot, tolerance
+def _pot_rows(state: GameState, table: Table, pairs) -> tuple[list[Point], list[list[float]]]:
+    """The cue-ball spot each pot of ``pairs`` is measured from and its geometry
+    (``poolgym.physics.pot_geometry``'s rows), computed for all the pots in one call."""
+    positions = state.positions
+    nums = list(positions)
+    index = {n: i for i, n in enumerate(nums)}
+    if state.cue_ball_in_hand is CueBallZone.NONE:
+        cues = [_cue_spot(state, table)] * len(pairs)
+    else:
+        cues = [_cue_for(state, table, Slot("pot", call, ball, pocket, None, None)) for ball, pocket, call in pairs]
+    rows = geometry.pot_geometry(
+        np.array([positions[n][0] for n in nums]), np.array([positions[n][1] for n in nums]),
+        index.get(0, -1), np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
+        np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64),
+        np.array([c[0] for c in cues]), np.array([c[1] for c in cues]), _pocket_table(table),
+        table.ball_radius)
+    return cues, rows.tolist()
+
+
+def _pot_slot_of(pair, cue: Point, row: list[float], sigma_deg: float) -> Slot:
+    """The pot slot of ``pair`` (ball, pocket, call) from its ``_pot_rows`` geometry."""
+    ball, pocket, call = pair
+    return Slot("pot", call, ball, pocket, (row[geometry.GHOST_X], row[geometry.GHOST_Y]), cue,
+                cut_deg=row[geometry.CUT], cue_to_contact=row[geometry.D1], ball_to_pocket=row[geometry.D2],
+                cue_blocked=row[geometry.CUE_BLOCKED] != 0.0, ball_blocked=row[geometry.BALL_BLOCKED] != 0.0,
+                visible_angle=row[geometry.VISIBLE],
+                make_probability=chance_within(row[geometry.TOLERANCE], sigma_deg))
+
+
+_POCKET_ROW = {p: i for i, p in enumerate(POCKET_IDS)}
+_POCKET_TABLES: dict[int, tuple[Table, np.ndarray]] = {}
+
+
+def _pocket_table(table: Table) -> np.ndarray:
+    """``Table.pocket_aims`` as ``pot_geometry``'s rows (aim x, aim y, axis x, axis y,
+    mouth, side), in ``POCKET_IDS`` order; kept per table."""
+    kept = _POCKET_TABLES.get(id(table))
+    if kept is None or kept[0] is not table:
+        aims = table.pocket_aims
+        rows = [(*aims[p][0], *aims[p][1], aims[p][2], float(aims[p][3])) for p in POCKET_IDS]
+        kept = _POCKET_TABLES[id(table)] = (table, np.array(rows, dtype=float))
+    return kept[1]
 
 
 def _cue_for(state: GameState, table: Table, slot: Slot) -> Point:
