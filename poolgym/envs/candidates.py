@@ -158,11 +158,24 @@ def placement(state: GameState, table: Table, slot: Slot, distance: float, angle
     if state.cue_ball_in_hand is CueBallZone.NONE:
         return None
     anchor, back = _placement_line(state, table, slot)
-    metres = PLACE_MIN_M + (distance + 1.0) * 0.5 * (PLACE_MAX_M - PLACE_MIN_M)
-    turn = math.radians(angle * PLACE_MAX_ANGLE_DEG)
-    c, s = math.cos(turn), math.sin(turn)
+    metres, c, s = _placement_turn(distance, angle)
     ux, uy = back[0] * c - back[1] * s, back[0] * s + back[1] * c
     return _into_zone(state, table, (anchor[0] + metres * ux, anchor[1] + metres * uy))
+
+
+def _placement_turn(distance: float, angle: float) -> tuple[float, float, float]:
+    """``placement``'s distance behind the anchor (metres) and the cosine and sine of its
+    turn off the straight line, for ``distance`` and ``angle`` in [-1, 1]."""
+    metres = PLACE_MIN_M + (distance + 1.0) * 0.5 * (PLACE_MAX_M - PLACE_MIN_M)
+    turn = math.radians(angle * PLACE_MAX_ANGLE_DEG)
+    return metres, math.cos(turn), math.sin(turn)
+
+
+def _zone_high(state: GameState, table: Table) -> tuple[float, float]:
+    """The largest x and y of a cue-ball centre in its zone (the kitchen or the whole surface)."""
+    R = table.ball_radius
+    x_high = table.head_string_x - 1e-6 if state.cue_ball_in_hand is CueBallZone.KITCHEN else table.length - R
+    return x_high, table.width - R
 
 
 def placement_parameters(state: GameState, table: Table, slot: Slot, spot: Point) -> tuple[float, float]:
@@ -196,16 +209,16 @@ def _into_zone(state: GameState, table: Table, spot: Point) -> Point:
     the balls it would overlap when a free spot lies a little further along the same line
     (a placement still on a ball is the rules' foul, as in the other modes)."""
     R = table.ball_radius
-    x_high = table.head_string_x - 1e-6 if state.cue_ball_in_hand is CueBallZone.KITCHEN else table.length - R
+    x_high, y_high = _zone_high(state, table)
     x = min(max(spot[0], R), x_high)
-    y = min(max(spot[1], R), table.width - R)
+    y = min(max(spot[1], R), y_high)
     others = [p for n, p in state.positions.items() if n != 0]
     free = all(math.dist((x, y), p) > 2 * R + 1e-4 for p in others)
     if free or not others:
         return (x, y)
     for step in range(1, 9):  # slide across the table, a radius at a time, either way
         for sign in (1.0, -1.0):
-            candidate = (x, min(max(y + sign * step * R, R), table.width - R))
+            candidate = (x, min(max(y + sign * step * R, R), y_high))
             if all(math.dist(candidate, p) > 2 * R + 1e-4 for p in others):
                 return candidate
     return (x, y)
@@ -249,7 +262,7 @@ def best_pot_chance(state: GameState, rules: Ruleset, sigma_deg: float) -> float
     pairs = _pot_pairs(rules.call_options(state), _first_balls(state, rules.legal_targets(state)))
     if not pairs:
         return 0.0
-    _, rows = _pot_rows(state, rules.table, pairs)
+    rows = _pot_rows(state, rules.table, pairs)
     return max(chance_within(row[geometry.TOLERANCE], sigma_deg) for row in rows)
 
 
@@ -259,7 +272,7 @@ def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: l
     if not pairs:
         return []
     rank = {p: i for i, p in enumerate(POCKET_IDS)}
-    cues, rows = _pot_rows(state, table, pairs)
+    rows = _pot_rows(state, table, pairs)
     scored = []
     for k, (ball, pocket, _) in enumerate(pairs):
         row = rows[k]
@@ -268,32 +281,36 @@ def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: l
         # ``shot_difficulty(table, cue, ball, pocket)``, from the parts worked out already.
         scored.append(((-reference, difficulty_of(cut, d1 + d2), ball, rank[pocket]), k))
     scored.sort(key=lambda item: item[0])
-    return [_pot_slot_of(pairs[k], cues[k], rows[k], sigma_deg) for _, k in scored[:N_POT_SLOTS]]
+    return [_pot_slot_of(pairs[k], rows[k], sigma_deg) for _, k in scored[:N_POT_SLOTS]]
 
 
-def _pot_rows(state: GameState, table: Table, pairs) -> tuple[list[Point], list[list[float]]]:
-    """The cue-ball spot each pot of ``pairs`` is measured from and its geometry
-    (``poolgym.physics.pot_geometry``'s rows), computed for all the pots in one call."""
+def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
+    """The geometry of each pot of ``pairs`` (``poolgym.physics.pot_geometry``'s rows, the
+    cue ball's spot or default placement included), computed for all the pots in one call."""
     positions = state.positions
     nums = list(positions)
     index = {n: i for i, n in enumerate(nums)}
+    cue = _cue_spot(state, table)
     if state.cue_ball_in_hand is CueBallZone.NONE:
-        cues = [_cue_spot(state, table)] * len(pairs)
+        place = _NOT_IN_HAND
     else:
-        cues = [_cue_for(state, table, Slot("pot", call, ball, pocket, None, None)) for ball, pocket, call in pairs]
+        place = np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(state, table)])
     rows = geometry.pot_geometry(
         np.array([positions[n][0] for n in nums]), np.array([positions[n][1] for n in nums]),
         index.get(0, -1), np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
-        np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64),
-        np.array([c[0] for c in cues]), np.array([c[1] for c in cues]), _pocket_table(table),
-        table.ball_radius)
-    return cues, rows.tolist()
+        np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64), cue[0], cue[1],
+        _pocket_table(table), table.ball_radius, place)
+    return rows.tolist()
 
 
-def _pot_slot_of(pair, cue: Point, row: list[float], sigma_deg: float) -> Slot:
+_NOT_IN_HAND = np.zeros(6)
+
+
+def _pot_slot_of(pair, row: list[float], sigma_deg: float) -> Slot:
     """The pot slot of ``pair`` (ball, pocket, call) from its ``_pot_rows`` geometry."""
     ball, pocket, call = pair
-    return Slot("pot", call, ball, pocket, (row[geometry.GHOST_X], row[geometry.GHOST_Y]), cue,
+    return Slot("pot", call, ball, pocket, (row[geometry.GHOST_X], row[geometry.GHOST_Y]),
+                (row[geometry.CUE_X], row[geometry.CUE_Y]),
                 cut_deg=row[geometry.CUT], cue_to_contact=row[geometry.D1], ball_to_pocket=row[geometry.D2],
                 cue_blocked=row[geometry.CUE_BLOCKED] != 0.0, ball_blocked=row[geometry.BALL_BLOCKED] != 0.0,
                 visible_angle=row[geometry.VISIBLE],
