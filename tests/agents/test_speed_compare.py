@@ -78,6 +78,20 @@ def test_bench_train_prints_training_and_env_steps_per_second(tmp_path, capsys):
     assert report["train"][0][speed_compare.CURRENT] > 0 and report["env_masked"][0][speed_compare.CURRENT] > 0
 
 
+def test_bench_train_with_no_training_steps_reports_the_env_alone(tmp_path, capsys):
+    """``--steps 0``: no training figure, the env-alone one only (no bot budgets here)."""
+    recipe = str(speed_compare.ROOT / "configs/train/nine_ball_maskable_ppo.yaml")
+    assert main(["bench-train", "--config", recipe, "--steps", "0",
+                 "--env-steps", "5", "--repeats", "1", "--bot-budgets", "", "--json",
+                 str(tmp_path / "out.json")]) == 0
+    out = capsys.readouterr().out
+    assert "training" not in out and "env alone" in out
+    import json
+
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert "train" not in report and report["env_masked"][0][speed_compare.CURRENT] > 0
+
+
 def test_bench_train_names_a_missing_config(capsys):
     assert main(["bench-train", "--config", "no/such.yaml", "--repeats", "1"]) == 2
     assert "no/such.yaml" in capsys.readouterr().err
