@@ -23,6 +23,7 @@ import numpy as np
 from poolgym import events as ev
 from poolgym.numbers import quote, real
 from poolgym.physics import event_core as core
+from poolgym.physics.frozen import frozen_contacts
 from poolgym.physics.jit import raise_interrupt_from
 from poolgym.physics.params import PhysicsParams
 from poolgym.physics.result import MotionPhase, ShotResult
@@ -94,6 +95,10 @@ class Simulator:
         self._hole_table = np.array([h[1:4] + h[4] for h in self._holes], dtype=float).reshape(-1, 7)
         self._open_box_array = np.array(self._open_box, dtype=float)
         self._cushion_ids = tuple(s[0] for s in self._segments) + tuple(q[0] for q in self._tips)
+        # Row s: the cushion columns a ball resting on segment s is frozen to (its own, and
+        # the jaw tips reported under its id), for ``frozen_contacts``.
+        self._segment_marks = np.array([[s[0] == c for c in self._cushion_ids] for s in self._segments],
+                                       dtype=bool).reshape(len(self._segments), len(self._cushion_ids))
 
     def _clear_interior(self) -> tuple[float, float, float, float]:
         """(x0, x1, y0, y1): an open rectangle that no feature's box (segment, tip or hole,
@@ -366,23 +371,16 @@ class _Start:
         self.X = tuple(balls[b][0] for b in self.nums)
         self.Y = tuple(balls[b][1] for b in self.nums)
         self.x0, self.y0 = np.array(self.X, dtype=float), np.array(self.Y, dtype=float)
-        R, tol = sim.table.ball_radius, sim.params.frozen_tolerance
-        cx, cy = self.X[self.cue], self.Y[self.cue]
         # frozen[k, c]: ball k rests against cushion c (the compiled loop's cushion order).
-        self.frozen = np.zeros((len(self.nums), len(sim._cushion_ids)), dtype=bool)
-        cushion_frozen, cue_frozen = [], []
-        i0, i1, i2, i3 = sim._open_box
-        for k, num in enumerate(self.nums):
-            x, y = self.X[k], self.Y[k]
-            if not (i0 + tol < x < i1 - tol and i2 + tol < y < i3 - tol):  # else far from every cushion
-                frozen = {seg_id for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments
-                          if 0.0 <= ux * (x - sx) + uy * (y - sy) <= length
-                          and nx * (x - sx) + ny * (y - sy) <= R + tol}
-                if frozen:
-                    cushion_frozen.append(num)
-                    self.frozen[k] = [c in frozen for c in sim._cushion_ids]
-            if k != self.cue and math.hypot(x - cx, y - cy) <= 2.0 * R + tol:
-                cue_frozen.append(num)
+        try:
+            self.frozen, on_cushion, on_cue = frozen_contacts(
+                self.x0, self.y0, self.cue, sim._segment_table, sim._segment_marks, sim._open_box_array,
+                sim.table.ball_radius, sim.params.frozen_tolerance)
+        except SystemError as exc:
+            raise_interrupt_from(exc)
+            raise
+        cushion_frozen = [num for num, f in zip(self.nums, on_cushion.tolist()) if f]
+        cue_frozen = [num for num, f in zip(self.nums, on_cue.tolist()) if f]
         self.cushion_frozen, self.cue_frozen = tuple(cushion_frozen), tuple(cue_frozen)
 
     def layout(self) -> dict[int, tuple[float, float]]:
