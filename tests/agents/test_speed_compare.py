@@ -24,6 +24,16 @@ def test_compare_without_a_commit_measures_this_tree_alone():
     assert row[speed_compare.CURRENT] > 0 and "ratio" not in row
 
 
+def test_the_env_probes_report_cpu_time_steps_too():
+    """Steps per second of the process's CPU time, a key of its own, beside the wall-clock
+    figure (the masked env-alone probe in this process too)."""
+    (row,) = speed_compare.compare("env", [ENV_CASE], "cpu_steps_per_s", None, reps=1)
+    assert row[speed_compare.CURRENT] > 0
+    masked = speed_compare.masked_env_rate(str(speed_compare.ROOT / "configs/train/nine_ball_maskable_ppo.yaml"),
+                                           steps=5)
+    assert masked["cpu_steps_per_s"] > 0 and masked["steps_per_s"] > 0
+
+
 @pytest.mark.parametrize("probe, rev, reps, match", [
     ("env", "no-such-commit-xyz", 1, "not a commit"),
     ("gpu", None, 1, "probe must be one of"),
