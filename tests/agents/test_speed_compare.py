@@ -102,6 +102,14 @@ def test_bench_train_with_no_training_steps_reports_the_env_alone(tmp_path, caps
     assert "train" not in report and report["env_masked"][0][speed_compare.CURRENT] > 0
 
 
+def test_bench_train_refuses_a_negative_step_count(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench-train", "--config", str(speed_compare.ROOT / "configs/train/nine_ball_maskable_ppo.yaml"),
+              "--steps", "-1"])
+    assert exc.value.code == 2
+    assert "argument --steps: must be 0 or more, got -1" in capsys.readouterr().err
+
+
 def test_bench_train_names_a_missing_config(capsys):
     assert main(["bench-train", "--config", "no/such.yaml", "--repeats", "1"]) == 2
     assert "no/such.yaml" in capsys.readouterr().err
