@@ -301,7 +301,7 @@ def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
             np.array([positions[n][0] for n in nums]), np.array([positions[n][1] for n in nums]),
             index.get(0, -1), np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
             np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64), cue[0], cue[1],
-            _pocket_table(table), table.ball_radius, place)
+            np.array(table.pocket_aim_rows), table.ball_radius, place)
     except SystemError as exc:  # a Ctrl-C that arrived inside the compiled call
         raise_interrupt_from(exc)
         raise
@@ -323,18 +323,6 @@ def _pot_slot_of(pair, row: list[float], sigma_deg: float) -> Slot:
 
 
 _POCKET_ROW = {p: i for i, p in enumerate(POCKET_IDS)}
-_POCKET_TABLES: dict[int, tuple[Table, np.ndarray]] = {}
-
-
-def _pocket_table(table: Table) -> np.ndarray:
-    """``Table.pocket_aims`` as ``pot_geometry``'s rows (aim x, aim y, axis x, axis y,
-    mouth, side), in ``POCKET_IDS`` order; kept per table."""
-    kept = _POCKET_TABLES.get(id(table))
-    if kept is None or kept[0] is not table:
-        aims = table.pocket_aims
-        rows = [(*aims[p][0], *aims[p][1], aims[p][2], float(aims[p][3])) for p in POCKET_IDS]
-        kept = _POCKET_TABLES[id(table)] = (table, np.array(rows, dtype=float))
-    return kept[1]
 
 
 def _cue_for(state: GameState, table: Table, slot: Slot) -> Point:

@@ -22,7 +22,8 @@ def test_every_pot_equals_the_interpreted_formulas():
     table = Table.preset("9ft")
     R = table.ball_radius
     aims = table.pocket_aims
-    pockets = np.array([(*aims[p][0], *aims[p][1], aims[p][2], float(aims[p][3])) for p in POCKET_IDS])
+    pockets = np.array(table.pocket_aim_rows)
+    assert pockets.tolist() == [[*aims[p][0], *aims[p][1], aims[p][2], float(aims[p][3])] for p in POCKET_IDS]
     rng = np.random.default_rng(12)
     blocked = clear = 0
     for _ in range(150):
