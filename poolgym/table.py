@@ -168,6 +168,14 @@ class Table:
                           self.side_mouth if p.kind == "side" else self.corner_mouth, p.kind == "side")
         return aims
 
+    @cached_property
+    def pocket_aim_rows(self) -> tuple[tuple[float, float, float, float, float, float], ...]:
+        """``pocket_aims`` as plain rows in ``POCKET_IDS`` order, for the compiled pot
+        geometry (``poolgym.physics.pot_geometry``): aim x, aim y, axis x, axis y, mouth
+        width, 1.0 for a side pocket (else 0.0)."""
+        aims = self.pocket_aims
+        return tuple((*aims[p][0], *aims[p][1], aims[p][2], float(aims[p][3])) for p in POCKET_IDS)
+
     def pocket(self, pocket_id: str) -> Pocket:
         for p in self.pockets:
             if p.id == pocket_id:

@@ -322,7 +322,9 @@ def _bench_train(args: argparse.Namespace) -> int:
     budgets = _names(args.bot_budgets)
     for budget in budgets:
         SearchBudget.preset(budget)
-    sections = [("train", [dict(config=str(config), steps=args.steps, seed=args.seed)], "steps/s"),
+    # --steps 0 leaves the training figure out (the env-alone and bot figures only).
+    sections = [("train", [dict(config=str(config), steps=args.steps, seed=args.seed)] if args.steps else [],
+                 "steps/s"),
                 ("env_masked", [dict(config=str(config), steps=args.env_steps, seed=args.seed)], "steps/s"),
                 ("bot", [dict(budget=b, noise="tournament", racks=args.bot_racks, seed=args.seed)
                          for b in budgets], "moves/s")]
@@ -717,8 +719,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "from each measured tree (e.g. configs/train/"
                                                     "nine_ball_maskable_ppo.yaml)")
     bt.add_argument("--compare", metavar="REV", help="also measure commit REV, alternating with this tree")
-    bt.add_argument("--steps", type=_positive_int, default=4096, help="training steps per measurement "
-                                                                    "(default 4096: two rollouts)")
+    bt.add_argument("--steps", type=_count, default=4096, help="training steps per measurement "
+                                                             "(default 4096: two rollouts; 0: no training figure)")
     bt.add_argument("--env-steps", type=_positive_int, default=1000, help="env-alone steps (default 1000)")
     bt.add_argument("--repeats", type=_positive_int, default=3,
                     help="fresh processes per tree and figure; the best is reported (default 3)")

@@ -116,19 +116,21 @@ def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
 
 def _stepped(env, steps: int, seed: int, action) -> dict[str, Any]:
     """Steps/s of ``env`` over ``steps`` steps of ``action()`` from a reset with ``seed``
-    (its action space seeded too), reset at episode ends; the env is closed after."""
+    (its action space seeded too), reset at episode ends; the env is closed after.
+    ``steps_per_s`` is per wall-clock second, ``cpu_steps_per_s`` per second of the
+    process's CPU time (less moved by other jobs on a shared machine)."""
     try:
         env.reset(seed=seed)
         env.action_space.seed(seed)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(steps):
             _, _, terminated, truncated, _ = env.step(action())
             if terminated or truncated:
                 env.reset()
-        elapsed = time.perf_counter() - start
+        elapsed, cpu_elapsed = time.perf_counter() - start, time.process_time() - cpu
     finally:
         env.close()
-    return {"steps_per_s": steps / elapsed}
+    return {"steps_per_s": steps / elapsed, "cpu_steps_per_s": steps / cpu_elapsed}
 
 
 PROBES = {"env": env_rate, "bot": bot_rate, "sim": sim_rate, "train": train_rate, "env_masked": masked_env_rate}

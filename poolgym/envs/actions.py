@@ -353,6 +353,10 @@ def shot_difficulty(table: Table, cue: Point, ball: Point, pocket_id: str) -> fl
     cuts beyond 80 degrees, which are all but impossible."""
     target = aim_point(table, pocket_id)
     ghost = ghost_ball(ball, target, table.ball_radius)
-    cut = cut_angle_deg(cue, ghost, ball, target)
-    travel = math.dist(cue, ghost) + math.dist(ball, target)
-    return cut + 20.0 * travel + (1000.0 if cut > MAX_CUT_DEG else 0.0)
+    return difficulty_of(cut_angle_deg(cue, ghost, ball, target), math.dist(cue, ghost) + math.dist(ball, target))
+
+
+def difficulty_of(cut_deg: float, travel: float) -> float:
+    """``shot_difficulty`` from its parts: the cut angle (degrees) and the two balls' travel
+    (metres)."""
+    return cut_deg + 20.0 * travel + (1000.0 if cut_deg > MAX_CUT_DEG else 0.0)

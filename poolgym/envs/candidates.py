@@ -28,9 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from poolgym.aiming import (aim_point, chance_within, cut_angle_deg, direction_deg, ghost_ball, path_is_clear,
-                            stroke_per_object_ball_deg, tolerance_of, usable_half_width)
-from poolgym.envs.actions import shot_difficulty
+from poolgym.aiming import aim_point, chance_within, direction_deg, ghost_ball, path_is_clear, stroke_per_object_ball_deg
+from poolgym.envs.actions import difficulty_of
+from poolgym.physics import pot_geometry as geometry
+from poolgym.physics.jit import raise_interrupt_from
 from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS, Table
@@ -158,11 +159,24 @@ def placement(state: GameState, table: Table, slot: Slot, distance: float, angle
     if state.cue_ball_in_hand is CueBallZone.NONE:
         return None
     anchor, back = _placement_line(state, table, slot)
-    metres = PLACE_MIN_M + (distance + 1.0) * 0.5 * (PLACE_MAX_M - PLACE_MIN_M)
-    turn = math.radians(angle * PLACE_MAX_ANGLE_DEG)
-    c, s = math.cos(turn), math.sin(turn)
+    metres, c, s = _placement_turn(distance, angle)
     ux, uy = back[0] * c - back[1] * s, back[0] * s + back[1] * c
     return _into_zone(state, table, (anchor[0] + metres * ux, anchor[1] + metres * uy))
+
+
+def _placement_turn(distance: float, angle: float) -> tuple[float, float, float]:
+    """``placement``'s distance behind the anchor (metres) and the cosine and sine of its
+    turn off the straight line, for ``distance`` and ``angle`` in [-1, 1]."""
+    metres = PLACE_MIN_M + (distance + 1.0) * 0.5 * (PLACE_MAX_M - PLACE_MIN_M)
+    turn = math.radians(angle * PLACE_MAX_ANGLE_DEG)
+    return metres, math.cos(turn), math.sin(turn)
+
+
+def _zone_high(state: GameState, table: Table) -> tuple[float, float]:
+    """The largest x and y of a cue-ball centre in its zone (the kitchen or the whole surface)."""
+    R = table.ball_radius
+    x_high = table.head_string_x - 1e-6 if state.cue_ball_in_hand is CueBallZone.KITCHEN else table.length - R
+    return x_high, table.width - R
 
 
 def placement_parameters(state: GameState, table: Table, slot: Slot, spot: Point) -> tuple[float, float]:
@@ -196,16 +210,16 @@ def _into_zone(state: GameState, table: Table, spot: Point) -> Point:
     the balls it would overlap when a free spot lies a little further along the same line
     (a placement still on a ball is the rules' foul, as in the other modes)."""
     R = table.ball_radius
-    x_high = table.head_string_x - 1e-6 if state.cue_ball_in_hand is CueBallZone.KITCHEN else table.length - R
+    x_high, y_high = _zone_high(state, table)
     x = min(max(spot[0], R), x_high)
-    y = min(max(spot[1], R), table.width - R)
+    y = min(max(spot[1], R), y_high)
     others = [p for n, p in state.positions.items() if n != 0]
     free = all(math.dist((x, y), p) > 2 * R + 1e-4 for p in others)
     if free or not others:
         return (x, y)
     for step in range(1, 9):  # slide across the table, a radius at a time, either way
         for sign in (1.0, -1.0):
-            candidate = (x, min(max(y + sign * step * R, R), table.width - R))
+            candidate = (x, min(max(y + sign * step * R, R), y_high))
             if all(math.dist(candidate, p) > 2 * R + 1e-4 for p in others):
                 return candidate
     return (x, y)
@@ -246,10 +260,11 @@ def best_pot_chance(state: GameState, rules: Ruleset, sigma_deg: float) -> float
     ranking them into slots): 0 when no shot is due or no pot is open."""
     if not shot_is_due(state):
         return 0.0
-    positions = state.positions
     pairs = _pot_pairs(rules.call_options(state), _first_balls(state, rules.legal_targets(state)))
-    return max((_pot_slot(state, positions, rules.table, ball, pocket, call, sigma_deg)[0].make_probability
-                for ball, pocket, call in pairs), default=0.0)
+    if not pairs:
+        return 0.0
+    rows = _pot_rows(state, rules.table, pairs)
+    return max(chance_within(row[geometry.TOLERANCE], sigma_deg) for row in rows)
 
 
 def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: list[int],
@@ -258,39 +273,56 @@ def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: l
     if not pairs:
         return []
     rank = {p: i for i, p in enumerate(POCKET_IDS)}
-    positions = state.positions
+    rows = _pot_rows(state, table, pairs)
     scored = []
-    for ball, pocket, call in pairs:
-        slot, tolerance = _pot_slot(state, positions, table, ball, pocket, call, sigma_deg)
-        reference = chance_within(tolerance, RANKING_SIGMA_DEG)
-        scored.append(((-reference, shot_difficulty(table, slot.cue, positions[ball], pocket),
-                        ball, rank[pocket]), slot))
+    for k, (ball, pocket, _) in enumerate(pairs):
+        row = rows[k]
+        cut, d1, d2 = row[geometry.CUT], row[geometry.D1], row[geometry.D2]
+        reference = chance_within(row[geometry.TOLERANCE], RANKING_SIGMA_DEG)
+        # ``shot_difficulty(table, cue, ball, pocket)``, from the parts worked out already.
+        scored.append(((-reference, difficulty_of(cut, d1 + d2), ball, rank[pocket]), k))
     scored.sort(key=lambda item: item[0])
-    return [slot for _, slot in scored[:N_POT_SLOTS]]
+    return [_pot_slot_of(pairs[k], rows[k], sigma_deg) for _, k in scored[:N_POT_SLOTS]]
 
 
-def _pot_slot(state: GameState, positions: dict[int, Point], table: Table, ball: int, pocket: str,
-              call: ShotCall, sigma_deg: float) -> tuple[Slot, float]:
-    """The pot slot of ``ball`` into ``pocket`` and its aim tolerance (``aim_tolerance``,
-    for the make probability at any noise)."""
-    R = table.ball_radius
-    position = positions[ball]
-    target = aim_point(table, pocket)
-    ghost = ghost_ball(position, target, R)
-    cue = _cue_for(state, table, Slot("pot", call, ball, pocket, ghost, None))
-    others = [p for n, p in positions.items() if n not in (0, ball)]
-    half_width = usable_half_width(table, pocket, position, target)
-    d2 = math.dist(position, target)
-    visible = 2.0 * math.atan2(half_width, max(d2, R)) if half_width > 0 else 0.0
-    cut, d1 = cut_angle_deg(cue, ghost, position, target), math.dist(cue, ghost)
-    cue_blocked = not path_is_clear(cue, ghost, others, R)
-    ball_blocked = not path_is_clear(position, target, others, R)
-    # ``aim_tolerance(table, cue, position, pocket, others)``, from the parts worked out here.
-    tolerance = 0.0 if cue_blocked or ball_blocked else tolerance_of(cut, d1, d2, half_width, R)
-    slot = Slot("pot", call, ball, pocket, ghost, cue, cut_deg=cut, cue_to_contact=d1, ball_to_pocket=d2,
-                cue_blocked=cue_blocked, ball_blocked=ball_blocked,
-                visible_angle=visible, make_probability=chance_within(tolerance, sigma_deg))
-    return slot, tolerance
+def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
+    """The geometry of each pot of ``pairs`` (``poolgym.physics.pot_geometry``'s rows, the
+    cue ball's spot or default placement included), computed for all the pots in one call."""
+    positions = state.positions
+    nums = list(positions)
+    index = {n: i for i, n in enumerate(nums)}
+    cue = _cue_spot(state, table)
+    if state.cue_ball_in_hand is CueBallZone.NONE:
+        place = _NOT_IN_HAND
+    else:
+        place = np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(state, table)])
+    try:
+        rows = geometry.pot_geometry(
+            np.array([positions[n][0] for n in nums]), np.array([positions[n][1] for n in nums]),
+            index.get(0, -1), np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
+            np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64), cue[0], cue[1],
+            np.array(table.pocket_aim_rows), table.ball_radius, place)
+    except SystemError as exc:  # a Ctrl-C that arrived inside the compiled call
+        raise_interrupt_from(exc)
+        raise
+    return rows.tolist()
+
+
+_NOT_IN_HAND = np.zeros(6)
+
+
+def _pot_slot_of(pair, row: list[float], sigma_deg: float) -> Slot:
+    """The pot slot of ``pair`` (ball, pocket, call) from its ``_pot_rows`` geometry."""
+    ball, pocket, call = pair
+    return Slot("pot", call, ball, pocket, (row[geometry.GHOST_X], row[geometry.GHOST_Y]),
+                (row[geometry.CUE_X], row[geometry.CUE_Y]),
+                cut_deg=row[geometry.CUT], cue_to_contact=row[geometry.D1], ball_to_pocket=row[geometry.D2],
+                cue_blocked=row[geometry.CUE_BLOCKED] != 0.0, ball_blocked=row[geometry.BALL_BLOCKED] != 0.0,
+                visible_angle=row[geometry.VISIBLE],
+                make_probability=chance_within(row[geometry.TOLERANCE], sigma_deg))
+
+
+_POCKET_ROW = {p: i for i, p in enumerate(POCKET_IDS)}
 
 
 def _cue_for(state: GameState, table: Table, slot: Slot) -> Point:

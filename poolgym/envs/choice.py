@@ -115,6 +115,8 @@ class ChoiceMapper:
         self.elevation = check_elevation_flag(elevation)
         self.params = PARAMS[:-1] + ((ELEVATION,) if self.elevation else ()) + PARAMS[-1:]
         self.param_bins = {**PARAM_BINS, **({ELEVATION: ELEVATION_BINS} if self.elevation else {})}
+        # Every bin of every parameter may be chosen: that part of the masks never changes.
+        self._param_masks = np.ones(sum(self.param_bins.values()), dtype=bool)
         if mode == "choice":
             self.components = tuple(f"slot_{i}" for i in range(cand.N_SLOTS)) + self.params
             self.space = spaces.Box(-1.0, 1.0, shape=(len(self.components),), dtype=np.float32)
@@ -152,8 +154,7 @@ class ChoiceMapper:
                 decision[CHOICES.index(c)] = True
         else:
             decision[0] = True
-        params = [np.ones(n, dtype=bool) for n in self.param_bins.values()]
-        return np.concatenate([slot, *params, decision])
+        return np.concatenate([slot, self._param_masks, decision])
 
     # ------------------------------------------------------------------ validation
     def validate(self, action) -> np.ndarray:

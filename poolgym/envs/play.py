@@ -52,12 +52,13 @@ def simulate_moves(simulator: Simulator, rules: Ruleset, state: GameState, moves
                          "these moves place the cue ball in different spots")
     layout = state.positions
     if placement is not None:
-        layout[0] = placement
         try:
-            # The validated layout is played as it is: no second check.
-            layout = simulator.validate_layout(layout)
+            # The validated layout is played as it is: no second check. From a checked
+            # state only the placed cue ball needs one.
+            layout = (simulator.validate_cue_placement(layout, placement) if state_checked and 0 not in layout
+                      else simulator.validate_layout({**layout, 0: placement}))
         except ValueError:
-            return [(ShotEvents(cue_ball_start=placement, final_positions=dict(layout)), None)
+            return [(ShotEvents(cue_ball_start=placement, final_positions={**layout, 0: placement}), None)
                     for _ in moves]
         state_checked = True
     play = simulator.simulate_many_validated if state_checked else simulator.simulate_many

@@ -543,7 +543,9 @@ class PoolEnv(RenderMixin, gym.Env):
             events, self._last_result = simulate_move(self.simulator, self.rules, before, move,
                                                       self.np_random, self.trajectories,
                                                       state_checked=before is self._built_state)
-            after, outcome = self.rules.apply_shot(before, move.call, events)
+            # The events are the simulator's own facts of this state (``simulated``: the
+            # rules skip their check of them; the state and outcome are the same).
+            after, outcome = self.rules.apply_shot(before, move.call, events, simulated=True)
             self._enter(after)
             if outcome.rack_over:
                 self._end_rack(outcome)

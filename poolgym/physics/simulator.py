@@ -23,6 +23,7 @@ import numpy as np
 from poolgym import events as ev
 from poolgym.numbers import quote, real
 from poolgym.physics import event_core as core
+from poolgym.physics.frozen import frozen_contacts
 from poolgym.physics.jit import raise_interrupt_from
 from poolgym.physics.params import PhysicsParams
 from poolgym.physics.result import MotionPhase, ShotResult
@@ -94,6 +95,10 @@ class Simulator:
         self._hole_table = np.array([h[1:4] + h[4] for h in self._holes], dtype=float).reshape(-1, 7)
         self._open_box_array = np.array(self._open_box, dtype=float)
         self._cushion_ids = tuple(s[0] for s in self._segments) + tuple(q[0] for q in self._tips)
+        # Row s: the cushion columns a ball resting on segment s is frozen to (its own, and
+        # the jaw tips reported under its id), for ``frozen_contacts``.
+        self._segment_marks = np.array([[s[0] == c for c in self._cushion_ids] for s in self._segments],
+                                       dtype=bool).reshape(len(self._segments), len(self._cushion_ids))
 
     def _clear_interior(self) -> tuple[float, float, float, float]:
         """(x0, x1, y0, y1): an open rectangle that no feature's box (segment, tip or hole,
@@ -152,32 +157,9 @@ class Simulator:
         if not isinstance(layout, Mapping):
             raise ValueError(f"layout must be a mapping ball -> (x, y), got {type(layout).__name__}")
         out: dict[int, tuple[float, float]] = {}
-        i0, i1, i2, i3 = self._open_box
         for ball, pos in layout.items():
-            if type(ball) is not int and (  # plain ints are the common case: no ABC checks
-                    isinstance(ball, bool) or not isinstance(ball, (int, np.integer))):
-                raise ValueError(f"layout has unknown ball {ball!r}; balls are integers 0..{MAX_BALL} (0 = cue ball)")
-            if not 0 <= ball <= MAX_BALL:
-                raise ValueError(f"layout has unknown ball {ball!r}; balls are integers 0..{MAX_BALL} (0 = cue ball)")
-            try:
-                x, y = pos
-            except (TypeError, ValueError):
-                raise ValueError(f"layout[{ball}] must be a pair of numbers (x, y), got {quote(pos)}") from None
-            # Plain floats need no conversion (real() would return them unchanged).
-            if type(x) is not float or type(y) is not float:
-                x, y = real(x, f"layout[{ball}] x"), real(y, f"layout[{ball}] y")
-            if not (math.isfinite(x) and math.isfinite(y)):
-                raise ValueError(f"layout[{ball}] must be finite, got ({x}, {y})")
-            # Inside the open box a ball is on the surface (see _clear_interior); elsewhere
-            # the table decides.
-            if not (i0 < x < i1 and i2 < y < i3) and not self.table.contains(x, y):
-                raise ValueError(
-                    f"ball {ball} at ({x:.4f}, {y:.4f}) is off the playing surface: its centre must be "
-                    f"at least one ball radius ({self.table.ball_radius} m) inside the cushions, "
-                    f"x in [{self.table.ball_radius:.4f}, {self.table.length - self.table.ball_radius:.4f}], "
-                    f"y in [{self.table.ball_radius:.4f}, {self.table.width - self.table.ball_radius:.4f}] "
-                    "on the open table")
-            out[int(ball)] = (x, y)
+            ball, point = self._checked_ball(ball, pos)
+            out[ball] = point
         if 0 not in out:
             raise ValueError("layout must contain the cue ball (ball 0)")
         balls = sorted(out)
@@ -188,12 +170,63 @@ class Simulator:
             for b in balls[i + 1:]:
                 bx, by = out[b]
                 if (ax - bx) ** 2 + (ay - by) ** 2 < limit2:
-                    apart, needed = math.hypot(ax - bx, ay - by), 2 * self.table.ball_radius
-                    # As many digits as it takes to tell the two apart (at least five).
-                    digits = next((p for p in range(5, 10) if f"{apart:.{p}f}" != f"{needed:.{p}f}"), 10)
-                    raise ValueError(f"balls {a} and {b} overlap: centres {apart:.{digits}f} m apart, at least "
-                                     f"{needed:.{digits}f} m needed")
+                    self._raise_overlap(a, out[a], b, out[b])
         return out
+
+    def validate_cue_placement(self, balls: dict[int, tuple[float, float]],
+                               spot: tuple[float, float]) -> dict[int, tuple[float, float]]:
+        """``validate_layout`` of ``balls`` with the cue ball placed at ``spot``, for
+        ``balls`` that ``validate_layout`` would take as they are (a dict of plain ints and
+        floats, on the surface, apart: the object balls of a state a rules transition built)
+        and hold no cue ball: only the cue ball is checked. The same layout, or the same
+        ``ValueError`` as ``validate_layout``."""
+        ball, point = self._checked_ball(0, spot)
+        limit = 2.0 * self.table.ball_radius - 1e-6
+        limit2 = limit * limit
+        ax, ay = point
+        for b in sorted(balls):  # validate_layout's pairs with the cue ball, in its order
+            bx, by = balls[b]
+            if (ax - bx) ** 2 + (ay - by) ** 2 < limit2:
+                self._raise_overlap(0, point, b, balls[b])
+        out = dict(balls)
+        out[ball] = point
+        return out
+
+    def _checked_ball(self, ball, pos) -> tuple[int, tuple[float, float]]:
+        """One entry of a layout checked: (ball number, (x, y) as floats), or ``ValueError``."""
+        if type(ball) is not int and (  # plain ints are the common case: no ABC checks
+                isinstance(ball, bool) or not isinstance(ball, (int, np.integer))):
+            raise ValueError(f"layout has unknown ball {ball!r}; balls are integers 0..{MAX_BALL} (0 = cue ball)")
+        if not 0 <= ball <= MAX_BALL:
+            raise ValueError(f"layout has unknown ball {ball!r}; balls are integers 0..{MAX_BALL} (0 = cue ball)")
+        try:
+            x, y = pos
+        except (TypeError, ValueError):
+            raise ValueError(f"layout[{ball}] must be a pair of numbers (x, y), got {quote(pos)}") from None
+        # Plain floats need no conversion (real() would return them unchanged).
+        if type(x) is not float or type(y) is not float:
+            x, y = real(x, f"layout[{ball}] x"), real(y, f"layout[{ball}] y")
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"layout[{ball}] must be finite, got ({x}, {y})")
+        # Inside the open box a ball is on the surface (see _clear_interior); elsewhere
+        # the table decides.
+        i0, i1, i2, i3 = self._open_box
+        if not (i0 < x < i1 and i2 < y < i3) and not self.table.contains(x, y):
+            raise ValueError(
+                f"ball {ball} at ({x:.4f}, {y:.4f}) is off the playing surface: its centre must be "
+                f"at least one ball radius ({self.table.ball_radius} m) inside the cushions, "
+                f"x in [{self.table.ball_radius:.4f}, {self.table.length - self.table.ball_radius:.4f}], "
+                f"y in [{self.table.ball_radius:.4f}, {self.table.width - self.table.ball_radius:.4f}] "
+                "on the open table")
+        return int(ball), (x, y)
+
+    def _raise_overlap(self, a: int, pa: tuple[float, float], b: int, pb: tuple[float, float]) -> None:
+        """The ``ValueError`` of balls ``a`` at ``pa`` and ``b`` at ``pb`` overlapping."""
+        apart, needed = math.hypot(pa[0] - pb[0], pa[1] - pb[1]), 2 * self.table.ball_radius
+        # As many digits as it takes to tell the two apart (at least five).
+        digits = next((p for p in range(5, 10) if f"{apart:.{p}f}" != f"{needed:.{p}f}"), 10)
+        raise ValueError(f"balls {a} and {b} overlap: centres {apart:.{digits}f} m apart, at least "
+                         f"{needed:.{digits}f} m needed")
 
     # ------------------------------------------------------------------ public API
     def simulate(self, layout: Mapping[int, tuple[float, float]], shot: Shot,
@@ -366,23 +399,16 @@ class _Start:
         self.X = tuple(balls[b][0] for b in self.nums)
         self.Y = tuple(balls[b][1] for b in self.nums)
         self.x0, self.y0 = np.array(self.X, dtype=float), np.array(self.Y, dtype=float)
-        R, tol = sim.table.ball_radius, sim.params.frozen_tolerance
-        cx, cy = self.X[self.cue], self.Y[self.cue]
         # frozen[k, c]: ball k rests against cushion c (the compiled loop's cushion order).
-        self.frozen = np.zeros((len(self.nums), len(sim._cushion_ids)), dtype=bool)
-        cushion_frozen, cue_frozen = [], []
-        i0, i1, i2, i3 = sim._open_box
-        for k, num in enumerate(self.nums):
-            x, y = self.X[k], self.Y[k]
-            if not (i0 + tol < x < i1 - tol and i2 + tol < y < i3 - tol):  # else far from every cushion
-                frozen = {seg_id for seg_id, sx, sy, ux, uy, nx, ny, length, _ in sim._segments
-                          if 0.0 <= ux * (x - sx) + uy * (y - sy) <= length
-                          and nx * (x - sx) + ny * (y - sy) <= R + tol}
-                if frozen:
-                    cushion_frozen.append(num)
-                    self.frozen[k] = [c in frozen for c in sim._cushion_ids]
-            if k != self.cue and math.hypot(x - cx, y - cy) <= 2.0 * R + tol:
-                cue_frozen.append(num)
+        try:
+            self.frozen, on_cushion, on_cue = frozen_contacts(
+                self.x0, self.y0, self.cue, sim._segment_table, sim._segment_marks, sim._open_box_array,
+                sim.table.ball_radius, sim.params.frozen_tolerance)
+        except SystemError as exc:
+            raise_interrupt_from(exc)
+            raise
+        cushion_frozen = [num for num, f in zip(self.nums, on_cushion.tolist()) if f]
+        cue_frozen = [num for num, f in zip(self.nums, on_cue.tolist()) if f]
         self.cushion_frozen, self.cue_frozen = tuple(cushion_frozen), tuple(cue_frozen)
 
     def layout(self) -> dict[int, tuple[float, float]]:

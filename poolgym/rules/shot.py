@@ -252,21 +252,19 @@ class ShotEvents:
         (digest 8.17) a ball that drops after the ``Rest`` event is put back where it dropped.
         """
         options = options or RuleOptions()
-        log = tuple(log)
-        strike = next((e for e in log if isinstance(e, ev.Strike)), None)
-        rest_time = next((e.time for e in log if isinstance(e, ev.Rest)), math.inf)
-        drops = [e for e in log if isinstance(e, ev.Pocketed)]
+        hs = table.head_string_x
+        strike, rest_time, drops, cushions, contact, off, before, ever = _log_facts(log, hs)
         restored = {}
         if options.restore_balls_dropping_after_rest:
             restored = {e.ball: e.position for e in drops if e.time > rest_time}
             drops = [e for e in drops if e.time <= rest_time]
         frozen_cushion = frozenset(strike.frozen_to_cushion) if strike else frozenset()
-        after_contact = ev.cushion_after_contact(log)
-        anytime = ev.cushion_balls(log)
+        after_contact = (frozenset() if contact is None
+                         else frozenset(ball for ball, time in cushions if time >= contact.time))
+        anytime = frozenset(ball for ball, _ in cushions)
         if not options.frozen_ball_other_cushion_counts:
             after_contact -= frozen_cushion
             anytime -= frozen_cushion
-        hs = table.head_string_x
         final = None
         if final_positions is not None:
             final = dict(final_positions)
@@ -274,18 +272,57 @@ class ShotEvents:
                 final.setdefault(ball, where)
         return cls(
             cue_ball_start=strike.position if strike else None,
-            first_contact=ev.first_contact(log),
+            first_contact=None if contact is None else (contact.b if contact.a == 0 else contact.a),
             cushion_after_contact=after_contact,
             cushion_balls=anytime,
             pocketed=tuple((e.ball, e.pocket) for e in drops),
-            off_table=frozenset(off_table) | ev.off_table(log),
-            crossed_head_string_before_contact=ev.crossed_head_string_before_contact(log, hs),
-            ever_crossed_head_string=ev.ever_crossed_head_string(log, hs),
+            off_table=frozenset(off_table) | frozenset(off),
+            crossed_head_string_before_contact=before,
+            ever_crossed_head_string=ever,
             frozen_to_cushion=frozen_cushion,
             frozen_to_cue_ball=frozenset(strike.frozen_to_cue_ball) if strike else frozenset(),
             final_positions=final,
             declared_fouls=tuple(declared_fouls),
         )
+
+
+def _log_facts(log: Iterable[ev.Event], head_string_x: float):
+    """What ``ShotEvents.from_log`` reads from an event log, in one pass over it: the first
+    ``Strike``, the first ``Rest``'s time (inf without one), the ``Pocketed`` events, the
+    (ball, time) of every ``BallCushion`` of a ball that was not frozen there, the cue
+    ball's first ``BallBall`` (None without one), the balls of the ``OffTable`` events, and
+    whether the cue ball reached the head string before its first contact and at all --
+    ``poolgym.events``' ``first_contact``, ``cushion_balls``, ``cushion_after_contact``,
+    ``off_table``, ``crossed_head_string_before_contact`` and ``ever_crossed_head_string``
+    for the cue ball, fact for fact."""
+    strike = contact = None
+    rest_time = math.inf
+    drops, cushions, off = [], [], []
+    before = ever = rested = False
+    for e in log:
+        if isinstance(e, ev.BallCushion):
+            if not e.was_frozen:
+                cushions.append((e.ball, e.time))
+        elif isinstance(e, ev.BallBall):
+            if contact is None and (e.a == 0 or e.b == 0):
+                contact = e
+        elif isinstance(e, ev.HeadStringCrossing):
+            if e.ball == 0 and e.towards_foot:
+                ever = True
+                before = before or contact is None
+        elif isinstance(e, ev.Strike):
+            if strike is None:
+                strike = e
+            if e.ball == 0 and e.position[0] >= head_string_x:
+                ever = True
+                before = before or contact is None
+        elif isinstance(e, ev.Pocketed):
+            drops.append(e)
+        elif isinstance(e, ev.OffTable):
+            off.append(e.ball)
+        elif isinstance(e, ev.Rest) and not rested:
+            rest_time, rested = e.time, True
+    return strike, rest_time, drops, cushions, contact, off, before, ever
 
 
 def _ball(value) -> int:

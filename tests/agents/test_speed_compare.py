@@ -24,6 +24,16 @@ def test_compare_without_a_commit_measures_this_tree_alone():
     assert row[speed_compare.CURRENT] > 0 and "ratio" not in row
 
 
+def test_the_env_probes_report_cpu_time_steps_too():
+    """Steps per second of the process's CPU time, a key of its own, beside the wall-clock
+    figure (the masked env-alone probe in this process too)."""
+    (row,) = speed_compare.compare("env", [ENV_CASE], "cpu_steps_per_s", None, reps=1)
+    assert row[speed_compare.CURRENT] > 0
+    masked = speed_compare.masked_env_rate(str(speed_compare.ROOT / "configs/train/nine_ball_maskable_ppo.yaml"),
+                                           steps=5)
+    assert masked["cpu_steps_per_s"] > 0 and masked["steps_per_s"] > 0
+
+
 @pytest.mark.parametrize("probe, rev, reps, match", [
     ("env", "no-such-commit-xyz", 1, "not a commit"),
     ("gpu", None, 1, "probe must be one of"),
@@ -76,6 +86,28 @@ def test_bench_train_prints_training_and_env_steps_per_second(tmp_path, capsys):
 
     report = json.loads((tmp_path / "out.json").read_text())
     assert report["train"][0][speed_compare.CURRENT] > 0 and report["env_masked"][0][speed_compare.CURRENT] > 0
+
+
+def test_bench_train_with_no_training_steps_reports_the_env_alone(tmp_path, capsys):
+    """``--steps 0``: no training figure, the env-alone one only (no bot budgets here)."""
+    recipe = str(speed_compare.ROOT / "configs/train/nine_ball_maskable_ppo.yaml")
+    assert main(["bench-train", "--config", recipe, "--steps", "0",
+                 "--env-steps", "5", "--repeats", "1", "--bot-budgets", "", "--json",
+                 str(tmp_path / "out.json")]) == 0
+    out = capsys.readouterr().out
+    assert "training" not in out and "env alone" in out
+    import json
+
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert "train" not in report and report["env_masked"][0][speed_compare.CURRENT] > 0
+
+
+def test_bench_train_refuses_a_negative_step_count(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench-train", "--config", str(speed_compare.ROOT / "configs/train/nine_ball_maskable_ppo.yaml"),
+              "--steps", "-1"])
+    assert exc.value.code == 2
+    assert "argument --steps: must be 0 or more, got -1" in capsys.readouterr().err
 
 
 def test_bench_train_names_a_missing_config(capsys):
