@@ -157,7 +157,7 @@ class _KernelCache(caching.FunctionCache):
         return True
 
 
-def kernel(*signature):
+def kernel(*signature, inline: bool = False):
     """Compile a function with numba (no Python objects inside, IEEE arithmetic as in
     Python: no fast-math, so results match the interpreted formulas) and cache the machine
     code on disk. With a ``signature`` it is compiled (or loaded from the cache) at import
@@ -168,7 +168,7 @@ def kernel(*signature):
     module docstring lists; with none, the kernel is compiled in memory (one warning line)."""
 
     def compile_kernel(py_func):
-        dispatcher = numba.njit(nogil=True)(py_func)
+        dispatcher = numba.njit(nogil=True, no_cfunc_wrapper=True, inline="always" if inline else "never")(py_func)
         try:
             # What numba's ``cache=True`` does (``Dispatcher.enable_caching``), with our cache class.
             dispatcher._cache = _KernelCache(py_func)
@@ -178,6 +178,11 @@ def kernel(*signature):
                                   f"writable folder)")
         for sig in signature:
             dispatcher.compile(sig)
+        if signature:
+            # Without this numba would still compile a new specialization for every constant
+            # argument a caller passes (``Literal[int]``), each with its own copy of the
+            # callees below it; closed, a call converts its arguments to the signature.
+            dispatcher.disable_compile()
         return dispatcher
 
     return compile_kernel
