@@ -171,15 +171,18 @@ def kernel(*signature, inline: bool = False):
     machine code of all the kernels it calls linked in, optimized and emitted again, and a
     Python entry point. ``inline=True`` (for kernels called from one place in other kernels)
     instead puts the function's body into its caller before typing: no library of its own,
-    the same arithmetic. Called from Python, such a kernel is compiled on its first call.
+    the same arithmetic, and no cache entry of its own (called from Python, as tests do, it
+    is compiled in memory on its first call).
     No kernel gets numba's C-callable wrapper (``cfunc``): nothing takes a kernel's address."""
 
     def compile_kernel(py_func):
         dispatcher = numba.njit(nogil=True, no_cfunc_wrapper=True,
                                 inline="always" if inline else "never")(py_func)
         try:
-            # What numba's ``cache=True`` does (``Dispatcher.enable_caching``), with our cache class.
-            dispatcher._cache = _KernelCache(py_func)
+            # What numba's ``cache=True`` does (``Dispatcher.enable_caching``), with our cache
+            # class. An inlined kernel's code lives in its callers' entries: none of its own.
+            if not inline:
+                dispatcher._cache = _KernelCache(py_func)
         except RuntimeError as exc:  # numba's "no locator available": nowhere to read or write
             _say_once("uncached", f"warning: no usable folder for the compiled-kernel cache ({exc}); "
                                   f"compiling in memory in every process (set NUMBA_CACHE_DIR to a "
