@@ -346,6 +346,18 @@ def _bench_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_import(args: argparse.Namespace) -> int:
+    from poolgym.agents.tools import bench_import
+
+    try:
+        report = bench_import.run(args.compare, args.repeats)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    print(bench_import.format_report(report))
+    write_json(args.json, report)
+    return 0
+
+
 def _bench_jump(args: argparse.Namespace) -> int:
     from poolgym.agents.tools import bench_jump
     from poolgym.agents.tools.progress import Progress
@@ -730,6 +742,14 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--seed", type=_seed, default=0)
     bt.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bt.set_defaults(handler=_bench_train)
+
+    bi = sub.add_parser("bench-import", help="seconds of import poolgym plus a first break, fresh and warm "
+                                             "compile cache (--compare REV: beside a commit, in the same run)")
+    bi.add_argument("--compare", metavar="REV", help="also measure commit REV, alternating with this tree")
+    bi.add_argument("--repeats", type=_positive_int, default=3,
+                    help="fresh processes per tree and cache state; the best is reported (default 3)")
+    bi.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
+    bi.set_defaults(handler=_bench_import)
 
     bench_envs = sub.add_parser("bench-envs", help="env steps/s per id and action mode (--compare REV: beside "
                                 "a commit), then with 1 and 2 workers and with Ray")

@@ -2,8 +2,9 @@
 
 ``poolgym bench --compare REV`` (the simulator's shots/s on the bench's cases), ``poolgym
 bench-envs`` (env steps/s per id and action mode), ``poolgym bench-bot --compare REV``
-(the bot's moves/s per budget) and ``poolgym bench-train`` (a training recipe's steps/s,
-its env alone under masked random actions, the bot) run each measurement in a fresh process: once
+(the bot's moves/s per budget), ``poolgym bench-train`` (a training recipe's steps/s,
+its env alone under masked random actions, the bot) and ``poolgym bench-import`` (the first
+import's compile time, ``bench_import``) run each measurement in a fresh process: once
 with this working tree on ``PYTHONPATH`` and once with a ``git archive`` export of ``REV``,
 alternating, ``reps`` times each; the best of the repetitions is reported (the machine is
 shared, and the best is the least disturbed run). Both sides run the same probe, this file
@@ -114,6 +115,29 @@ def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
     return _stepped(env, steps, seed, action)
 
 
+def first_import() -> dict[str, Any]:
+    """Seconds to ``import poolgym`` and play one 9-ball break (the bench's break shot) in
+    this process, which must not have imported poolgym before: on a fresh compile cache
+    (``NUMBA_CACHE_DIR``) that is a first install's compilation, kernels compiled on first
+    use included. The break's set-up (the rack, from the bench) is not timed."""
+    start = time.perf_counter()
+    import poolgym  # noqa: F401
+    from poolgym.physics import Shot, Simulator
+    from poolgym.table import Table
+
+    imported = time.perf_counter()
+    _use_tree_agents()
+    from poolgym.agents.tools import bench
+
+    table = Table.preset(bench.TABLE)
+    rack = bench.rack_start(table)
+    shot = Shot(speed=bench.BREAK_SPEED, angle_deg=bench.aim_deg(rack[0], rack[1]))
+    before = time.perf_counter()
+    Simulator(table).simulate(dict(rack), shot)
+    done = time.perf_counter()
+    return {"seconds": (imported - start) + (done - before), "import_s": imported - start, "shot_s": done - before}
+
+
 def _stepped(env, steps: int, seed: int, action) -> dict[str, Any]:
     """Steps/s of ``env`` over ``steps`` steps of ``action()`` from a reset with ``seed``
     (its action space seeded too), reset at episode ends; the env is closed after.
@@ -133,7 +157,10 @@ def _stepped(env, steps: int, seed: int, action) -> dict[str, Any]:
     return {"steps_per_s": steps / elapsed, "cpu_steps_per_s": steps / cpu_elapsed}
 
 
-PROBES = {"env": env_rate, "bot": bot_rate, "sim": sim_rate, "train": train_rate, "env_masked": masked_env_rate}
+PROBES = {"env": env_rate, "bot": bot_rate, "sim": sim_rate, "train": train_rate, "env_masked": masked_env_rate,
+          "first_import": first_import}
+# Probes that import poolgym themselves (they time it).
+SELF_IMPORTING = {"first_import"}
 
 
 def tree_config(path: str | Path) -> Path:
@@ -166,9 +193,10 @@ def export(rev: str, dest: Path) -> str:
     return short
 
 
-def measure(tree: Path, probe: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Run ``probe`` with ``params`` in a fresh process that imports poolgym from ``tree``."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
+def measure(tree: Path, probe: str, params: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``probe`` with ``params`` in a fresh process that imports poolgym from ``tree``
+    (with the environment variables ``env`` set besides this process's)."""
+    env = dict(os.environ, **(env or {}), PYTHONPATH=str(tree))
     proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), probe, json.dumps(params)],
                           cwd=tree, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -241,6 +269,7 @@ if __name__ == "__main__":
     # Run as a script, this file's folder heads sys.path: drop it, so that ``poolgym`` comes
     # from the tree on PYTHONPATH alone.
     sys.path.pop(0)
-    _use_tree_agents()
     name, raw = sys.argv[1], sys.argv[2]
+    if name not in SELF_IMPORTING:
+        _use_tree_agents()
     print(json.dumps(PROBES[name](**json.loads(raw))))

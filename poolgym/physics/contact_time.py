@@ -67,7 +67,7 @@ def quadratic_entry(c0: float, c1: float, c2: float, horizon: float) -> float:
     return t if t <= horizon else INF
 
 
-@kernel()
+@kernel(inline=True)
 def _cubic_roots(d0: float, d1: float, d2: float, d3: float, lo: float, hi: float):
     """Real roots in (lo, hi) of d0 + d1 t + d2 t^2 + d3 t^3, in increasing order, as
     (count, r0, r1, r2): a cubic has at most three, the unused slots hold ``hi``."""
@@ -207,7 +207,7 @@ def point_entry(dx: float, dy: float, vx: float, vy: float, ax: float, ay: float
     return quartic_entry(c0, c1, c2, c3, c4, horizon)
 
 
-@kernel()
+@kernel(inline=True)
 def _convex_entry(c0: float, c1: float, c2: float, c3: float, c4: float, horizon: float) -> float:
     """``quartic_entry`` where f is convex on [0, horizon] and f(0) > 0: Newton's method from
     t = 0. On a convex function its steps rise towards the first root without passing it,

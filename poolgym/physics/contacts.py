@@ -15,7 +15,7 @@ from poolgym.physics.hypot import hypot
 from poolgym.physics.jit import kernel
 
 
-@kernel()
+@kernel(inline=True)
 def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
                     nx: float, ny: float, R: float, sin_nose: float, cos_nose: float,
                     restitution: float, friction: float) -> tuple[float, float, float, float, float]:
@@ -68,7 +68,7 @@ def cushion_impulse(vx: float, vy: float, wx: float, wy: float, wz: float,
             a1 * e1x + a2 * e2x, a1 * e1y + a2 * e2y, wz)
 
 
-@kernel()
+@kernel(inline=True)
 def ball_ball_impulse(vk: tuple[float, float], wk: tuple[float, float, float],
                       vj: tuple[float, float], wj: tuple[float, float, float],
                       nx: float, ny: float, R: float, restitution: float,
@@ -151,7 +151,7 @@ def surface_impulse(vx: float, vy: float, vz: float, wx: float, wy: float, wz: f
             wx + k * (ny * sz - nz * sy), wy + k * (nz * sx - nx * sz), wz + k * (nx * sy - ny * sx))
 
 
-@kernel()
+@kernel(inline=True)
 def ball_ball_impulse_3d(vk, wk, vj, wj, nx: float, ny: float, nz: float, R: float, restitution: float,
                          friction_min: float, friction_extra: float, friction_decay: float):
     """``ball_ball_impulse`` for balls whose centres are at different heights (one in the

@@ -270,7 +270,7 @@ def _swap(times, events, i, j):
         events[i, c], events[j, c] = events[j, c], events[i, c]
 
 
-@kernel("(float64[::1], int64[:, ::1], int64)")
+@kernel("(float64[::1], int64[:, ::1], int64)", inline=True)
 def _sift_up(times, events, i):
     while i > 0:
         parent = (i - 1) >> 1
@@ -308,14 +308,17 @@ def _is_current(events, i, on, ver):
     return True
 
 
-@kernel()
+@kernel(inline=True)
 def _compact(times, events, count, on, ver):
     """Drop every stale event from a full heap and restore the heap order."""
     size = 0
     for i in range(count[C_HEAP]):
         if _is_current(events, i, on, ver):
             times[size] = times[i]
-            events[size] = events[i]
+            # Element by element: an array assignment brings numba's shape-mismatch message
+            # (string formatting) into the compilation.
+            for c in range(6):
+                events[size, c] = events[i, c]
             size += 1
     count[C_HEAP] = size
     for i in range(size // 2 - 1, -1, -1):
@@ -339,7 +342,7 @@ def _push(times, events, count, on, ver, time, kind, k, other, ver_other):
     _sift_up(times, events, i)
 
 
-@kernel()
+@kernel(inline=True)
 def _pop(times, events, count):
     """Move the first queued event to the slot just past the heap and return that slot."""
     last = count[C_HEAP] - 1
@@ -454,7 +457,7 @@ def _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_bo
         _push(times, events, count, on, ver, t + best, kind, k, which, 0)
 
 
-@kernel()
+@kernel(inline=True)
 def _inside_outline(segments, x, y):
     """Whether (x, y) lies inside the cushion outline (crossing number over the segments)."""
     inside = False
@@ -468,7 +471,7 @@ def _inside_outline(segments, x, y):
     return inside
 
 
-@kernel()
+@kernel(inline=True)
 def _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, events, count):
     """Queue the end of ball k's flight and its first contact with a cushion's nose edge or
     a jaw tip on the way.
@@ -541,7 +544,7 @@ def _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, ev
         _push(times, events, count, on, ver, t + best, kind, k, which, 0)
 
 
-@kernel()
+@kernel(inline=True)
 def _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count):
     """Queue the end of ball k's roll on a rail top: its centre passing over the cushion's
     nose edge back towards the bed (it rolls off the edge, ``_roll_off_edge``), passing the
@@ -582,7 +585,7 @@ def _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count):
         _push(times, events, count, on, ver, t + best, RAIL, k, other, 0)
 
 
-@kernel()
+@kernel(inline=True)
 def _roll_off_edge(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, side, P, record, phases, count):
     """Ball k, rolling on a rail top with the given state at t, has its centre over the
     cushion's nose edge (side 0-3: the x = inset, x = L - inset, y = inset, y = W - inset
@@ -676,11 +679,13 @@ def _grown(rows, used, needed):
     if used + needed <= rows.shape[0]:
         return rows
     bigger = np.empty((2 * rows.shape[0] + needed, rows.shape[1]))
-    bigger[:used] = rows[:used]
+    for i in range(used):  # element by element, as in ``_compact``
+        for c in range(rows.shape[1]):
+            bigger[i, c] = rows[i, c]
     return bigger
 
 
-@kernel()
+@kernel(inline=True)
 def _ball_ball(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_box, times, events, count,
                log, record, phases):
     """Resolve the contact of balls k and j at time t (or pass a grazing touch), log it and
@@ -720,7 +725,7 @@ def _ball_ball(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_bo
     _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count)
 
 
-@kernel()
+@kernel(inline=True)
 def _ball_ball_3d(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_box, times, events, count,
                   log, record, phases, sk, sj):
     """``_ball_ball`` for balls at different heights (one in the air or on a rail top):
@@ -766,7 +771,7 @@ def _ball_ball_3d(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open
     _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count)
 
 
-@kernel()
+@kernel(inline=True)
 def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, holes, open_box, times,
                   events, count, log, record, phases, x0, y0, frozen, n_segments):
     """Resolve ball k's contact with segment or jaw tip ``which`` at time t (or pass a
@@ -801,7 +806,7 @@ def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, h
     _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
 
 
-@kernel()
+@kernel(inline=True)
 def _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, holes, open_box, times, events,
                  count, log, record, phases, n_segments):
     """A flying ball meets a cushion's nose edge (``SEGMENT``) or a jaw tip's post (``TIP``):

@@ -157,27 +157,41 @@ class _KernelCache(caching.FunctionCache):
         return True
 
 
-def kernel(*signature):
+def kernel(*signature, inline: bool = False):
     """Compile a function with numba (no Python objects inside, IEEE arithmetic as in
     Python: no fast-math, so results match the interpreted formulas) and cache the machine
     code on disk. With a ``signature`` it is compiled (or loaded from the cache) at import
-    and every call converts its arguments to it; without one it is compiled on its first
-    call for the argument types met. numba specializes a kernel for each constant integer
-    argument it is called with (``Literal[int]``), so the kernels called with constants take
-    a signature: one compilation each. The cache is ``_KernelCache`` in the first place the
-    module docstring lists; with none, the kernel is compiled in memory (one warning line)."""
+    and only then: every later call, from Python or from another kernel, converts its
+    arguments to it (numba would otherwise compile a new specialization for each constant
+    integer a caller passes, ``Literal[int]``). Without one it is compiled on its first call
+    for the argument types met. The cache is ``_KernelCache`` in the first place the module
+    docstring lists; with none, the kernel is compiled in memory (one warning line).
+
+    What a compilation costs: numba compiles every kernel as a library of its own, with the
+    machine code of all the kernels it calls linked in, optimized and emitted again, and a
+    Python entry point. ``inline=True`` (for kernels called from one place in other kernels)
+    instead puts the function's body into its caller before typing: no library of its own,
+    the same arithmetic, and no cache entry of its own (called from Python, as tests do, it
+    is compiled in memory on its first call).
+    No kernel gets numba's C-callable wrapper (``cfunc``): nothing takes a kernel's address."""
 
     def compile_kernel(py_func):
-        dispatcher = numba.njit(nogil=True)(py_func)
+        dispatcher = numba.njit(nogil=True, no_cfunc_wrapper=True,
+                                inline="always" if inline else "never")(py_func)
         try:
-            # What numba's ``cache=True`` does (``Dispatcher.enable_caching``), with our cache class.
-            dispatcher._cache = _KernelCache(py_func)
+            # What numba's ``cache=True`` does (``Dispatcher.enable_caching``), with our cache
+            # class. An inlined kernel's code lives in its callers' entries: none of its own.
+            if not inline:
+                dispatcher._cache = _KernelCache(py_func)
         except RuntimeError as exc:  # numba's "no locator available": nowhere to read or write
             _say_once("uncached", f"warning: no usable folder for the compiled-kernel cache ({exc}); "
                                   f"compiling in memory in every process (set NUMBA_CACHE_DIR to a "
                                   f"writable folder)")
         for sig in signature:
             dispatcher.compile(sig)
+        if signature:
+            # Each specialization would carry its own copy of every kernel below it.
+            dispatcher.disable_compile()
         return dispatcher
 
     return compile_kernel

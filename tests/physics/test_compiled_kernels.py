@@ -195,3 +195,18 @@ def test_ctrl_c_during_a_compiled_shot_is_a_keyboard_interrupt():
             while True:
                 simulator.simulate(layout, shot)
         timer.join()
+
+
+def test_a_kernel_with_a_signature_is_compiled_for_it_alone():
+    """A caller's constant arguments (numba types them ``Literal[int]``) are converted to the
+    signature instead of compiling another specialization with its own copy of every kernel
+    below it."""
+    import numba
+
+    @numba.njit
+    def caller(rows):
+        return core._grown(rows, 2, 1), core._grown(rows, 0, 1)
+
+    bigger, same = caller(np.ones((2, 3)))
+    assert bigger.shape == (2 * 2 + 1, 3) and np.all(bigger[:2] == 1.0) and same.shape == (2, 3)
+    assert len(core._grown.signatures) == 1
