@@ -44,7 +44,7 @@ for set in "${sets[@]}"; do
     # The top rung in the continuous choice mode, against the same two opponents.
     bot-pro-choice) run_set "$set" poolgym/nine-ball/bot-pro-choice-v0 300 0 --agent bot:pro --opponent legal-random \
         $nine_choice ;;
-    bot-pro-vs-bot-fast-choice) run_set "$set" poolgym/nine-ball/bot-pro-vs-bot-fast-choice-v0 200 0 \
+    bot-pro-vs-bot-fast-choice) run_set "$set" poolgym/nine-ball/bot-pro-vs-bot-fast-choice-v0 500 0 \
         --agent bot:pro --opponent bot:fast $nine_choice ;;
     # The pot-ball drill: the ladder's fixed agent (the easiest pot, straight, medium speed).
     pot-ball) run_set "$set" poolgym/pot-ball/fixed-v0 2000 0 --agent fixed --env poolgym/PotBall-v1 \
