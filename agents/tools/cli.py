@@ -82,10 +82,12 @@ def _soak(args: argparse.Namespace) -> int:
         failures += sum(physics[k] for k in soak.PHYSICS_FAILURES)
     if args.games:
         print(soak.game_report_title({"games": args.games, "seed": args.seed,
-                                      "elevation": args.elevated_games}), flush=True)
+                                      "elevation": args.elevated_games, "action_mode": args.action_mode}),
+              flush=True)
         games = report["games"] = soak.run_game_soak(
             games=args.games, seed=args.seed, env_ids=args.env, max_steps=args.max_steps,
-            progress=lambda lines: print(lines, flush=True), elevation=args.elevated_games)
+            progress=lambda lines: print(lines, flush=True), elevation=args.elevated_games,
+            action_mode=args.action_mode)
         for env_id, reason in games["unavailable"].items():
             print(f"  {env_id}: not played ({reason})")
         failures += soak.game_failures(games)
@@ -691,6 +693,9 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--elevated-games", action="store_true",
                       help="make the game environments with elevation=True: random actions raise "
                            "the cue 0-80 degrees, so balls leave the table (default: level cue)")
+    soak.add_argument("--action-mode", choices=("raw", "aim", "choice", "choice_discrete"),
+                      help="make the game environments in this action mode (default: each one's own), "
+                           "so the choice modes' slots, masks and placements are soaked too")
     soak.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     soak.add_argument("--no-progress", action="store_true", help=f"{no_progress} (random shots)")
     soak.set_defaults(handler=_soak)

@@ -198,11 +198,13 @@ def game_env_ids() -> list[str]:
 
 def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
                   max_steps: int | None = None, progress: Callable[[str], None] | None = None,
-                  elevation: bool = False) -> dict:
+                  elevation: bool = False, action_mode: str | None = None) -> dict:
     """Play ``games`` random-vs-random games in each game environment and ``games`` random
     games through each ruleset's checker; count every kind of failure. With ``elevation``
     the environments are made with ``elevation=True``: the random actions raise the cue
-    anywhere in [0, 80] degrees, so balls leave the table and the rules judge them.
+    anywhere in [0, 80] degrees, so balls leave the table and the rules judge them. With
+    ``action_mode`` (e.g. ``"choice_discrete"``) they are made in that action mode, so its
+    mapping (the candidate slots, masks and placements of the choice modes) is soaked too.
 
     An id whose environment cannot be made (its game is not installed) is listed under
     ``unavailable`` with the reason, not counted as a crash. ``max_steps`` truncates each
@@ -212,8 +214,10 @@ def run_game_soak(games: int, seed: int = 0, env_ids: list[str] | None = None,
     """
     report: dict = {"games": games, "seed": seed, "elevation": elevation, "envs": {}, "unavailable": {},
                     "rules": {}}
-    # Only an elevated soak passes the flag, so a flat one makes the environments as ever.
+    # Only the settings asked for are passed, so a plain soak makes the environments as ever.
     raised = {"elevation": True} if elevation else {}
+    if action_mode is not None:
+        report["action_mode"] = raised["action_mode"] = action_mode
     for env_id in env_ids if env_ids is not None else game_env_ids():
         try:
             env = gym.make(env_id, max_episode_steps=max_steps, **raised)
@@ -349,8 +353,9 @@ def format_game_report(report: dict) -> str:
 def game_report_title(report: dict) -> str:
     """The first line of the game-soak report."""
     raised = ", the environments with the elevated cue" if report.get("elevation") else ""
+    mode = f", action mode {report['action_mode']}" if report.get("action_mode") else ""
     return (f"{report['games']} random-vs-random games per game environment and per ruleset "
-            f"(seed {report['seed']}{raised})")
+            f"(seed {report['seed']}{raised}{mode})")
 
 
 def _env_lines(env_id: str, r: dict) -> str:

@@ -57,3 +57,30 @@ def test_soak_command_can_take_one_env(capsys):
     text = capsys.readouterr().out
     assert "poolgym/TenBall-v0" in text and "poolgym/NineBall-v0" not in text
     assert "rules ten_ball" in text and "rules eight_ball" in text  # every ruleset, whichever envs
+
+
+@pytest.mark.parametrize("mode", ["choice", "choice_discrete"])
+def test_the_soak_command_makes_the_games_in_the_action_mode_asked_for(mode, tmp_path, capsys, monkeypatch):
+    """--action-mode reaches the envs: the choice modes' slots, masks and placements are
+    played (a choice mode's env has candidate slots; the default mode's has none)."""
+    import gymnasium as gym
+
+    from poolgym.envs.choice import ChoiceMapper
+
+    made = []
+    real_make = gym.make
+
+    def recording_make(env_id, **kwargs):
+        env = real_make(env_id, **kwargs)
+        made.append(env.unwrapped.mapper)
+        return env
+
+    out = tmp_path / "soak.json"
+    monkeypatch.setattr(gym, "make", recording_make)
+    code = main(["soak", "--shots", "0", "--games", "2", "--env", "poolgym/NineBall-v1", "--max-steps", "20",
+                 "--action-mode", mode, "--json", str(out)])
+    assert code == 0
+    assert len(made) == 1 and isinstance(made[0], ChoiceMapper) and made[0].mode == mode
+    report = json.loads(out.read_text())["games"]
+    assert report["action_mode"] == mode and report["envs"]["poolgym/NineBall-v1"]["shots"] >= 2
+    assert f"action mode {mode}" in capsys.readouterr().out
