@@ -31,7 +31,7 @@ import numpy as np
 from poolgym.aiming import aim_point, chance_within, direction_deg, ghost_ball, path_is_clear, stroke_per_object_ball_deg
 from poolgym.envs.actions import difficulty_of
 from poolgym.physics import pot_geometry as geometry
-from poolgym.physics.jit import raise_interrupt_from
+from poolgym.physics.jit import compiled_call
 from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS, Table
@@ -296,15 +296,12 @@ def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
         place = _NOT_IN_HAND
     else:
         place = np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(state, table)])
-    try:
+    with compiled_call():
         rows = geometry.pot_geometry(
             np.array([positions[n][0] for n in nums]), np.array([positions[n][1] for n in nums]),
             index.get(0, -1), np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
             np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64), cue[0], cue[1],
             np.array(table.pocket_aim_rows), table.ball_radius, place)
-    except SystemError as exc:  # a Ctrl-C that arrived inside the compiled call
-        raise_interrupt_from(exc)
-        raise
     return rows.tolist()
 
 

@@ -197,6 +197,31 @@ def kernel(*signature, inline: bool = False):
     return compile_kernel
 
 
+class _CompiledCall:
+    """The context of ``compiled_call``: a ``SystemError`` chain that holds a Ctrl-C leaves it
+    as ``KeyboardInterrupt`` (``raise_interrupt_from``); every other error as it came."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, traceback) -> bool:
+        if isinstance(exc, SystemError):
+            raise_interrupt_from(exc)
+        return False
+
+
+_COMPILED_CALL = _CompiledCall()
+
+
+def compiled_call() -> _CompiledCall:
+    """``with compiled_call(): kernel(...)``, wherever Python calls a kernel: a Ctrl-C that
+    arrived inside the compiled code comes out as ``KeyboardInterrupt`` (one shared context,
+    so a call costs no allocation)."""
+    return _COMPILED_CALL
+
+
 def raise_interrupt_from(exc: SystemError) -> None:
     """Raise ``KeyboardInterrupt`` when ``exc`` is a Ctrl-C that arrived inside a compiled
     call; return otherwise (the caller re-raises ``exc``).

@@ -24,7 +24,7 @@ from poolgym import events as ev
 from poolgym.numbers import quote, real
 from poolgym.physics import event_core as core
 from poolgym.physics.frozen import frozen_contacts
-from poolgym.physics.jit import raise_interrupt_from
+from poolgym.physics.jit import compiled_call
 from poolgym.physics.params import PhysicsParams
 from poolgym.physics.result import MotionPhase, ShotResult
 from poolgym.physics.shot import Noise, Shot
@@ -291,13 +291,10 @@ class Simulator:
         """Play one validated shot from ``start`` in the compiled loop; its result."""
         strike = np.array(self.strike_state(shot), dtype=float)  # (vx, vy, wx, wy, wz, vz)
         max_events = self.params.max_events
-        try:
+        with compiled_call():
             status, balls, on, log, phases, counts, _, duration = core.run_shot(
                 start.x0, start.y0, start.cue, strike, self._constants, self._segment_table, self._tip_table,
                 self._hole_table, self._open_box_array, start.frozen, max_events, record)
-        except SystemError as exc:
-            raise_interrupt_from(exc)
-            raise
         if status == core.TOO_MANY_EVENTS:
             raise RuntimeError(f"shot exceeded PhysicsParams.max_events={max_events}; "
                                f"layout {start.layout()} shot {shot}")
@@ -400,13 +397,10 @@ class _Start:
         self.Y = tuple(balls[b][1] for b in self.nums)
         self.x0, self.y0 = np.array(self.X, dtype=float), np.array(self.Y, dtype=float)
         # frozen[k, c]: ball k rests against cushion c (the compiled loop's cushion order).
-        try:
+        with compiled_call():
             self.frozen, on_cushion, on_cue = frozen_contacts(
                 self.x0, self.y0, self.cue, sim._segment_table, sim._segment_marks, sim._open_box_array,
                 sim.table.ball_radius, sim.params.frozen_tolerance)
-        except SystemError as exc:
-            raise_interrupt_from(exc)
-            raise
         cushion_frozen = [num for num, f in zip(self.nums, on_cushion.tolist()) if f]
         cue_frozen = [num for num, f in zip(self.nums, on_cue.tolist()) if f]
         self.cushion_frozen, self.cue_frozen = tuple(cushion_frozen), tuple(cue_frozen)

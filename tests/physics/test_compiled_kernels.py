@@ -197,6 +197,34 @@ def test_ctrl_c_during_a_compiled_shot_is_a_keyboard_interrupt():
         timer.join()
 
 
+def test_a_compiled_call_turns_only_a_ctrl_c_chain_into_a_keyboard_interrupt():
+    """``compiled_call``, the context of every call into a kernel from Python: the
+    ``SystemError`` chain numba leaves around a Ctrl-C becomes ``KeyboardInterrupt``; any
+    other error leaves it as it came."""
+    from poolgym.physics.jit import compiled_call
+
+    def chained(inner):
+        try:
+            try:
+                raise inner
+            except BaseException as exc:
+                raise SystemError("returned a result with an exception set") from exc
+        except SystemError as outer:
+            return outer
+
+    with pytest.raises(KeyboardInterrupt):
+        with compiled_call():
+            raise chained(KeyboardInterrupt())
+    plain = chained(ValueError("not a Ctrl-C"))
+    with pytest.raises(SystemError) as info:
+        with compiled_call():
+            raise plain
+    assert info.value is plain
+    with pytest.raises(ValueError, match="as it came"):
+        with compiled_call():
+            raise ValueError("as it came")
+
+
 def test_a_kernel_with_a_signature_is_compiled_for_it_alone():
     """A caller's constant arguments (numba types them ``Literal[int]``) are converted to the
     signature instead of compiling another specialization with its own copy of every kernel
