@@ -7,6 +7,7 @@ table frame (see ``poolgym.table``); ball 0 is the cue ball.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterable, Union
 
@@ -181,6 +182,46 @@ def ever_crossed_head_string(events: Iterable[Event], head_string_x: float, cue_
         if isinstance(e, HeadStringCrossing) and e.ball == cue_ball and e.towards_foot:
             return True
     return False
+
+
+def log_facts(events: Iterable[Event], head_string_x: float) -> tuple:
+    """What ``poolgym.rules.ShotEvents.from_log`` reads from an event log, in one pass over
+    it (the queries above, each a pass of its own, for a log judged many times over): the first
+    ``Strike``, the first ``Rest``'s time (inf without one), the ``Pocketed`` events, the
+    (ball, time) of every ``BallCushion`` of a ball that was not frozen there, the cue
+    ball's first ``BallBall`` (None without one), the balls of the ``OffTable`` events, and
+    whether the cue ball reached the head string before its first contact and at all --
+    ``first_contact``, ``cushion_balls``, ``cushion_after_contact``, ``off_table``,
+    ``crossed_head_string_before_contact`` and ``ever_crossed_head_string`` for the cue
+    ball, fact for fact (``tests/rules/test_from_log_one_pass.py`` compares them)."""
+    strike = contact = None
+    rest_time = math.inf
+    drops, cushions, off = [], [], []
+    before = ever = rested = False
+    for e in events:
+        if isinstance(e, BallCushion):
+            if not e.was_frozen:
+                cushions.append((e.ball, e.time))
+        elif isinstance(e, BallBall):
+            if contact is None and (e.a == 0 or e.b == 0):
+                contact = e
+        elif isinstance(e, HeadStringCrossing):
+            if e.ball == 0 and e.towards_foot:
+                ever = True
+                before = before or contact is None
+        elif isinstance(e, Strike):
+            if strike is None:
+                strike = e
+            if e.ball == 0 and e.position[0] >= head_string_x:
+                ever = True
+                before = before or contact is None
+        elif isinstance(e, Pocketed):
+            drops.append(e)
+        elif isinstance(e, OffTable):
+            off.append(e.ball)
+        elif isinstance(e, Rest) and not rested:
+            rest_time, rested = e.time, True
+    return strike, rest_time, drops, cushions, contact, off, before, ever
 
 
 def duration(events: Iterable[Event]) -> float:

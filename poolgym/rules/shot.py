@@ -253,7 +253,7 @@ class ShotEvents:
         """
         options = options or RuleOptions()
         hs = table.head_string_x
-        strike, rest_time, drops, cushions, contact, off, before, ever = _log_facts(log, hs)
+        strike, rest_time, drops, cushions, contact, off, before, ever = ev.log_facts(log, hs)
         restored = {}
         if options.restore_balls_dropping_after_rest:
             restored = {e.ball: e.position for e in drops if e.time > rest_time}
@@ -284,45 +284,6 @@ class ShotEvents:
             final_positions=final,
             declared_fouls=tuple(declared_fouls),
         )
-
-
-def _log_facts(log: Iterable[ev.Event], head_string_x: float):
-    """What ``ShotEvents.from_log`` reads from an event log, in one pass over it: the first
-    ``Strike``, the first ``Rest``'s time (inf without one), the ``Pocketed`` events, the
-    (ball, time) of every ``BallCushion`` of a ball that was not frozen there, the cue
-    ball's first ``BallBall`` (None without one), the balls of the ``OffTable`` events, and
-    whether the cue ball reached the head string before its first contact and at all --
-    ``poolgym.events``' ``first_contact``, ``cushion_balls``, ``cushion_after_contact``,
-    ``off_table``, ``crossed_head_string_before_contact`` and ``ever_crossed_head_string``
-    for the cue ball, fact for fact."""
-    strike = contact = None
-    rest_time = math.inf
-    drops, cushions, off = [], [], []
-    before = ever = rested = False
-    for e in log:
-        if isinstance(e, ev.BallCushion):
-            if not e.was_frozen:
-                cushions.append((e.ball, e.time))
-        elif isinstance(e, ev.BallBall):
-            if contact is None and (e.a == 0 or e.b == 0):
-                contact = e
-        elif isinstance(e, ev.HeadStringCrossing):
-            if e.ball == 0 and e.towards_foot:
-                ever = True
-                before = before or contact is None
-        elif isinstance(e, ev.Strike):
-            if strike is None:
-                strike = e
-            if e.ball == 0 and e.position[0] >= head_string_x:
-                ever = True
-                before = before or contact is None
-        elif isinstance(e, ev.Pocketed):
-            drops.append(e)
-        elif isinstance(e, ev.OffTable):
-            off.append(e.ball)
-        elif isinstance(e, ev.Rest) and not rested:
-            rest_time, rested = e.time, True
-    return strike, rest_time, drops, cushions, contact, off, before, ever
 
 
 def _ball(value) -> int:
