@@ -59,7 +59,7 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
     turn, so a held-out share takes whole episodes of each), checked against the network's
     spaces (``ValueError`` naming both when they differ, or when a ``MultiDiscrete``
     dataset has no ``action_masks`` infos) and, when ``mapping`` is given (the training
-    env's ``poolgym.envs.sb3_models.env_side``), against the action mapping and observation
+    env's mapping fields, ``poolgym.envs.sb3_models.recorded_mapping``), against the action mapping and observation
     format the dataset was recorded in: equal spaces can still mean different strokes (a
     pot's residual turning the stroke or the object ball, another stroke cap)."""
     from gymnasium import spaces

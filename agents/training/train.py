@@ -593,6 +593,7 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
     saved as a model of that algorithm (``--resume`` fine-tunes it)."""
     from poolgym.agents.datasets import bc
     from poolgym.agents.training.train_config import network_algorithm
+    from poolgym.envs.sb3_models import recorded_mapping
 
     imitation = cfg.imitation
     network = network_algorithm(cfg.algorithm, cfg.env_kwargs.get("action_mode"))
@@ -601,8 +602,9 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
     vec_env = _vec_env(cfg, cfg.stage_list()[0], 0, out, None, None)
     try:
         model = algorithm_class(network)(cfg.policy, vec_env, seed=cfg.seed, device=device, **cfg.hyperparameters)
+        # The record holds the training env's mapping already (``training_env_record``).
         data = bc.load_imitation_data(imitation.dataset, model.observation_space, model.action_space,
-                                      mapping=_env_mapping(cfg))
+                                      mapping=recorded_mapping(record))
         rows, held_out = bc.split_by_episode(data, imitation.validation_share, cfg.seed)
         untrained = copy.deepcopy(model.policy)
         curve = None
@@ -634,17 +636,6 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
     }
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
     return summary
-
-
-def _env_mapping(cfg: TrainConfig) -> dict:
-    """The action mapping and observation format of the config's env (``env_side``)."""
-    from poolgym.envs.sb3_models import env_side
-
-    env = gym.make(cfg.env_id, **_env_kwargs(cfg))
-    try:
-        return env_side(env)
-    finally:
-        env.close()
 
 
 def _check_resumable(path: str, record: dict) -> None:
