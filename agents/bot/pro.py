@@ -31,7 +31,6 @@ from __future__ import annotations
 import numpy as np
 
 from poolgym.envs.actions import ShotMove
-from poolgym.envs.play import simulate_replays
 from poolgym.physics import Noise
 from poolgym.rules import CueBallZone, GameState, Ruleset
 from poolgym.table import Table
@@ -121,11 +120,13 @@ class ProBot(HeuristicBot):
         if not scored:
             return []
         ranked = sorted(scored, key=lambda s: s.value, reverse=True)[:self.top_k]
+        n = self.noise_samples
+        # Every candidate's replays in one batch (``ShotSearch.play_many``), the noise drawn
+        # in the order of replaying the candidates one after another.
+        played = self.search.play_many(self.search.noisy, state, [s.move for s in ranked for _ in range(n)])
         samples = {}
-        for s in ranked:
-            replays = simulate_replays(self.search.noisy, self.rules, state, s.move, self.search.rng,
-                                       self.noise_samples)
-            after = [self.rules.apply_shot(state, s.move.call, events)[0] for events, _ in replays]
+        for i, s in enumerate(ranked):
+            after = [next_state for next_state, _, _ in played[i * n:(i + 1) * n]]
             values = [state_value(a, self.rules, state.shooter, self.search.sigma_deg) for a in after]
             samples[id(s)] = (after, values)
             s.value = float(np.mean(values))
