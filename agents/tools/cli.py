@@ -11,7 +11,13 @@ import tempfile
 
 from poolgym import __version__
 from poolgym.agents.tools.script_io import write_json, write_text
+from poolgym.envs.actions import ACTION_MODES
+from poolgym.envs.choice import CHOICE_MODES, POT_RESIDUALS
 from poolgym.table import TABLE_SIZES
+
+# Every env action mode, for the commands that make envs in one (``import poolgym`` has
+# loaded these modules already: no cost to ``--help``).
+ENV_ACTION_MODES = (*ACTION_MODES, *CHOICE_MODES)
 
 # The longest error message ``main`` prints (one line).
 MAX_ERROR_CHARS = 500
@@ -693,7 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--elevated-games", action="store_true",
                       help="make the game environments with elevation=True: random actions raise "
                            "the cue 0-80 degrees, so balls leave the table (default: level cue)")
-    soak.add_argument("--action-mode", choices=("raw", "aim", "choice", "choice_discrete"),
+    soak.add_argument("--action-mode", choices=ENV_ACTION_MODES,
                       help="make the game environments in this action mode (default: each one's own), "
                            "so the choice modes' slots, masks and placements are soaked too")
     soak.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
@@ -895,11 +901,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="Minari's id, e.g. poolgym/nine-ball/bot-fast-v0, written under "
                               "$MINARI_DATASETS_PATH (default ~/.minari/datasets); an existing one is "
                               "appended to when its env spec and agent match")
-    collect.add_argument("--action-mode", choices=("raw", "aim", "choice", "choice_discrete"),
+    collect.add_argument("--action-mode", choices=ENV_ACTION_MODES,
                          help="the env's action mode (default: the env's own)")
     collect.add_argument("--observation-mode", choices=("dict", "flat"),
                          help="the env's observation format (default: the env's own, dict)")
-    collect.add_argument("--pot-residual", choices=("stroke", "object_ball"),
+    collect.add_argument("--pot-residual", choices=POT_RESIDUALS,
                          help="what a choice mode's cut residual turns on a pot (default: the env's own, "
                               "stroke; object_ball holds a stroke's throw correction in a coarser number)")
     collect.add_argument("--seed", type=_seed, default=0, help="episode i is reset with seed + i (default 0)")
