@@ -119,7 +119,7 @@ def test_the_installed_wheel_runs_the_quickstart_outside_the_repository(wheel, t
 
     report = _run([str(installed / "bin" / "poolgym"), "quickstart", "--steps", "64", "--episodes", "3",
                    "--racks", "1", "--out", "run", "--no-progress"], cwd=elsewhere, timeout=300)
-    assert "training PPO on poolgym/PotBall-v1" in report
+    assert "training MaskablePPO on poolgym/PotBall-v1" in report
     assert "pot rate" in report and "trained" in report and "untrained" in report
     assert "nine_ball under the poolgym/NineBall-v1 protocol, 1 racks against legal-random" in report
     for name in ("model.zip", "learning_curve.png", "shots.png", "nine_ball_rack.gif"):

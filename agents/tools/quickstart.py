@@ -1,10 +1,11 @@
 """``poolgym quickstart``: the first thing to run on a fresh machine.
 
-Trains the default agent (``configs/train/default.yaml``, shipped as
-``poolgym.configs`` so an installed wheel has it: PPO on the aim-assisted pot-ball drill)
-for 16384 steps, evaluates it and the random agent on the same seeded layouts,
-prints both with 95% intervals, and saves a learning curve and a grid of the trained agent's
-shots drawn with ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball under the
+Trains the default agent (``configs/train/pot_ball_maskable_ppo.yaml``, shipped as
+``poolgym.configs`` so an installed wheel has it: MaskablePPO on the pot-ball drill in the
+``choice_discrete`` action mode) for 98,304 steps, evaluates it beside the untrained network,
+the random agent and the ``fixed`` policy on the same seeded layouts, prints them with 95%
+intervals, and saves a learning curve and a grid of the trained agent's shots drawn with
+``poolgym.render.render_rgb``. Then the trained agent plays 9-ball under the
 ``NineBall-v1`` protocol against the ladder's ``legal-random`` agent, beside the pretrained
 9-ball agent (``pretrained:nine_ball``) and the reference points on the same racks (the
 ``random`` and ``fixed`` agents and the untrained network, 95% intervals), and one rack
@@ -24,7 +25,7 @@ from poolgym.agents.training.train_config import load_config
 from poolgym.agents.training.train_plots import plot_learning_curve, save_image_grid
 from poolgym.configs import config_path
 
-DEFAULT_CONFIG = "train/default.yaml"  # a name in poolgym.configs
+DEFAULT_CONFIG = "train/pot_ball_maskable_ppo.yaml"  # a name in poolgym.configs
 
 
 def render_shots(model, cfg, path: Path, shots: int = 6, seed: int = 0) -> Path:
@@ -64,9 +65,9 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 30, see
     gaps, tournament noise and stroke cap): ``racks`` racks against ``NINE_BALL_OPPONENT``
     (alternating breaks), beside the pretrained 9-ball agent and the reference points on
     the same racks (``random``, ``fixed``, the untrained network), and one rack drawn into
-    a GIF. The drill's observations and aim-assisted actions are 9-ball's too, so the
-    drill-trained policy plays the whole game (with the mapping recorded in the model) and
-    pots the easiest legal ball it can."""
+    a GIF. The drill's observations and actions (candidate slots, binned strokes) are
+    9-ball's too, so the drill-trained policy plays the whole game (with the mapping recorded
+    in the model) and pots a legal ball where it can."""
     from poolgym.agents.evaluation.evaluate import format_references, reference_agents, reference_report, run_match, summarize
     from poolgym.agents.evaluation.loading import make_agent
     from poolgym.agents.evaluation.protocol import protocol
