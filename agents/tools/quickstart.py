@@ -2,7 +2,7 @@
 
 Trains the default agent (``configs/train/pot_ball_maskable_ppo.yaml``, shipped as
 ``poolgym.configs`` so an installed wheel has it: MaskablePPO on the pot-ball drill in the
-``choice_discrete`` action mode) for 98,304 steps, evaluates it beside the untrained network,
+``choice_discrete`` action mode) for the config's steps, evaluates it beside the untrained network,
 the random agent and the ``fixed`` policy on the same seeded layouts, prints them with 95%
 intervals, and saves a learning curve and a grid of the trained agent's shots drawn with
 ``poolgym.render.render_rgb``. Then the trained agent plays 9-ball under the
