@@ -193,7 +193,14 @@ def log_facts(events: Iterable[Event], head_string_x: float) -> tuple:
     whether the cue ball reached the head string before its first contact and at all --
     ``first_contact``, ``cushion_balls``, ``cushion_after_contact``, ``off_table``,
     ``crossed_head_string_before_contact`` and ``ever_crossed_head_string`` for the cue
-    ball, fact for fact (``tests/rules/test_from_log_one_pass.py`` compares them)."""
+    ball, fact for fact (``tests/rules/test_from_log_one_pass.py`` compares them).
+
+    A log that reads its own facts (the simulator's ``poolgym.physics.row_log.RowLog``: a
+    ``log_facts`` method taking the head string's x) answers for itself, without building
+    its events."""
+    own = getattr(events, "log_facts", None)
+    if own is not None:
+        return own(head_string_x)
     strike = contact = None
     rest_time = math.inf
     drops, cushions, off = [], [], []

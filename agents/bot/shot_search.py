@@ -18,7 +18,7 @@ import numpy as np
 from poolgym import events as ev
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.play import simulate_moves
-from poolgym.physics import Shot, Simulator
+from poolgym.physics import Shot, ShotResult, Simulator
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
 from poolgym.aiming import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
@@ -137,25 +137,23 @@ class ShotSearch:
         return out
 
     def score(self, state: GameState, move: ShotMove) -> Scored:
-        return self.score_with_events(state, move)[0]
+        return self.score_many(state, [move])[0][0]
 
-    def score_with_events(self, state: GameState, move: ShotMove):
-        """The scored move and the event log of its exact simulation (empty if none ran)."""
-        return self.score_many(state, [move])[0]
-
-    def score_many(self, state: GameState, moves: list[ShotMove]) -> list[tuple[Scored, tuple]]:
-        """``score_with_events`` for each of ``moves``, simulated in batches (``play_many``)."""
+    def score_many(self, state: GameState, moves: list[ShotMove]) -> list[tuple[Scored, ShotResult | None]]:
+        """Each of ``moves`` scored from its exact simulation (``play_many``, in batches),
+        beside the simulation's result (None where none ran: a placement that cannot be
+        played), whose event log is decoded only if it is read."""
         out = []
         for move, (next_state, outcome, result) in zip(moves, self.play_many(self.exact, state, moves)):
             made = move.pocket is not None and move.target in outcome.pocketed_legally
             faulted = bool(outcome.fouls) or (outcome.pending is not None
                                               and outcome.pending.player != state.shooter)
             value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
-            out.append((Scored(move, value, made, faulted), result.events if result is not None else ()))
+            out.append((Scored(move, value, made, faulted), result))
         return out
 
     def scored(self, state: GameState, moves: list[ShotMove]) -> list[Scored]:
-        """Each of ``moves`` scored (``score_many`` without the event logs)."""
+        """Each of ``moves`` scored (``score_many`` without the results)."""
         return [scored for scored, _ in self.score_many(state, moves)]
 
     def recheck(self, state: GameState, scored: list[Scored]) -> list[Scored]:
@@ -226,10 +224,10 @@ class ShotSearch:
             return [scored for scored, _ in firsts]
         R = self.table.ball_radius
         turned = {}
-        for i, ((scored, events), move, (ball, target)) in enumerate(zip(firsts, moves, aims)):
+        for i, ((scored, result), move, (ball, target)) in enumerate(zip(firsts, moves, aims)):
             if scored.pots:
                 continue
-            error = object_ball_error(events, move.target, target)
+            error = object_ball_error(result.events if result is not None else (), move.target, target)
             if error is None or abs(error) < AIM_ERROR_TOLERANCE_DEG:
                 continue
             # Turn the object ball back by its error.

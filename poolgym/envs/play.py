@@ -64,6 +64,6 @@ def simulate_moves(simulator: Simulator, rules: Ruleset, state: GameState, moves
     play = simulator.simulate_many_validated if state_checked else simulator.simulate_many
     results = play(layout, [m.shot for m in moves], rng=None if simulator.noise.is_zero else rng,
                    trajectories=trajectories)
-    return [(ShotEvents.from_log(result.events, simulator.table, final_positions=result.positions,
+    return [(ShotEvents.from_log(result.event_log, simulator.table, final_positions=result.positions,
                                  options=rules.options), result)
             for result in results]

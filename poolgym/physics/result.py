@@ -62,15 +62,43 @@ class ShotResult:
     - ``shot``: the shot as executed (after execution noise).
     - ``trajectories``: ball -> its motion phases in time order, only when requested
       (``simulate(..., trajectories=True)``); ``sample_path`` turns them into points.
+    - ``log``: the simulator's own form of the log (``poolgym.physics.row_log.RowLog``),
+      from which ``events`` is decoded on first use (pass ``events=None`` with it); the
+      rules read their facts from it without decoding (``poolgym.events.log_facts``).
+      None for a result built from its events.
     """
 
     positions: dict[int, Point]
     pocketed: dict[int, str]
-    events: tuple[ev.Event, ...]
+    events: tuple[ev.Event, ...] | None
     duration: float
     shot: Shot
     trajectories: dict[int, tuple[MotionPhase, ...]] | None = field(default=None, repr=False)
     off_table: dict[int, Point] = field(default_factory=dict)
+    log: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.events is None:
+            if self.log is None:
+                raise ValueError("a ShotResult needs its events or the simulator's log of them")
+            # Left unset: ``__getattr__`` decodes it from ``log`` when first read.
+            object.__delattr__(self, "events")
+
+    def __getattr__(self, name: str):
+        # Only reached for an attribute not set: ``events`` of a result built from its log.
+        if name == "events":
+            log = self.__dict__.get("log")
+            if log is not None:
+                events = log.events()
+                object.__setattr__(self, "events", events)
+                return events
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def event_log(self):
+        """What the rules judge: ``log`` when the simulator wrote one (its facts read
+        without decoding the events), else ``events``."""
+        return self.log if self.log is not None else self.events
 
     @property
     def first_contact(self) -> int | None:

@@ -27,6 +27,7 @@ from poolgym.physics.frozen import frozen_contacts
 from poolgym.physics.jit import compiled_call
 from poolgym.physics.params import PhysicsParams
 from poolgym.physics.result import MotionPhase, ShotResult
+from poolgym.physics.row_log import RowLog
 from poolgym.physics.shot import Noise, Shot
 from poolgym.table import Table
 
@@ -95,6 +96,7 @@ class Simulator:
         self._hole_table = np.array([h[1:4] + h[4] for h in self._holes], dtype=float).reshape(-1, 7)
         self._open_box_array = np.array(self._open_box, dtype=float)
         self._cushion_ids = tuple(s[0] for s in self._segments) + tuple(q[0] for q in self._tips)
+        self._pocket_ids = tuple(h[0] for h in self._holes)
         # Row s: the cushion columns a ball resting on segment s is frozen to (its own, and
         # the jaw tips reported under its id), for ``frozen_contacts``.
         self._segment_marks = np.array([[s[0] == c for c in self._cushion_ids] for s in self._segments],
@@ -310,25 +312,16 @@ class Simulator:
             if not (0.0 <= x <= length and 0.0 <= y <= width) and not self.table.inside_outline(x, y):
                 raise RuntimeError(f"ball {ball} came to rest outside the cushion outline at "
                                    f"({x:.4f}, {y:.4f}); layout {start.layout()} shot {shot}")
-        events: list[ev.Event] = [self._strike_event(start, shot)]
+        rows = log[:counts[core.C_LOG]].tolist()
         pocketed: dict[int, str] = {}
         off_table: dict[int, tuple[float, float]] = {}
-        for kind, t, a, b, x1, y1, x2, y2, flag in log[:counts[core.C_LOG]].tolist():
-            a, b = int(a), int(b)
-            if kind == core.BALL:
-                events.append(ev.BallBall(t, nums[a], nums[b], (x1, y1), (x2, y2)))
-            elif kind == core.SEGMENT:
-                events.append(ev.BallCushion(t, nums[a], self._cushion_ids[b], (x1, y1), flag != 0.0))
-            elif kind == core.HOLE:
-                pocket = self._holes[b][0]
-                pocketed[nums[a]] = pocket
-                events.append(ev.Pocketed(t, nums[a], pocket, (x1, y1)))
-            elif kind == core.HEAD:
-                events.append(ev.HeadStringCrossing(t, nums[a], (x1, y1), flag != 0.0))
-            else:
-                off_table[nums[a]] = (x1, y1)
-                events.append(ev.OffTable(t, nums[a], (x1, y1), flag))
-        events.append(ev.Rest(duration))
+        for row in rows:
+            kind = row[core.L_KIND]
+            if kind == core.HOLE:
+                pocketed[nums[int(row[core.L_A])]] = self._pocket_ids[int(row[core.L_B])]
+            elif kind != core.BALL and kind != core.SEGMENT and kind != core.HEAD:
+                off_table[nums[int(row[core.L_A])]] = (row[core.L_X1], row[core.L_Y1])
+        log = RowLog(rows, self._strike_event(start, shot), duration, nums, self._cushion_ids, self._pocket_ids)
         paths = None
         if record:
             paths = {num: [] for num in nums}
@@ -336,7 +329,7 @@ class Simulator:
                 paths[nums[int(k)]].append(MotionPhase(t0, t1, _MODE_NAMES[int(mode)], (x, y), (vx, vy), (ax, ay),
                                                        z, vz, az))
             paths = {num: tuple(p) for num, p in paths.items()}
-        return ShotResult(positions, pocketed, tuple(events), duration, shot, paths, off_table)
+        return ShotResult(positions, pocketed, None, duration, shot, paths, off_table, log=log)
 
     def _strike_event(self, start: _Start, shot: Shot) -> ev.Strike:
         miscue = math.hypot(shot.side, shot.vertical) > self.params.miscue_limit

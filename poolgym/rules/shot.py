@@ -164,15 +164,19 @@ class ShotEvents:
         if self.final_positions is not None:
             final = (self.final_positions.items() if isinstance(self.final_positions, Mapping)
                      else ((n, (x, y)) for n, x, y in self.final_positions))
-            rows = sorted(_row(n, p) for n, p in final)
-            if len({r[0] for r in rows}) != len(rows):
-                raise ValueError("final_positions lists a ball twice")
-            set_(self, "final_positions", tuple(rows))
+            set_(self, "final_positions", tuple(sorted(_row(n, p) for n, p in final)))
         set_(self, "declared_fouls", tuple(self.declared_fouls))
         if self.first_contact is not None:
             set_(self, "first_contact", _ball(self.first_contact))
-            if self.first_contact == 0:
-                raise ValueError("first_contact names an object ball; the cue ball cannot hit itself")
+        self._check()
+
+    def _check(self) -> None:
+        """The checks of the facts in their stored form (``__post_init__`` converts first)."""
+        if self.final_positions is not None and len({r[0] for r in self.final_positions}) != len(self.final_positions):
+            raise ValueError("final_positions lists a ball twice")
+        if self.first_contact == 0:
+            raise ValueError("first_contact names an object ball; the cue ball cannot hit itself")
+        pocketed = self.pocketed
         balls = [b for b, _ in pocketed]
         if len(set(balls)) != len(balls):
             raise ValueError(f"a ball is pocketed twice on one shot: {balls}")
@@ -253,6 +257,9 @@ class ShotEvents:
         """
         options = options or RuleOptions()
         hs = table.head_string_x
+        # The simulator's own log (``poolgym.events.log_facts``) holds plain values only: its
+        # facts are stored as they are, without the conversions, and checked.
+        own_facts = hasattr(log, "log_facts")
         strike, rest_time, drops, cushions, contact, off, before, ever = ev.log_facts(log, hs)
         restored = {}
         if options.restore_balls_dropping_after_rest:
@@ -270,6 +277,18 @@ class ShotEvents:
             final = dict(final_positions)
             for ball, where in restored.items():
                 final.setdefault(ball, where)
+        if own_facts and not declared_fouls and not off_table:
+            rows = None if final is None else tuple(sorted((n, x, y) for n, (x, y) in final.items()))
+            if rows is None or all(type(x) is float and type(y) is float and math.isfinite(x) and math.isfinite(y)
+                                   for _, x, y in rows):
+                return cls._stored(
+                    cue_ball_start=strike.position,
+                    first_contact=None if contact is None else (contact.b if contact.a == 0 else contact.a),
+                    cushion_after_contact=after_contact, cushion_balls=anytime,
+                    pocketed=tuple((e.ball, e.pocket) for e in drops), off_table=frozenset(off),
+                    crossed_head_string_before_contact=before, ever_crossed_head_string=ever,
+                    frozen_to_cushion=frozen_cushion, frozen_to_cue_ball=frozenset(strike.frozen_to_cue_ball),
+                    final_positions=rows, declared_fouls=())
         return cls(
             cue_ball_start=strike.position if strike else None,
             first_contact=None if contact is None else (contact.b if contact.a == 0 else contact.a),
@@ -284,6 +303,15 @@ class ShotEvents:
             final_positions=final,
             declared_fouls=tuple(declared_fouls),
         )
+
+    @classmethod
+    def _stored(cls, **facts) -> "ShotEvents":
+        """Facts already in their stored form (plain ints, floats and strings, frozensets,
+        sorted rows; every field given): set as they are, then checked as any."""
+        new = object.__new__(cls)
+        new.__dict__.update(facts)
+        new._check()
+        return new
 
 
 def _ball(value) -> int:

@@ -66,12 +66,16 @@ class GameState:
     extra: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
-        # Rules transitions (``replace`` on a state) pass values in their stored form already:
-        # plain ints and floats, tuples, the zone enum. Those skip the conversions, which
-        # would give the same values back at a cost paid on every new state.
-        # A stored tuple handed on unchanged (``replace`` with other fields) is kept as it is.
+        self._normalize(_FIELD_NAMES)
+        self._check(_FIELD_NAMES)
+
+    def _normalize(self, names) -> None:
+        """Convert the fields ``names`` to their stored form. Rules transitions (``evolve``)
+        pass values in that form already: plain ints and floats, tuples, the zone enum.
+        Those skip the conversions, which would give the same values back at a cost paid on
+        every new state; a stored ball tuple handed on unchanged is kept as it is."""
         set_ = object.__setattr__
-        if type(self.balls) is not tuple or not _stored_balls(self.balls):
+        if "balls" in names and (type(self.balls) is not tuple or not _stored_balls(self.balls)):
             mapping = isinstance(self.balls, Mapping)
             normal = []
             for item in (self.balls.items() if mapping else self.balls):
@@ -86,78 +90,86 @@ class GameState:
                 normal.append((number if type(number) is int else int(number), x, y))
             normal.sort()
             set_(self, "balls", tuple(normal))
-        if self.out_of_play or type(self.out_of_play) is not tuple:
+        if "out_of_play" in names and (self.out_of_play or type(self.out_of_play) is not tuple):
             set_(self, "out_of_play", tuple(sorted(int(b) for b in self.out_of_play)))
-        if type(self.cue_ball_in_hand) is not CueBallZone:
+        if "cue_ball_in_hand" in names and type(self.cue_ball_in_hand) is not CueBallZone:
             set_(self, "cue_ball_in_hand", CueBallZone(self.cue_ball_in_hand))
         for name, kind in (("consecutive_fouls", int), ("warned_on_two_fouls", bool), ("scores", int)):
-            pair = getattr(self, name)
-            if not (type(pair) is tuple and len(pair) == 2 and type(pair[0]) is kind and type(pair[1]) is kind):
-                set_(self, name, tuple(kind(v) for v in pair))
-        if self.groups is not None:
+            if name in names:
+                pair = getattr(self, name)
+                if not (type(pair) is tuple and len(pair) == 2 and type(pair[0]) is kind and type(pair[1]) is kind):
+                    set_(self, name, tuple(kind(v) for v in pair))
+        if "groups" in names and self.groups is not None:
             set_(self, "groups", tuple(self.groups))
-        if self.no_progress_innings is not None:
+        if "no_progress_innings" in names and self.no_progress_innings is not None:
             set_(self, "no_progress_innings", tuple(int(n) for n in self.no_progress_innings))
-        if self.extra:
-            set_(self, "extra", tuple(sorted((str(k), _freeze(v)) for k, v in
-                                             (self.extra.items() if isinstance(self.extra, Mapping)
-                                              else self.extra))))
-        else:
-            set_(self, "extra", ())
-        self._check()
+        if "extra" in names:
+            if self.extra:
+                set_(self, "extra", tuple(sorted((str(k), _freeze(v)) for k, v in
+                                                 (self.extra.items() if isinstance(self.extra, Mapping)
+                                                  else self.extra))))
+            else:
+                set_(self, "extra", ())
 
-    def _check(self) -> None:
-        numbers = [b[0] for b in self.balls]
-        on = set(numbers)
-        if len(on) != len(numbers):
-            raise ValueError(f"a ball is listed twice on the table: {numbers}")
-        out = self.out_of_play
-        if out:
-            if len(set(out)) != len(out):
-                raise ValueError(f"a ball is listed twice out of play: {out}")
-            both = on.intersection(out)
-            if both:
-                raise ValueError(f"balls {sorted(both)} are both on the table and out of play")
-            if CUE_BALL in out:
-                raise ValueError("the cue ball is never out of play; it is in hand instead")
+    def _check(self, names) -> None:
+        """The checks that involve any of the fields ``names`` (every check for a new state;
+        for ``evolve``, those a changed field takes part in: the others held already)."""
+        if "balls" in names or "out_of_play" in names:
+            numbers = [b[0] for b in self.balls]
+            on = set(numbers)
+            if len(on) != len(numbers):
+                raise ValueError(f"a ball is listed twice on the table: {numbers}")
+            out = self.out_of_play
+            if out:
+                if len(set(out)) != len(out):
+                    raise ValueError(f"a ball is listed twice out of play: {out}")
+                both = on.intersection(out)
+                if both:
+                    raise ValueError(f"balls {sorted(both)} are both on the table and out of play")
+                if CUE_BALL in out:
+                    raise ValueError("the cue ball is never out of play; it is in hand instead")
         for name in ("shooter", "breaker"):
-            if getattr(self, name) not in (0, 1):
+            if name in names and getattr(self, name) not in (0, 1):
                 raise ValueError(f"{name} must be player 0 or 1, got {getattr(self, name)!r}")
-        if self.winner not in (None, 0, 1):
+        if "winner" in names and self.winner not in (None, 0, 1):
             raise ValueError(f"winner must be None, 0 or 1, got {self.winner!r}")
-        if len(self.consecutive_fouls) != 2 or min(self.consecutive_fouls) < 0:
+        if "consecutive_fouls" in names and (len(self.consecutive_fouls) != 2 or min(self.consecutive_fouls) < 0):
             raise ValueError(f"consecutive_fouls must be two counts >= 0: {self.consecutive_fouls}")
-        if len(self.warned_on_two_fouls) != 2 or len(self.scores) != 2:
+        if ("warned_on_two_fouls" in names or "scores" in names) and (len(self.warned_on_two_fouls) != 2
+                                                                       or len(self.scores) != 2):
             raise ValueError("warned_on_two_fouls and scores hold one value per player")
-        if self.groups is not None and (len(self.groups) != 2 or len(set(self.groups)) != 2):
+        if "groups" in names and self.groups is not None and (len(self.groups) != 2 or len(set(self.groups)) != 2):
             raise ValueError(f"groups must name one group per player, two different ones: {self.groups}")
-        if self.winner is not None and self.stalemate:
+        if ("winner" in names or "stalemate" in names) and self.winner is not None and self.stalemate:
             raise ValueError(f"a rack is won (winner {self.winner}) or a stalemate, not both")
         for name, low in (("inning", 1), ("shot_number", 0), ("rack_number", 1)):
-            if getattr(self, name) < low:
+            if name in names and getattr(self, name) < low:
                 raise ValueError(f"{name} must be at least {low}, got {getattr(self, name)!r}")
-        if self.target_score is not None and self.target_score < 1:
+        if "target_score" in names and self.target_score is not None and self.target_score < 1:
             raise ValueError(f"target_score must be at least 1 point (or None), got {self.target_score!r}")
-        if self.no_progress_innings is not None and (len(self.no_progress_innings) != 2
-                                                     or min(self.no_progress_innings) < 0):
+        if "no_progress_innings" in names and self.no_progress_innings is not None and (
+                len(self.no_progress_innings) != 2 or min(self.no_progress_innings) < 0):
             raise ValueError(f"no_progress_innings must be two counts >= 0: {self.no_progress_innings}")
-        if self.cue_ball_in_hand is not CueBallZone.NONE and CUE_BALL in numbers:
+        if (("cue_ball_in_hand" in names or "balls" in names) and self.cue_ball_in_hand is not CueBallZone.NONE
+                and any(b[0] == CUE_BALL for b in self.balls)):
             raise ValueError("the cue ball is in hand, so it cannot also be on the table")
 
     def evolve(self, **changes: Any) -> "GameState":
         """``dataclasses.replace(self, **changes)``, for the rules' transitions, which make
-        new states for every shot a bot considers: the same state (``__post_init__``'s
-        conversions and checks run on it as on any new state), without the generic
+        new states for every shot a bot considers: the same state, without the generic
         field-by-field copy and ``__init__`` of ``replace``. An unknown field is a
-        ``TypeError``, as there."""
-        unknown = changes.keys() - _FIELD_NAMES
+        ``TypeError``, as there. Only the changed fields are converted, and only the checks
+        they take part in run: the others held on this state, which passed them all."""
+        names = changes.keys()
+        unknown = names - _FIELD_NAMES
         if unknown:
             raise TypeError(f"GameState has no field {sorted(unknown)[0]!r}")
         new = object.__new__(type(self))
         values = new.__dict__
         values.update(self.__dict__)
         values.update(changes)
-        new.__post_init__()
+        new._normalize(names)
+        new._check(names)
         return new
 
     # ----------------------------------------------------------------- queries

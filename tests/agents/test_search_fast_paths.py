@@ -188,3 +188,37 @@ def test_evolve_is_replace():
         state.evolve(shoter=1)
     with pytest.raises(ValueError, match="shooter must be player 0 or 1"):
         state.evolve(shooter=2)
+
+
+# One invalid change per check of ``GameState``: ``evolve`` runs only the checks a changed
+# field takes part in, so each must still catch what ``replace`` (every check) catches.
+BAD_CHANGES = [
+    {"balls": ((1, 1.0, 0.5), (1, 1.2, 0.5))},
+    {"balls": {1: (1.0, float("nan"))}},
+    {"out_of_play": (3, 3)},
+    {"out_of_play": (1,)},
+    {"out_of_play": (0,)},
+    {"shooter": 2}, {"breaker": -1}, {"winner": 3},
+    {"consecutive_fouls": (0, -1)}, {"consecutive_fouls": (0, 0, 0)},
+    {"warned_on_two_fouls": (False,)}, {"scores": (1, 2, 3)},
+    {"groups": ("solids", "solids")},
+    {"winner": 0, "stalemate": True}, {"stalemate": True},
+    {"inning": 0}, {"shot_number": -1}, {"rack_number": 0},
+    {"target_score": 0}, {"no_progress_innings": (1, -1)},
+    {"cue_ball_in_hand": "anywhere"},
+]
+
+
+@pytest.mark.parametrize("changes", BAD_CHANGES, ids=[",".join(c) for c in BAD_CHANGES])
+def test_evolve_refuses_what_replace_refuses(changes):
+    rules = get_ruleset("nine_ball")
+    state = rules.new_game(np.random.default_rng(3))
+    balls = {**state.positions, 0: (0.4, 0.6)}
+    base = replace(state, balls=balls, cue_ball_in_hand="none", awaiting_break=False)
+    if changes == {"stalemate": True}:
+        base = replace(base, winner=1)  # a won rack declared a stalemate too
+    with pytest.raises(ValueError) as expected:
+        replace(base, **changes)
+    with pytest.raises(ValueError) as got:
+        base.evolve(**changes)
+    assert str(got.value) == str(expected.value)
