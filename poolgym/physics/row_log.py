@@ -50,11 +50,22 @@ class RowLog:
             self._events = tuple(events)
         return self._events
 
+    def ends(self) -> tuple[dict[int, str], dict[int, tuple[float, float]]]:
+        """Where balls left the bed: ball -> pocket id of each drop, and ball -> (x, y) of
+        each ball off the table, in the order of the log (``ShotResult.pocketed`` and
+        ``off_table``)."""
+        nums = self.nums
+        pocketed, off_table = {}, {}
+        for kind, _, a, b, x1, y1, _, _, _ in self.rows:
+            if kind == core.HOLE:
+                pocketed[nums[int(a)]] = self.pocket_ids[int(b)]
+            elif kind != core.BALL and kind != core.SEGMENT and kind != core.HEAD:
+                off_table[nums[int(a)]] = (x1, y1)
+        return pocketed, off_table
+
     def log_facts(self, head_string_x: float) -> tuple:
         """``poolgym.events.log_facts`` of ``events()``, fact for fact, read from the rows
         (``tests/physics/test_row_log.py`` compares them)."""
-        if self._events is not None:
-            return ev.log_facts(self._events, head_string_x)
         nums = self.nums
         strike = self.strike
         contact = None

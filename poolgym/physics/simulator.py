@@ -312,16 +312,9 @@ class Simulator:
             if not (0.0 <= x <= length and 0.0 <= y <= width) and not self.table.inside_outline(x, y):
                 raise RuntimeError(f"ball {ball} came to rest outside the cushion outline at "
                                    f"({x:.4f}, {y:.4f}); layout {start.layout()} shot {shot}")
-        rows = log[:counts[core.C_LOG]].tolist()
-        pocketed: dict[int, str] = {}
-        off_table: dict[int, tuple[float, float]] = {}
-        for row in rows:
-            kind = row[core.L_KIND]
-            if kind == core.HOLE:
-                pocketed[nums[int(row[core.L_A])]] = self._pocket_ids[int(row[core.L_B])]
-            elif kind != core.BALL and kind != core.SEGMENT and kind != core.HEAD:
-                off_table[nums[int(row[core.L_A])]] = (row[core.L_X1], row[core.L_Y1])
-        log = RowLog(rows, self._strike_event(start, shot), duration, nums, self._cushion_ids, self._pocket_ids)
+        log = RowLog(log[:counts[core.C_LOG]].tolist(), self._strike_event(start, shot), duration, nums,
+                     self._cushion_ids, self._pocket_ids)
+        pocketed, off_table = log.ends()
         paths = None
         if record:
             paths = {num: [] for num in nums}

@@ -277,25 +277,14 @@ class ShotEvents:
             final = dict(final_positions)
             for ball, where in restored.items():
                 final.setdefault(ball, where)
-        if own_facts and not declared_fouls and not off_table:
-            rows = None if final is None else tuple(sorted((n, x, y) for n, (x, y) in final.items()))
-            if rows is None or all(type(x) is float and type(y) is float and math.isfinite(x) and math.isfinite(y)
-                                   for _, x, y in rows):
-                return cls._stored(
-                    cue_ball_start=strike.position,
-                    first_contact=None if contact is None else (contact.b if contact.a == 0 else contact.a),
-                    cushion_after_contact=after_contact, cushion_balls=anytime,
-                    pocketed=tuple((e.ball, e.pocket) for e in drops), off_table=frozenset(off),
-                    crossed_head_string_before_contact=before, ever_crossed_head_string=ever,
-                    frozen_to_cushion=frozen_cushion, frozen_to_cue_ball=frozenset(strike.frozen_to_cue_ball),
-                    final_positions=rows, declared_fouls=())
-        return cls(
+        called_off = frozenset(off_table)
+        facts = dict(
             cue_ball_start=strike.position if strike else None,
             first_contact=None if contact is None else (contact.b if contact.a == 0 else contact.a),
             cushion_after_contact=after_contact,
             cushion_balls=anytime,
             pocketed=tuple((e.ball, e.pocket) for e in drops),
-            off_table=frozenset(off_table) | frozenset(off),
+            off_table=called_off | frozenset(off),
             crossed_head_string_before_contact=before,
             ever_crossed_head_string=ever,
             frozen_to_cushion=frozen_cushion,
@@ -303,6 +292,12 @@ class ShotEvents:
             final_positions=final,
             declared_fouls=tuple(declared_fouls),
         )
+        if own_facts and not called_off and not facts["declared_fouls"]:
+            rows = None if final is None else tuple(sorted((n, x, y) for n, (x, y) in final.items()))
+            if rows is None or all(type(x) is float and type(y) is float and math.isfinite(x) and math.isfinite(y)
+                                   for _, x, y in rows):
+                return cls._stored(**dict(facts, final_positions=rows))
+        return cls(**facts)
 
     @classmethod
     def _stored(cls, **facts) -> "ShotEvents":
