@@ -50,6 +50,7 @@ def bot_rate(budget: str, noise: str, racks: int, seed: int = 0) -> dict[str, An
     except ModuleNotFoundError:  # a commit from before agents/ moved under poolgym.agents
         from agents.bench_bot import run
 
+    _as_the_command_does()
     report = run(racks=racks, budget=budget, seed=seed, noises=(noise,))
     return {"moves_per_s": report["settings"][noise]["moves_per_s_thinking"]}
 
@@ -81,6 +82,7 @@ def train_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
     data.update(checkpoint_every=0, total_steps=steps)
     data["eval"]["every_steps"] = 0
     training.final_evaluation = lambda *args, **kwargs: []
+    _as_the_command_does()
     with tempfile.TemporaryDirectory(prefix="poolgym-bench-train-") as out:
         summary = training.train(data, out=out, steps=steps, seed=seed)
     return {"steps_per_s": summary["steps_per_s"]}
@@ -240,6 +242,17 @@ def format_rows(rows: list[dict], columns: list[str], unit: str) -> str:
     widths = [max(len(t), *(len(c[i]) for c in cells)) for i, t in enumerate(titles)]
     align = lambda i, text: text.ljust(widths[i]) if i < len(columns) else text.rjust(widths[i])  # noqa: E731
     return "\n".join("  ".join(align(i, text) for i, text in enumerate(line)) for line in [titles, *cells])
+
+
+def _as_the_command_does() -> None:
+    """Set the process up as the measured tree's ``poolgym`` command does before it runs a
+    subcommand (``cli.freeze_imports``, where the tree has it), so that each tree's bot is
+    timed as its command runs it."""
+    try:
+        from poolgym.agents.tools.cli import freeze_imports
+    except ImportError:  # a commit whose command sets nothing up
+        return
+    freeze_imports()
 
 
 def _use_tree_agents() -> None:

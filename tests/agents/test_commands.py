@@ -58,3 +58,28 @@ def test_eval_takes_every_ladder_name(tmp_path, name):
     # The reference points are measured beside A on the same rack against the same B.
     assert set(summary["references"]["agents"]) == {"random", "fixed"}
     assert main(["eval", "-a", "fixed", "-b", name, "--games", "1"]) == 0
+
+
+def test_the_console_script_freezes_the_imports_and_main_does_not(tmp_path):
+    """The ``poolgym`` command (``cli.command``) puts the objects its imports made beyond the
+    cyclic collector before it runs a subcommand; ``main`` called from Python leaves the
+    caller's collector alone. Both run the command the same way."""
+    import subprocess
+    import sys
+
+    script = ("import gc, sys\n"
+              "from poolgym.agents.tools import cli\n"
+              "entry = sys.argv[-1]\n"
+              "sys.argv = ['poolgym', 'eval', '--game', 'nine_ball', '-a', 'fixed', '-b', 'random',\n"
+              "            '--games', '1', '--seed', '3', '--json', sys.argv[2]]\n"
+              "rc = cli.command() if entry == 'command' else cli.main(sys.argv[1:])\n"
+              "print(rc, gc.get_freeze_count())\n")
+    frozen = {}
+    for entry in ("command", "main"):
+        out = tmp_path / f"{entry}.json"
+        proc = subprocess.run([sys.executable, "-c", script.replace("sys.argv[2]", repr(str(out))), entry],
+                              capture_output=True, text=True, check=True)
+        rc, frozen[entry] = map(int, proc.stdout.splitlines()[-1].split())
+        assert rc == 0 and json.loads(out.read_text())["racks"] == 1
+    assert frozen["main"] == 0
+    assert frozen["command"] > 50_000  # the modules, numba's machinery: ~125,000 objects
