@@ -52,3 +52,23 @@ def test_stroke_fouls_counts_each_shot_in_one_speed_band():
     assert sum(b["shots"] for b in bands) > 0
     assert all(b["6.1"] <= b["shots"] and b["6.2"] <= b["shots"] for b in bands)
     assert "| legal-random |" in stroke_fouls.markdown([result])
+
+
+def test_break_open_screen_counts_add_up_and_names_the_break_the_rung_plays():
+    screen = _script("break_open_screen")
+    from poolgym.agents.bot.breaks import best_break, load_break_table
+    from poolgym.physics import Simulator
+    from poolgym.rules import get_ruleset
+
+    rules = get_ruleset("nine_ball")
+    simulator = Simulator(rules.table, noise="tournament")
+    shipped = screen.shipped_stroke()
+    move = best_break(load_break_table(), rules, rules.new_game(rng=0), screen.MAX_SPEED)
+    assert move.placement == shipped[:2] and move.shot.speed == shipped[3] <= screen.MAX_SPEED
+    row = screen.measure(rules, simulator, shipped, racks=12, seed=3, stage=1, sigma=0.5)
+    assert 0 <= row["won"] <= row["made_and_open"] <= row["made"] <= row["racks"] == 12
+    assert row["made"] > 0  # a dozen breaks of the rung's own stroke make a ball
+    low, high = row["made_ci95"]
+    assert low <= row["made"] / 12 <= high
+    # The same racks and noise for every stroke of a stage: the same figures again.
+    assert screen.measure(rules, simulator, shipped, racks=12, seed=3, stage=1, sigma=0.5) == row
