@@ -935,7 +935,8 @@ def freeze_imports() -> None:
 
     The bot's search keeps hundreds of candidate results alive while it decides a move,
     so full collections run often, each walking every object the imports made (about 41 ms):
-    10-25% of a move at the normal and strong budgets. Frozen objects are never collected,
+    10-25% of a move at the normal and strong budgets on one machine, 0-5% on a slower one
+    (docs/throughput.md). Frozen objects are never collected,
     which costs nothing for modules that live as long as the process. It is process-wide,
     an application's choice, so the ``poolgym`` command makes it (``command``) and the
     library does not; a script that runs the bot can call this (or ``gc.freeze()``) after
@@ -952,7 +953,8 @@ def command() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``poolgym`` console script. A bad option value is a usage message
+    """The ``poolgym`` command on ``argv`` (the console script runs it through ``command``;
+    tests and scripts call it directly). A bad option value is a usage message
     and exit status 2 (argparse); so is a ``ValueError`` the command raises on a value it was
     given (an unknown game, an agent spec that cannot be loaded), printed on one line. A
     file that cannot be written (or read) is one line too, with exit status 1."""
