@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from poolgym.agents.bot.breaks import break_move, load_break_table
+from poolgym.agents.bot.breaks import best_row, break_move, load_break_table
 from poolgym.agents.bot.player import PLANNING_SIGMA_DEG
 from poolgym.agents.bot.position import shot_quality
 from poolgym.agents.evaluation.policy_eval import wilson_interval
@@ -65,11 +65,10 @@ def measure(rules, simulator, stroke, racks: int, seed: int, stage: int, sigma: 
 
 
 def shipped_stroke() -> tuple[float, ...]:
-    """The stroke of the shipped table's row ``bot:pro`` breaks with under the cap (as
-    ``best_break`` picks it on an open kitchen)."""
-    rows = [r for r in load_break_table().rows if r.speed <= MAX_SPEED + 1e-9]
-    most = max(r.breaks for r in rows)
-    row = max((r for r in rows if r.breaks == most), key=lambda r: r.value)
+    """The stroke of the shipped table's row ``bot:pro`` breaks with under the cap
+    (``best_row`` on a fresh rack: the kitchen is open)."""
+    rules = get_ruleset("nine_ball")
+    row = best_row(load_break_table(), rules, rules.new_game(rng=0), MAX_SPEED)
     return (row.x, row.y, row.offset, row.speed, row.vertical)
 
 

@@ -167,9 +167,15 @@ def measure_break(rules: Ruleset, simulator: Simulator, stroke: tuple[float, ...
 
 
 def best_break(table: BreakTable, rules: Ruleset, state: GameState, max_speed: float) -> ShotMove | None:
-    """The stroke of the best row (highest value among the rows measured on the most
-    breaks) that ``max_speed`` allows and whose spot is free in the kitchen; None when no
-    row fits (the caller searches its break instead)."""
+    """The stroke of the best row (``best_row``); None when no row fits (the caller
+    searches its break instead)."""
+    row = best_row(table, rules, state, max_speed)
+    return None if row is None else break_move(rules, state, row.x, row.y, row.offset, row.speed, row.vertical)
+
+
+def best_row(table: BreakTable, rules: Ruleset, state: GameState, max_speed: float) -> BreakRow | None:
+    """The row of highest value among the rows measured on the most breaks that
+    ``max_speed`` allows and whose spot is free in the kitchen; None when no row fits."""
     R = rules.table.ball_radius
     others = [p for n, p in state.positions.items() if n != 0]
     fits = [r for r in table.rows if r.speed <= max_speed + 1e-9 and r.x < rules.table.head_string_x
@@ -177,5 +183,4 @@ def best_break(table: BreakTable, rules: Ruleset, state: GameState, max_speed: f
     if not fits:
         return None
     most = max(r.breaks for r in fits)
-    row = max((r for r in fits if r.breaks == most), key=lambda r: r.value)
-    return break_move(rules, state, row.x, row.y, row.offset, row.speed, row.vertical)
+    return max((r for r in fits if r.breaks == most), key=lambda r: r.value)
