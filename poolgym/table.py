@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
+import numpy as np
+
 from poolgym.numbers import quote, real
 
 Point = tuple[float, float]
@@ -175,6 +177,20 @@ class Table:
         width, 1.0 for a side pocket (else 0.0)."""
         aims = self.pocket_aims
         return tuple((*aims[p][0], *aims[p][1], aims[p][2], float(aims[p][3])) for p in POCKET_IDS)
+
+    @cached_property
+    def surface_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The table as read-only arrays for compiled kernels
+        (``poolgym.physics.pot_geometry.best_pot_chance``): ``pocket_aim_rows``; the
+        ``boundary`` segments in order (a x, a y, b x, b y); the pockets' holes (x, y,
+        radius); and the ball radius, length, width and head string's x."""
+        arrays = (np.array(self.pocket_aim_rows),
+                  np.array([(*s.a, *s.b) for s in self.boundary]),
+                  np.array([(*p.hole_centre, p.hole_radius) for p in self.pockets]),
+                  np.array([self.ball_radius, self.length, self.width, self.head_string_x]))
+        for array in arrays:
+            array.flags.writeable = False
+        return arrays
 
     def pocket(self, pocket_id: str) -> Pocket:
         for p in self.pockets:

@@ -9,20 +9,18 @@ break's value to the breaker.
 
 from __future__ import annotations
 
-import math
+import numpy as np
 
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS
 from poolgym.envs.baseline_agents import decision_options
 
-from poolgym.aiming import (aim_point, chance_within, ghost_ball, open_tolerance, path_is_clear, paths_are_clear,
-                             usable_half_width)
+from poolgym.physics.jit import compiled_call
+from poolgym.physics.pot_geometry import ZONE_ANYWHERE, ZONE_KITCHEN, ZONE_NONE, best_pot_chance
 
 WIN = 3.0
 # The value of breaking a fresh rack, for the breaker (a made ball is likely, a run less so).
 BREAK_VALUE = 0.2
-# With the cue ball in hand the shooter places it this far behind the ghost ball.
-IN_HAND_DISTANCE = 0.3
 # How many pending decisions in a row are looked through (a re-rack may pend a spot request).
 DECISION_DEPTH = 2
 
@@ -32,70 +30,31 @@ def pot_pairs(state: GameState, rules: Ruleset) -> list[tuple[int, str]]:
     the called ones where the game calls shots."""
     calls = rules.call_options(state)
     called = {(c.ball, c.pocket) for c in calls if c.names_ball}
-    targets = sorted(b for b in rules.legal_targets(state) if b in state.object_balls_on_table)
+    on = state.object_balls_on_table
+    targets = sorted(b for b in rules.legal_targets(state) if b in on)
     if called:
         return [(b, p) for b in targets for p in POCKET_IDS if (b, p) in called]
     return [(b, p) for b in targets for p in POCKET_IDS]
 
 
 def shot_quality(state: GameState, rules: Ruleset, sigma_deg: float) -> float:
-    """The shooter's best closed-form pot chance in ``state`` (0 when nothing is open)."""
-    table = rules.table
-    balls = state.positions
-    zone = state.cue_ball_in_hand
-    best = 0.0
-    others, others_of = None, None
-    for ball, pocket in pot_pairs(state, rules):
-        position = balls[ball]
-        if ball != others_of:  # the pairs come ball by ball
-            others, others_of = {n: p for n, p in balls.items() if n not in (0, ball)}, ball
-            blockers = list(others.values())
-        if zone is CueBallZone.NONE:
-            # pot_chance, its paths checked only when the pot would be the best so far (a
-            # blocked pot's chance is 0, which changes no maximum).
-            tolerance, ghost, target = open_tolerance(table, balls[0], position, pocket)
-            chance = chance_within(tolerance, sigma_deg)
-            if chance > best and paths_are_clear(balls[0], ghost, position, target, blockers, table.ball_radius):
-                best = chance
-        else:
-            best = max(best, in_hand_chance(state, rules, ball, pocket, others, sigma_deg))
-    return best
+    """The shooter's best closed-form pot chance in ``state`` (0 when nothing is open): for
+    the cue ball where it lies, ``poolgym.aiming.pot_chance`` of each pot; in hand, that
+    chance with the cue ball placed straight behind the ghost ball
+    (``pot_geometry.IN_HAND_DISTANCE``, nearer where that spot is off the surface, on the
+    head string where the kitchen stops it). Measured for all the pots in one compiled call
+    (``poolgym.physics.pot_geometry.best_pot_chance``, the same values to the last bit), as
+    the bot asks it of every outcome it simulates."""
+    pairs = pot_pairs(state, rules)
+    if not pairs:
+        return 0.0
+    with compiled_call():
+        return best_pot_chance(np.array(state.balls), np.array([(b, _POCKET_ROW[p]) for b, p in pairs]),
+                               _ZONE[state.cue_ball_in_hand], float(sigma_deg), *rules.table.surface_arrays)
 
 
-def in_hand_chance(state: GameState, rules: Ruleset, ball: int, pocket: str,
-                   others: dict, sigma_deg: float) -> float:
-    """The pot chance with the cue ball placed straight behind the ghost ball (or as near
-    as the kitchen allows)."""
-    table = rules.table
-    R = table.ball_radius
-    position = state.position(ball)
-    kitchen = state.cue_ball_in_hand is CueBallZone.KITCHEN
-    # Every way out is a chance of 0: the cheapest tests go first.
-    if kitchen and position[0] < table.head_string_x:
-        return 0.0
-    target = aim_point(table, pocket)
-    if usable_half_width(table, pocket, position, target) <= 0.0:
-        return 0.0
-    blockers = others.values()
-    if not path_is_clear(position, target, blockers, R):
-        return 0.0
-    ghost = ghost_ball(position, target, R)
-    dx, dy = ghost[0] - target[0], ghost[1] - target[1]
-    d = math.hypot(dx, dy) or 1.0
-    cue = (ghost[0] + IN_HAND_DISTANCE * dx / d, ghost[1] + IN_HAND_DISTANCE * dy / d)
-    if kitchen:
-        if cue[0] >= table.head_string_x:
-            # Straight behind is past the string: shoot from the string's middle instead.
-            cue = (table.head_string_x - 2 * R, min(max(cue[1], 2 * R), table.width - 2 * R))
-    if not table.contains(*cue):
-        cue = (ghost[0] + 2.5 * R * dx / d, ghost[1] + 2.5 * R * dy / d)
-        if not table.contains(*cue):
-            return 0.0
-    # pot_chance from ``cue``, the object ball's path (checked above) not checked again.
-    tolerance, ghost, _ = open_tolerance(table, cue, position, pocket)
-    if tolerance == 0.0 or not path_is_clear(cue, ghost, blockers, R):
-        return 0.0
-    return chance_within(tolerance, sigma_deg)
+_POCKET_ROW = {p: i for i, p in enumerate(POCKET_IDS)}
+_ZONE = {CueBallZone.NONE: ZONE_NONE, CueBallZone.ANYWHERE: ZONE_ANYWHERE, CueBallZone.KITCHEN: ZONE_KITCHEN}
 
 
 def state_value(state: GameState, rules: Ruleset, player: int, sigma_deg: float,

@@ -121,12 +121,12 @@ class ProBot(HeuristicBot):
             return []
         ranked = sorted(scored, key=lambda s: s.value, reverse=True)[:self.top_k]
         n = self.noise_samples
-        # Every candidate's replays in one batch (``ShotSearch.play_many``), the noise drawn
+        # Every candidate's replays in one batch (``ShotSearch.replayed``), the noise drawn
         # in the order of replaying the candidates one after another.
-        played = self.search.play_many(self.search.noisy, state, [s.move for s in ranked for _ in range(n)])
+        replays = self.search.replayed(self.search.noisy, state, [s.move for s in ranked for _ in range(n)])
         samples = {}
         for i, s in enumerate(ranked):
-            after = [next_state for next_state, _, _ in played[i * n:(i + 1) * n]]
+            after = replays[i * n:(i + 1) * n]
             values = [state_value(a, self.rules, state.shooter, self.search.sigma_deg) for a in after]
             samples[id(s)] = (after, values)
             s.value = float(np.mean(values))

@@ -128,13 +128,24 @@ class ShotSearch:
         """``play`` for each of ``moves`` on ``simulator`` (the exact one or the noisy one,
         its noise drawn from ``rng`` move by move in order), in one batch for each run of
         moves sharing a cue-ball placement (``simulate_moves``)."""
-        rules = self.rules
-        out = []
+        apply = self.rules.apply_shot
+        return [apply(state, move.call, events, simulated=True) + (result,)
+                for move, events, result in self._simulated(simulator, state, moves)]
+
+    def replayed(self, simulator: Simulator, state: GameState, moves: list[ShotMove]) -> list[GameState]:
+        """The state each of ``moves`` leaves (``play_many``'s first items, without the
+        outcomes: ``Ruleset.next_state``), for noisy replays that are only valued."""
+        after = self.rules.next_state
+        return [after(state, move.call, events, simulated=True)
+                for move, events, _ in self._simulated(simulator, state, moves)]
+
+    def _simulated(self, simulator: Simulator, state: GameState, moves: list[ShotMove]):
+        """(move, events, result) of each of ``moves`` on ``simulator``, simulated in one
+        ``simulate_moves`` batch for each run of moves sharing a cue-ball placement."""
         for _, run in groupby(moves, key=lambda m: m.placement):
             run = list(run)
-            for move, (events, result) in zip(run, simulate_moves(simulator, rules, state, run, self.rng)):
-                out.append(rules.apply_shot(state, move.call, events, simulated=True) + (result,))
-        return out
+            yield from ((move, events, result) for move, (events, result)
+                        in zip(run, simulate_moves(simulator, self.rules, state, run, self.rng)))
 
     def score(self, state: GameState, move: ShotMove) -> Scored:
         return self.score_many(state, [move])[0][0]
@@ -166,10 +177,10 @@ class ShotSearch:
         n = self.budget.noise_samples
         # Every candidate's replays in one batch: the noise is drawn in the same order as
         # replaying the candidates one after another.
-        played = self.play_many(self.noisy, state, [s.move for s in head for _ in range(n)])
+        after = self.replayed(self.noisy, state, [s.move for s in head for _ in range(n)])
         for i, s in enumerate(head):
             values = [state_value(next_state, self.rules, state.shooter, self.sigma_deg)
-                      for next_state, _, _ in played[i * n:(i + 1) * n]]
+                      for next_state in after[i * n:(i + 1) * n]]
             # The exact play counts as one more sample.
             s.value = (sum(values) + s.value) / (len(values) + 1)
         return sorted(head, key=lambda s: s.value, reverse=True) + scored[self.budget.top_k:]

@@ -162,3 +162,161 @@ def pot_geometry(xs, ys, cue_index, pot_ball, pot_pocket, cue_x, cue_y, pockets,
         row[CUE_BLOCKED] = 1.0 if cue_blocked else 0.0
         row[BALL_BLOCKED] = 1.0 if ball_blocked else 0.0
     return out
+
+
+# ``best_pot_chance``'s cue-ball zones (``poolgym.rules.CueBallZone``): played from where
+# it lies, in hand anywhere, in hand in the kitchen.
+ZONE_NONE, ZONE_ANYWHERE, ZONE_KITCHEN = 0, 1, 2
+# ``poolgym.agents.bot.position``'s placement of a cue ball in hand: this far behind the
+# ghost ball, else 2.5 ball radii behind it when that spot is off the surface.
+IN_HAND_DISTANCE = 0.3
+IN_HAND_NEAR_RADII = 2.5
+# The entries of ``best_pot_chance``'s ``dims``: ``Table.surface_arrays``' last array.
+DIM_RADIUS, DIM_LENGTH, DIM_WIDTH, DIM_HEAD_STRING = range(4)
+
+
+@kernel()
+def _on_surface(x, y, outline, holes, dims):
+    """``poolgym.table.Table.contains`` (its default tolerance): inside the cushion outline
+    (the segments ``outline``: a x, a y, b x, b y), a radius clear of every cushion, and off
+    every hole (``holes``: x, y, radius)."""
+    r = dims[DIM_RADIUS] - 1e-9
+    if not (r <= x <= dims[DIM_LENGTH] - r and r <= y <= dims[DIM_WIDTH] - r):
+        inside = False
+        m = len(outline)
+        for i in range(m):
+            ax, ay = outline[i, 0], outline[i, 1]
+            j = i + 1 if i + 1 < m else 0
+            bx, by = outline[j, 0], outline[j, 1]
+            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
+                inside = not inside
+        if not inside:
+            return False
+        for i in range(m):
+            ax, ay = outline[i, 0], outline[i, 1]
+            dx, dy = outline[i, 2] - ax, outline[i, 3] - ay
+            t = max(0.0, min(1.0, ((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy)))
+            if hypot(x - ax - t * dx, y - ay - t * dy) < r:
+                return False
+    for i in range(len(holes)):
+        if hypot(x - holes[i, 0], y - holes[i, 1]) < holes[i, 2]:
+            return False
+    return True
+
+
+@kernel()
+def _half_width(bx, by, tx, ty, pocket, radius):
+    """``poolgym.aiming.usable_half_width`` of the ball at (bx, by) sent to (tx, ty) in the
+    pocket whose row of ``pockets`` is ``pocket``."""
+    dx, dy = tx - bx, ty - by
+    d = hypot(dx, dy)
+    if d == 0.0:
+        d = 1.0
+    approach = math.acos(max(-1.0, min(1.0, (dx * pocket[2] + dy * pocket[3]) / d))) * _RAD_TO_DEG
+    if pocket[5] != 0.0 and approach > SIDE_POCKET_MAX_APPROACH_DEG:
+        return 0.0
+    return 0.5 * pocket[4] * math.cos(approach * _DEG_TO_RAD) - JAW_MARGIN_RADII * radius
+
+
+@kernel()
+def _open_tolerance(cx, cy, bx, by, tx, ty, gx, gy, pocket, radius):
+    """``poolgym.aiming.open_tolerance``'s tolerance for the cue ball at (cx, cy), the ball
+    at (bx, by), its aim point (tx, ty) and ghost ball (gx, gy)."""
+    d1 = hypot(cx - gx, cy - gy)
+    cut = _cut_angle_deg(cx, cy, gx, gy, bx, by, tx, ty)
+    if cut > MAX_CUT_DEG or d1 < 1e-6:
+        return 0.0
+    half_width = _half_width(bx, by, tx, ty, pocket, radius)
+    if half_width <= 0.0:
+        return 0.0
+    tolerance = math.atan2(half_width, max(hypot(bx - tx, by - ty), radius))
+    return tolerance * 2.0 * radius * math.cos(cut * _DEG_TO_RAD) / d1
+
+
+@kernel()
+def _chance_within(tolerance, sigma_deg):
+    """``poolgym.aiming.chance_within``."""
+    sigma = max(sigma_deg, 1e-6) * _DEG_TO_RAD
+    return math.erf(tolerance / (sigma * math.sqrt(2.0)))
+
+
+@kernel()
+def _in_hand_chance(b, p, xs, ys, skip, zone, sigma_deg, pockets, outline, holes, dims):
+    """``poolgym.agents.bot.position.in_hand_chance`` of the ball at index ``b`` into the
+    pocket at row ``p``: the cue ball placed straight behind the ghost ball."""
+    radius = dims[DIM_RADIUS]
+    bx, by = xs[b], ys[b]
+    kitchen = zone == ZONE_KITCHEN
+    if kitchen and bx < dims[DIM_HEAD_STRING]:
+        return 0.0
+    tx, ty = pockets[p, 0], pockets[p, 1]
+    if _half_width(bx, by, tx, ty, pockets[p], radius) <= 0.0:
+        return 0.0
+    if not _path_is_clear(bx, by, tx, ty, xs, ys, skip, radius):
+        return 0.0
+    dx, dy = tx - bx, ty - by
+    d = hypot(dx, dy)
+    if d == 0.0:
+        d = 1.0
+    gx, gy = bx - 2.0 * radius * dx / d, by - 2.0 * radius * dy / d
+    dx, dy = gx - tx, gy - ty
+    d = hypot(dx, dy)
+    if d == 0.0:
+        d = 1.0
+    cx, cy = gx + IN_HAND_DISTANCE * dx / d, gy + IN_HAND_DISTANCE * dy / d
+    if kitchen and cx >= dims[DIM_HEAD_STRING]:
+        # Straight behind is past the string: from the string's middle instead.
+        cx = dims[DIM_HEAD_STRING] - 2 * radius
+        cy = min(max(cy, 2 * radius), dims[DIM_WIDTH] - 2 * radius)
+    if not _on_surface(cx, cy, outline, holes, dims):
+        cx, cy = gx + IN_HAND_NEAR_RADII * radius * dx / d, gy + IN_HAND_NEAR_RADII * radius * dy / d
+        if not _on_surface(cx, cy, outline, holes, dims):
+            return 0.0
+    tolerance = _open_tolerance(cx, cy, bx, by, tx, ty, gx, gy, pockets[p], radius)
+    if tolerance == 0.0 or not _path_is_clear(cx, cy, gx, gy, xs, ys, skip, radius):
+        return 0.0
+    return _chance_within(tolerance, sigma_deg)
+
+
+@kernel()
+def best_pot_chance(balls, pairs, zone, sigma_deg, pockets, outline, holes, dims):
+    """``poolgym.agents.bot.position.shot_quality``: the best closed-form chance of the pots
+    ``pairs`` (rows of ball number, pocket row of ``pockets``) of the balls ``balls`` (rows
+    of number, x, y, by number; the cue ball, number 0, first when on the table), under an
+    aim error of ``sigma_deg``, with the cue ball in ``zone`` (``ZONE_NONE``: from where it
+    lies); the table is ``Table.surface_arrays``. Each pot's blockers are the balls but the
+    cue ball and its own; every value is ``poolgym.aiming``'s to the last bit."""
+    n = len(balls)
+    xs, ys = balls[:, 1].copy(), balls[:, 2].copy()
+    skip = np.zeros(n, dtype=np.bool_)
+    if n > 0 and balls[0, 0] == 0.0:
+        skip[0] = True
+    radius = dims[DIM_RADIUS]
+    best = 0.0
+    for k in range(len(pairs)):
+        b = -1
+        for i in range(n):
+            if balls[i, 0] == pairs[k, 0]:
+                b = i
+        p = pairs[k, 1]
+        skip[b] = True
+        if zone == ZONE_NONE:
+            bx, by = xs[b], ys[b]
+            tx, ty = pockets[p, 0], pockets[p, 1]
+            dx, dy = tx - bx, ty - by
+            d = hypot(dx, dy)
+            if d == 0.0:
+                d = 1.0
+            gx, gy = bx - 2.0 * radius * dx / d, by - 2.0 * radius * dy / d
+            chance = _chance_within(_open_tolerance(xs[0], ys[0], bx, by, tx, ty, gx, gy, pockets[p], radius),
+                                    sigma_deg)
+            # The paths are checked only for a pot that would be the best so far.
+            if chance > best and _path_is_clear(xs[0], ys[0], gx, gy, xs, ys, skip, radius) \
+                    and _path_is_clear(bx, by, tx, ty, xs, ys, skip, radius):
+                best = chance
+        else:
+            chance = _in_hand_chance(b, p, xs, ys, skip, zone, sigma_deg, pockets, outline, holes, dims)
+            if chance > best:
+                best = chance
+        skip[b] = False  # a pot's ball is never the cue ball
+    return best

@@ -216,13 +216,24 @@ class Ruleset:
         of this layout, or the placement no stroke could be played from), so they fit the
         state by construction and ``check_events`` is skipped: a bot judging many simulated
         candidates pays for the check of each otherwise. The result is the same."""
+        return self.conclude(state, call, events, self._judged(state, call, events, simulated))
+
+    def next_state(self, state: GameState, call: ShotCall, events: ShotEvents,
+                   simulated: bool = False) -> GameState:
+        """``apply_shot``'s state alone, without building its ``Outcome``: for a search that
+        only values where each of many simulated shots leaves the table (a bot's noisy
+        replays). The same checks and the same state."""
+        return self._next_state(state, self._judged(state, call, events, simulated))[0]
+
+    def _judged(self, state: GameState, call: ShotCall, events: ShotEvents, simulated: bool) -> Verdict:
+        """``apply_shot``'s checks, then the verdict on the shot."""
         self._check_playable(state)
         if not isinstance(call, ShotCall) or not isinstance(events, ShotEvents):
             raise ValueError("apply_shot takes a ShotCall and a ShotEvents")
         self.check_call(state, call)
         if not simulated:
             self.check_events(state, events)
-        return self.conclude(state, call, events, self.judge_shot(state, call, events))
+        return self.judge_shot(state, call, events)
 
     def apply_decision(self, state: GameState, decision: Decision) -> GameState:
         """The state after the pending decision is answered."""
@@ -359,29 +370,8 @@ class Ruleset:
                  verdict: Verdict) -> tuple[GameState, Outcome]:
         """Turn a verdict into the next state and the outcome (shared by every game)."""
         s = state.shooter
-        balls = dict(verdict.balls)
-        zone = verdict.cue_ball_in_hand
         over = verdict.winner is not None
-        if zone is not CueBallZone.NONE or over:
-            balls.pop(CUE_BALL, None)
-        if over:
-            zone = CueBallZone.NONE
-        counts, warned = list(state.consecutive_fouls), list(state.warned_on_two_fouls)
-        if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
-            foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
-        scores = (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1])
-        new = state.evolve(balls=balls, out_of_play=tuple(verdict.out_of_play),
-                           shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
-                           cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
-                           warned_on_two_fouls=tuple(warned), scores=scores,
-                           push_out_available=verdict.push_out_available and not over,
-                           pending=None if over else verdict.pending, winner=verdict.winner,
-                           **verdict.changes)
-        warning_to = None
-        if not over:
-            new, warning_to = self.hand_table_to(new, verdict.next_shooter)
-            if new.pending is None:
-                new = self.offer_spot_request(new)
+        new, warning_to = self._next_state(state, verdict)
         outcome = Outcome(
             shooter=s, break_shot=state.awaiting_break, push_out=call.push_out,
             fouls=tuple(verdict.fouls), penalty=heaviest_penalty(verdict.fouls),
@@ -395,24 +385,67 @@ class Ruleset:
             pending=new.pending, warning_to=warning_to, warnings=tuple(verdict.warnings))
         return new, outcome
 
+    def _next_state(self, state: GameState, verdict: Verdict) -> tuple[GameState, int | None]:
+        """The state a verdict leaves, the table handed to the next shooter (``hand_table_to``,
+        in the same ``evolve``), and the player warned on two fouls, if any."""
+        s = state.shooter
+        balls = dict(verdict.balls)
+        zone = verdict.cue_ball_in_hand
+        over = verdict.winner is not None
+        if zone is not CueBallZone.NONE or over:
+            balls.pop(CUE_BALL, None)
+        if over:
+            zone = CueBallZone.NONE
+        counts, warned = list(state.consecutive_fouls), list(state.warned_on_two_fouls)
+        if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
+            foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
+        scores = (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1])
+        handover = {} if over else self._handover(state, verdict.next_shooter)
+        new = state.evolve(balls=balls, out_of_play=tuple(verdict.out_of_play),
+                           shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
+                           cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
+                           warned_on_two_fouls=tuple(warned), scores=scores,
+                           push_out_available=verdict.push_out_available and not over,
+                           pending=None if over else verdict.pending, winner=verdict.winner,
+                           **{**verdict.changes, **handover})
+        warning_to = None
+        if not over:
+            if handover:
+                new, warning_to = self._warn_on_two_fouls(new, verdict.next_shooter)
+            if new.pending is None:
+                new = self.offer_spot_request(new)
+        return new, warning_to
+
     def hand_table_to(self, state: GameState, player: int) -> tuple[GameState, int | None]:
         """Give ``player`` the table: a new inning if it changes hands, the no-progress
         countdown of the player leaving (WPA 1.12), and the two-foul warning (WPA 6.14).
 
         Returns the state and the player warned, if any.
         """
-        if player == state.shooter:
+        handover = self._handover(state, player)
+        if not handover:
             return state, None
+        return self._warn_on_two_fouls(state.evolve(**handover), player)
+
+    @staticmethod
+    def _handover(state: GameState, player: int) -> dict[str, Any]:
+        """The fields ``hand_table_to`` changes to give ``player`` the table (none when he has it)."""
+        if player == state.shooter:
+            return {}
         no_progress = state.no_progress_innings
         if no_progress is not None:
             left = list(no_progress)
             left[state.shooter] = max(0, left[state.shooter] - 1)
             no_progress = tuple(left)
-        new = state.evolve(shooter=player, inning=state.inning + 1, no_progress_innings=no_progress)
+        return {"shooter": player, "inning": state.inning + 1, "no_progress_innings": no_progress}
+
+    def _warn_on_two_fouls(self, state: GameState, player: int) -> tuple[GameState, int | None]:
+        """``state`` with ``player``, just given the table, warned when he is on two fouls and
+        the options warn every time (WPA 6.14); and the player warned, if any."""
         if (self.three_foul_rule and self.options.always_warn_on_two_fouls
-                and new.consecutive_fouls[player] >= 2 and not new.warned_on_two_fouls[player]):
-            return self.issue_two_foul_warning(new, player), player
-        return new, None
+                and state.consecutive_fouls[player] >= 2 and not state.warned_on_two_fouls[player]):
+            return self.issue_two_foul_warning(state, player), player
+        return state, None
 
     def offer_spot_request(self, state: GameState) -> GameState:
         """Pend the WPA 1.5 request when the shooter has the cue ball in hand in the kitchen

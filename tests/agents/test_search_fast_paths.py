@@ -103,7 +103,7 @@ def test_shot_validate_returns_plain_shots_as_they_are():
 
 def _reference_in_hand(state, rules, ball, pocket, others, sigma_deg):
     """``in_hand_chance`` as first written: every test in turn, then ``pot_chance``."""
-    from poolgym.agents.bot.position import IN_HAND_DISTANCE
+    from poolgym.physics.pot_geometry import IN_HAND_DISTANCE
     from poolgym.aiming import ghost_ball, pot_chance, usable_half_width
     from poolgym.rules import CueBallZone
 
@@ -222,3 +222,45 @@ def test_evolve_refuses_what_replace_refuses(changes):
     with pytest.raises(ValueError) as got:
         base.evolve(**changes)
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "eight_ball", "ten_ball", "straight_pool"])
+def test_next_state_is_apply_shots_state(game):
+    """``Ruleset.next_state`` (the bot's noisy replays) gives ``apply_shot``'s state: along
+    random play, with its fouls, ball in hand, two-foul warnings (WPA 6.14), handovers and
+    won racks, and for the same events judged from the same state."""
+    from poolgym.envs.actions import ShotMove
+    from poolgym.envs.play import simulate_move
+    from poolgym.physics import Shot, Simulator
+    from poolgym.rules import CueBallZone, ShotCall
+
+    rules = get_ruleset(game)
+    simulator = Simulator(rules.table)
+    rng = np.random.default_rng(7)
+    seen = {"warning": 0, "handover": 0, "in_hand": 0, "over": 0}
+    state = rules.new_game(rng)
+    for _ in range(150):
+        if state.is_over:
+            seen["over"] += 1
+            state = rules.new_game(rng)
+        if state.pending is not None:
+            from poolgym.envs.baseline_agents import decision_options
+            state = rules.apply_decision(state, decision_options(state)[0])
+            continue
+        placement = None
+        if state.cue_ball_in_hand is not CueBallZone.NONE:
+            seen["in_hand"] += 1
+            placement = (float(rng.uniform(0.1, rules.table.head_string_x - 0.05)), float(rng.uniform(0.1, 1.17)))
+        calls = rules.call_options(state)
+        call = calls[int(rng.integers(len(calls)))] if calls else ShotCall()
+        move = ShotMove(call, placement, Shot(float(rng.uniform(0.5, 6.0)), float(rng.uniform(-180, 180))))
+        events, _ = simulate_move(simulator, rules, state, move, rng, False, state_checked=True)
+        expected, outcome = rules.apply_shot(state, call, events, simulated=True)
+        assert rules.next_state(state, call, events, simulated=True) == expected
+        assert rules.next_state(state, call, events) == expected
+        seen["warning"] += outcome.warning_to is not None
+        seen["handover"] += outcome.next_shooter not in (None, state.shooter)
+        state = expected
+    assert seen["handover"] > 10 and seen["in_hand"] > 5, seen
+    if rules.three_foul_rule:  # eight-ball plays without it: no warnings there
+        assert seen["warning"] > 5, seen
