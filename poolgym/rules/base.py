@@ -39,6 +39,12 @@ NO_PROGRESS_INNINGS = 3  # WPA 1.12: three more innings each after "no progress"
 FINAL_POSITION_TOLERANCE = 0.0005
 
 
+# ``call_options``' default answers, made once: the bot asks for them in every position it
+# judges (calls are frozen values).
+_NO_CALL = (ShotCall(),)
+_NO_CALL_OR_PUSH = (ShotCall(), ShotCall.push())
+
+
 @dataclass
 class Verdict:
     """What a game decided about one shot; ``Ruleset.conclude`` makes it a state and an outcome.
@@ -129,8 +135,7 @@ class Ruleset:
 
         Default: no call, and a push out when one is available (WPA 2.4).
         """
-        calls = (ShotCall(),)
-        return calls + (ShotCall.push(),) if state.push_out_available else calls
+        return _NO_CALL_OR_PUSH if state.push_out_available else _NO_CALL
 
     def check_call(self, state: GameState, call: ShotCall) -> None:
         """Raise ``ValueError`` if ``call`` is not allowed in ``state``. Games add their rules."""

@@ -185,7 +185,10 @@ class GameState:
 
     @property
     def object_balls_on_table(self) -> tuple[int, ...]:
-        return tuple(b[0] for b in self.balls if b[0] != CUE_BALL)
+        """Numbers of the object balls on the table (the stored balls are sorted by number,
+        so the cue ball, when there, is the first)."""
+        balls = self.balls
+        return tuple([b[0] for b in (balls[1:] if balls and balls[0][0] == CUE_BALL else balls)])
 
     def position(self, ball: int) -> Point:
         for n, x, y in self.balls:
