@@ -10,6 +10,8 @@ Using a game::
     if state.pending:                                # e.g. shoot or pass back after a push out
         state = rules.apply_decision(state, Decision(Choice.PASS_BACK))
 
+``rules.next_state(state, call, events)`` is ``apply_shot``'s state alone, without the
+``Outcome``: for a search that only values where simulated shots leave the table.
 ``ShotEvents`` is entered by hand (referee mode) or built from the simulator's log with
 ``ShotEvents.from_log(log, table, final_positions=...)``. Bad input raises ``ValueError``.
 A state is a frozen value: build any position directly with ``GameState(...)`` and save it
