@@ -72,3 +72,23 @@ def test_break_open_screen_counts_add_up_and_names_the_break_the_rung_plays():
     assert low <= row["made"] / 12 <= high
     # The same racks and noise for every stroke of a stage: the same figures again.
     assert screen.measure(rules, simulator, shipped, racks=12, seed=3, stage=1, sigma=0.5) == row
+
+
+def test_inning_ends_replays_measure_the_pots_without_changing_the_innings(tmp_path):
+    import json
+
+    ends = _script("bot_pro_inning_ends")
+    plain, measured = tmp_path / "plain.json", tmp_path / "measured.json"
+    assert ends.main(["--racks", "4", "--seed", "6", "--json", str(plain)]) == 0
+    assert ends.main(["--racks", "4", "--seed", "6", "--replays", "5", "--json", str(measured)]) == 0
+    a, b = json.loads(plain.read_text()), json.loads(measured.read_text())
+    strip = [[{k: v for k, v in s.items() if k not in ("own_chance", "make_rate")} for s in i["shots"]]
+             for i in b["innings"]]
+    assert strip == [i["shots"] for i in a["innings"]]  # the replays draw no noise of the innings
+    pots = [s for i in b["innings"] for s in i["shots"] if "own_chance" in s]
+    assert pots and all(0.0 <= s["own_chance"] <= 1.0 and s["make_rate"] * 5 == round(s["make_rate"] * 5)
+                        for s in pots)
+    bands = b["summary"]["pots_by_own_chance"]
+    assert sum(band["pots"] for band in bands) == len(pots)
+    with pytest.raises(SystemExit):
+        ends.main(["--racks", "1", "--replays", "-1"])
