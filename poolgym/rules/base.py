@@ -405,7 +405,9 @@ class Ruleset:
         if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
             foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
         scores = (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1])
-        handover = {} if over else self._handover(state, verdict.next_shooter)
+        # The handover's fields go into the same evolve, unless a game gives the table its own way.
+        own_handover = type(self).hand_table_to is not Ruleset.hand_table_to
+        handover = {} if over or own_handover else self._handover(state, verdict.next_shooter)
         new = state.evolve(balls=balls, out_of_play=tuple(verdict.out_of_play),
                            shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
                            cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
@@ -415,7 +417,9 @@ class Ruleset:
                            **{**verdict.changes, **handover})
         warning_to = None
         if not over:
-            if handover:
+            if own_handover:
+                new, warning_to = self.hand_table_to(new, verdict.next_shooter)
+            elif handover:
                 new, warning_to = self._warn_on_two_fouls(new, verdict.next_shooter)
             if new.pending is None:
                 new = self.offer_spot_request(new)

@@ -264,3 +264,24 @@ def test_next_state_is_apply_shots_state(game):
     assert seen["handover"] > 10 and seen["in_hand"] > 5, seen
     if rules.three_foul_rule:  # eight-ball plays without it: no warnings there
         assert seen["warning"] > 5, seen
+
+
+def test_a_game_that_overrides_hand_table_to_still_hands_the_table_through_it():
+    """``conclude`` puts the handover into its one ``evolve``; a game with its own
+    ``hand_table_to`` has it called, as before."""
+    from poolgym.rules import NineBall, ShotCall, ShotEvents
+
+    calls = []
+
+    class Counted(NineBall):
+        def hand_table_to(self, state, player):
+            calls.append(player)
+            return super().hand_table_to(state, player)
+
+    plain, counted = NineBall(), Counted()
+    state = plain.new_game(np.random.default_rng(2))
+    state = state.evolve(awaiting_break=False, cue_ball_in_hand="none", shot_number=1)
+    miss = ShotEvents(first_contact=1, cushion_after_contact={1}, final_positions=state.positions)
+    expected, _ = plain.apply_shot(state, ShotCall(), miss)
+    got, outcome = counted.apply_shot(state, ShotCall(), miss)
+    assert calls == [1] and got == expected and expected.shooter == 1 and outcome.next_shooter == 1
