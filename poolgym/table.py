@@ -180,8 +180,8 @@ class Table:
 
     @cached_property
     def surface_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The table as read-only arrays for compiled kernels
-        (``poolgym.physics.pot_geometry.best_pot_chance``): ``pocket_aim_rows``; the
+        """The table as read-only arrays for compiled kernels, made once
+        (``poolgym.physics.pot_geometry``): ``pocket_aim_rows``; the
         ``boundary`` segments in order (a x, a y, b x, b y); the pockets' holes (x, y,
         radius); and the ball radius, length, width and head string's x."""
         arrays = (np.array(self.pocket_aim_rows),

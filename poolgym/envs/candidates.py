@@ -301,7 +301,7 @@ def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
             np.array([positions[n][0] for n in nums]), np.array([positions[n][1] for n in nums]),
             index.get(0, -1), np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
             np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64), cue[0], cue[1],
-            np.array(table.pocket_aim_rows), table.ball_radius, place)
+            table.surface_arrays[0], table.ball_radius, place)
     return rows.tolist()
 
 

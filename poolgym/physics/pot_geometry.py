@@ -100,6 +100,41 @@ def _path_is_clear(ax, ay, bx, by, xs, ys, skip, radius):
 
 
 @kernel()
+def _ghost_ball(bx, by, tx, ty, radius):
+    """``poolgym.aiming.ghost_ball``: where the cue ball's centre must be at contact to send
+    the ball at (bx, by) straight at (tx, ty)."""
+    dx, dy = tx - bx, ty - by
+    d = hypot(dx, dy)
+    if d == 0.0:
+        d = 1.0
+    return bx - 2.0 * radius * dx / d, by - 2.0 * radius * dy / d
+
+
+@kernel()
+def _half_width(bx, by, tx, ty, pocket, radius):
+    """``poolgym.aiming.usable_half_width`` of the ball at (bx, by) sent to (tx, ty) in the
+    pocket whose row of ``pockets`` is ``pocket``."""
+    dx, dy = tx - bx, ty - by
+    d = hypot(dx, dy)
+    if d == 0.0:
+        d = 1.0
+    approach = math.acos(max(-1.0, min(1.0, (dx * pocket[2] + dy * pocket[3]) / d))) * _RAD_TO_DEG
+    if pocket[5] != 0.0 and approach > SIDE_POCKET_MAX_APPROACH_DEG:
+        return 0.0
+    return 0.5 * pocket[4] * math.cos(approach * _DEG_TO_RAD) - JAW_MARGIN_RADII * radius
+
+
+@kernel()
+def _tolerance_of(cut, d1, d2, half_width, radius):
+    """``poolgym.aiming.tolerance_of``: the aim tolerance (radians) of a pot whose paths are
+    clear, from its cut angle (degrees), the two travels and the usable half-width."""
+    if cut > MAX_CUT_DEG or d1 < 1e-6 or half_width <= 0.0:
+        return 0.0
+    tolerance = math.atan2(half_width, max(d2, radius))
+    return tolerance * 2.0 * radius * math.cos(cut * _DEG_TO_RAD) / d1
+
+
+@kernel()
 def pot_geometry(xs, ys, cue_index, pot_ball, pot_pocket, cue_x, cue_y, pockets, radius, place):
     """One row per pot k (``COLUMNS``, in the order of the column names above) of the ball
     at index ``pot_ball[k]`` of ``xs``, ``ys`` (the balls on the table; the cue ball, if
@@ -119,12 +154,7 @@ def pot_geometry(xs, ys, cue_index, pot_ball, pot_pocket, cue_x, cue_y, pockets,
         b, p = pot_ball[k], pot_pocket[k]
         bx, by = xs[b], ys[b]
         tx, ty = pockets[p, 0], pockets[p, 1]
-        # ghost_ball
-        dx, dy = tx - bx, ty - by
-        d = hypot(dx, dy)
-        if d == 0.0:
-            d = 1.0
-        gx, gy = bx - 2.0 * radius * dx / d, by - 2.0 * radius * dy / d
+        gx, gy = _ghost_ball(bx, by, tx, ty, radius)
         cx, cy = cue_x, cue_y
         if place[IN_HAND] != 0.0:
             # placement(state, table, slot, 0, 0): behind the ghost ball, away from the aim point
@@ -136,13 +166,7 @@ def pot_geometry(xs, ys, cue_index, pot_ball, pot_pocket, cue_x, cue_y, pockets,
             metres = place[PLACE_METRES]
             cx, cy = _into_zone(gx + metres * ux, gy + metres * uy, xs, ys, cue_index, radius,
                                 place[ZONE_X_HIGH], place[ZONE_Y_HIGH])
-        # usable_half_width (its direction computed as ghost_ball's, the same formula)
-        ax, ay = pockets[p, 2], pockets[p, 3]
-        approach = math.acos(max(-1.0, min(1.0, (dx * ax + dy * ay) / d))) * _RAD_TO_DEG
-        if pockets[p, 5] != 0.0 and approach > SIDE_POCKET_MAX_APPROACH_DEG:
-            half_width = 0.0
-        else:
-            half_width = 0.5 * pockets[p, 4] * math.cos(approach * _DEG_TO_RAD) - JAW_MARGIN_RADII * radius
+        half_width = _half_width(bx, by, tx, ty, pockets[p], radius)
         d2 = hypot(bx - tx, by - ty)
         visible = 2.0 * math.atan2(half_width, max(d2, radius)) if half_width > 0 else 0.0
         cut = _cut_angle_deg(cx, cy, gx, gy, bx, by, tx, ty)
@@ -151,10 +175,7 @@ def pot_geometry(xs, ys, cue_index, pot_ball, pot_pocket, cue_x, cue_y, pockets,
         cue_blocked = not _path_is_clear(cx, cy, gx, gy, xs, ys, skip, radius)
         ball_blocked = not _path_is_clear(bx, by, tx, ty, xs, ys, skip, radius)
         skip[b] = False  # a pot's ball is never the cue ball
-        tolerance = 0.0
-        if not (cue_blocked or ball_blocked or cut > MAX_CUT_DEG or d1 < 1e-6 or half_width <= 0.0):
-            tolerance = math.atan2(half_width, max(d2, radius))
-            tolerance = tolerance * 2.0 * radius * math.cos(cut * _DEG_TO_RAD) / d1
+        tolerance = 0.0 if cue_blocked or ball_blocked else _tolerance_of(cut, d1, d2, half_width, radius)
         row = out[k]
         row[GHOST_X], row[GHOST_Y], row[CUT], row[D1], row[D2] = gx, gy, cut, d1, d2
         row[HALF_WIDTH], row[VISIBLE], row[TOLERANCE] = half_width, visible, tolerance
@@ -205,32 +226,14 @@ def _on_surface(x, y, outline, holes, dims):
 
 
 @kernel()
-def _half_width(bx, by, tx, ty, pocket, radius):
-    """``poolgym.aiming.usable_half_width`` of the ball at (bx, by) sent to (tx, ty) in the
-    pocket whose row of ``pockets`` is ``pocket``."""
-    dx, dy = tx - bx, ty - by
-    d = hypot(dx, dy)
-    if d == 0.0:
-        d = 1.0
-    approach = math.acos(max(-1.0, min(1.0, (dx * pocket[2] + dy * pocket[3]) / d))) * _RAD_TO_DEG
-    if pocket[5] != 0.0 and approach > SIDE_POCKET_MAX_APPROACH_DEG:
-        return 0.0
-    return 0.5 * pocket[4] * math.cos(approach * _DEG_TO_RAD) - JAW_MARGIN_RADII * radius
-
-
-@kernel()
 def _open_tolerance(cx, cy, bx, by, tx, ty, gx, gy, pocket, radius):
     """``poolgym.aiming.open_tolerance``'s tolerance for the cue ball at (cx, cy), the ball
     at (bx, by), its aim point (tx, ty) and ghost ball (gx, gy)."""
     d1 = hypot(cx - gx, cy - gy)
     cut = _cut_angle_deg(cx, cy, gx, gy, bx, by, tx, ty)
-    if cut > MAX_CUT_DEG or d1 < 1e-6:
+    if cut > MAX_CUT_DEG or d1 < 1e-6:  # the half-width is not needed
         return 0.0
-    half_width = _half_width(bx, by, tx, ty, pocket, radius)
-    if half_width <= 0.0:
-        return 0.0
-    tolerance = math.atan2(half_width, max(hypot(bx - tx, by - ty), radius))
-    return tolerance * 2.0 * radius * math.cos(cut * _DEG_TO_RAD) / d1
+    return _tolerance_of(cut, d1, hypot(bx - tx, by - ty), _half_width(bx, by, tx, ty, pocket, radius), radius)
 
 
 @kernel()
@@ -254,11 +257,7 @@ def _in_hand_chance(b, p, xs, ys, skip, zone, sigma_deg, pockets, outline, holes
         return 0.0
     if not _path_is_clear(bx, by, tx, ty, xs, ys, skip, radius):
         return 0.0
-    dx, dy = tx - bx, ty - by
-    d = hypot(dx, dy)
-    if d == 0.0:
-        d = 1.0
-    gx, gy = bx - 2.0 * radius * dx / d, by - 2.0 * radius * dy / d
+    gx, gy = _ghost_ball(bx, by, tx, ty, radius)
     dx, dy = gx - tx, gy - ty
     d = hypot(dx, dy)
     if d == 0.0:
@@ -303,11 +302,7 @@ def best_pot_chance(balls, pairs, zone, sigma_deg, pockets, outline, holes, dims
         if zone == ZONE_NONE:
             bx, by = xs[b], ys[b]
             tx, ty = pockets[p, 0], pockets[p, 1]
-            dx, dy = tx - bx, ty - by
-            d = hypot(dx, dy)
-            if d == 0.0:
-                d = 1.0
-            gx, gy = bx - 2.0 * radius * dx / d, by - 2.0 * radius * dy / d
+            gx, gy = _ghost_ball(bx, by, tx, ty, radius)
             chance = _chance_within(_open_tolerance(xs[0], ys[0], bx, by, tx, ty, gx, gy, pockets[p], radius),
                                     sigma_deg)
             # The paths are checked only for a pot that would be the best so far.
