@@ -230,6 +230,7 @@ def test_next_state_is_apply_shots_state(game):
     random play, with its fouls, ball in hand, two-foul warnings (WPA 6.14), handovers and
     won racks, and for the same events judged from the same state."""
     from poolgym.envs.actions import ShotMove
+    from poolgym.envs.baseline_agents import decision_options
     from poolgym.envs.play import simulate_move
     from poolgym.physics import Shot, Simulator
     from poolgym.rules import CueBallZone, ShotCall
@@ -244,7 +245,6 @@ def test_next_state_is_apply_shots_state(game):
             seen["over"] += 1
             state = rules.new_game(rng)
         if state.pending is not None:
-            from poolgym.envs.baseline_agents import decision_options
             state = rules.apply_decision(state, decision_options(state)[0])
             continue
         placement = None
