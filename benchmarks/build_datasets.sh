@@ -16,6 +16,9 @@ nine="--env poolgym/NineBall-v1 --action-mode choice_discrete --observation-mode
 # The continuous choice mode: the bot's strokes as played (no bins), for Box policies; a pot's
 # residual turns the object ball's line, so the throw correction is a number a network can fit.
 nine_choice="--env poolgym/NineBall-v1 --action-mode choice --observation-mode flat --pot-residual object_ball"
+# The canonical moves with the lookahead entry (eight noisy plays per stroke): what the
+# lookahead-greedy agent reads, and what configs/train/nine_ball_bc_lookahead.yaml clones.
+nine_lookahead="--env poolgym/NineBall-v1 --action-mode choice_canonical --observation-mode flat --lookahead-samples 8"
 
 run_set() {  # name dataset-id default-episodes seed collect-arguments...
   local name=$1 id=$2 episodes=${EPISODES:-$3} seed=$4
@@ -25,8 +28,10 @@ run_set() {  # name dataset-id default-episodes seed collect-arguments...
 }
 
 sets=("$@")
-[ ${#sets[@]} -gt 0 ] || sets=(bot-fast pot-ball bot-fast-vs-bot-fast bot-strong bot-pro bot-pro-vs-bot-fast bot-pro-choice
-                            bot-pro-vs-bot-fast-choice)
+all_sets="bot-fast pot-ball bot-fast-vs-bot-fast bot-strong bot-pro bot-pro-vs-bot-fast bot-pro-choice
+          bot-pro-vs-bot-fast-choice lookahead-greedy lookahead-greedy-vs-bot-fast"
+# shellcheck disable=SC2206 -- the names split on white space
+[ ${#sets[@]} -gt 0 ] || sets=($all_sets)
 for set in "${sets[@]}"; do
   case $set in
     # The bot's fast budget against the v1 opponent, in the recipes' mapping (MaskablePPO).
@@ -46,11 +51,15 @@ for set in "${sets[@]}"; do
         $nine_choice ;;
     bot-pro-vs-bot-fast-choice) run_set "$set" poolgym/nine-ball/bot-pro-vs-bot-fast-choice-v0 500 0 \
         --agent bot:pro --opponent bot:fast $nine_choice ;;
+    # The greedy reader of the lookahead features, against the same two opponents.
+    lookahead-greedy) run_set "$set" poolgym/nine-ball/lookahead-greedy-v0 2000 0 --agent lookahead-greedy \
+        --opponent legal-random $nine_lookahead ;;
+    lookahead-greedy-vs-bot-fast) run_set "$set" poolgym/nine-ball/lookahead-greedy-vs-bot-fast-v0 2000 0 \
+        --agent lookahead-greedy --opponent bot:fast $nine_lookahead ;;
     # The pot-ball drill: the ladder's fixed agent (the easiest pot, straight, medium speed).
     pot-ball) run_set "$set" poolgym/pot-ball/fixed-v0 2000 0 --agent fixed --env poolgym/PotBall-v1 \
         --action-mode choice_discrete --observation-mode flat ;;
-    *) echo "unknown set $set (bot-fast, pot-ball, bot-fast-vs-bot-fast, bot-strong, bot-pro, bot-pro-vs-bot-fast,
-                            bot-pro-choice, bot-pro-vs-bot-fast-choice)" >&2
+    *) echo "unknown set $set; the sets are:" $all_sets >&2
        exit 2 ;;
   esac
 done

@@ -3,7 +3,8 @@
 The network trained is the policy of the algorithm that fine-tunes it
 (``hyperparameters`` are that algorithm's, so ``policy_kwargs`` shape the same network):
 
-- ``choice_discrete`` (``MultiDiscrete``): MaskablePPO's, by cross-entropy on the recorded
+- ``choice_discrete`` (``MultiDiscrete``) and ``choice_canonical`` (``Discrete``):
+  MaskablePPO's, by cross-entropy on the recorded
   actions under the recorded ``action_masks`` (the masks of the state each action was
   taken in, ``poolgym.agents.datasets.collect``): the negative log-likelihood of the masked
   distribution, the one MaskablePPO samples from.
@@ -67,7 +68,7 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
     from poolgym.agents.datasets.collect import require_minari
 
     minari = require_minari()
-    masked = isinstance(action_space, spaces.MultiDiscrete)
+    masked = isinstance(action_space, (spaces.MultiDiscrete, spaces.Discrete))
     observations, actions, masks, episodes = [], [], [], []
     first = 0  # the number the next dataset's episode 0 takes
     for name in [dataset_id] if isinstance(dataset_id, str) else list(dataset_id):
@@ -86,7 +87,7 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
         for episode in dataset.iterate_episodes():
             if masked and (episode.infos is None or "action_masks" not in episode.infos):
                 raise ValueError(f"imitation.dataset {name!r} records no action_masks (collect it in "
-                                 f"action_mode choice_discrete with poolgym collect)")
+                                 f"a masked action mode with poolgym collect)")
             n = len(episode.actions)
             # Minari keeps the final observation (and its info): no action was taken there.
             observations.append(np.asarray(episode.observations[:n]))
@@ -185,7 +186,8 @@ def log_likelihood(policy, data: ImitationData):
 def fit_report(policy, data: ImitationData) -> dict:
     """How well ``policy`` reproduces ``data``: mean negative log-likelihood, and for
     ``MultiDiscrete`` actions the share of rows whose slot, and whose whole action, the
-    deterministic (masked mode) policy repeats; for Box actions the mean absolute
+    deterministic (masked mode) policy repeats (for ``Discrete`` ones, whose action); for
+    Box actions the mean absolute
     difference between the deterministic action (the mean, clipped to the space as played)
     and the recorded one."""
     import torch
@@ -200,5 +202,7 @@ def fit_report(policy, data: ImitationData) -> dict:
         low, high = policy.action_space.low, policy.action_space.high
         report["action_mae"] = round(float(np.mean(np.abs(np.clip(mode, low, high) - data.actions))), 4)
         return report
+    if mode.ndim == 1:  # one index per row (choice_canonical)
+        return {**report, "action_agreement": round(float(np.mean(mode == data.actions)), 4)}
     return {**report, "slot_agreement": round(float(np.mean(mode[:, 0] == data.actions[:, 0])), 4),
             "action_agreement": round(float(np.mean(np.all(mode == data.actions, axis=1))), 4)}

@@ -22,7 +22,7 @@ What an episode holds (Minari's layout: one more observation and info than actio
   observation format are the env's acts on the env's observation directly.
 - ``rewards``, ``terminations``, ``truncations`` as the env returned them.
 - ``infos``: light, fixed keys (``LIGHT_INFO_KEYS``), never whole game states:
-  ``action_masks`` (choice_discrete: the masks of the state the observation shows, what
+  ``action_masks`` (the masked action modes: the masks of the state the observation shows, what
   behaviour cloning trains with; all True once the episode is over), and for the game envs
   ``legal`` (the agent's own shot this step: 1 legal, 0 a foul, -1 no shot), ``fouls`` (its
   WPA foul sections, comma-separated), ``potted`` (object balls it pocketed legally),
@@ -183,7 +183,7 @@ class EnvActor:
             return np.zeros(self.env.action_space.shape, dtype=self.env.action_space.dtype)
         if self._direct:
             info = {"state": game.state, "player": 0}
-            if game.mapper.mode == "choice_discrete":
+            if game.mapper.masked:
                 info["action_masks"] = game.action_masks()
             return np.asarray(self.agent.policy(obs, info))
         move = self.agent.choose(game.state)
@@ -195,8 +195,8 @@ def light_info(env: gym.Env, info: dict, done: bool) -> dict:
     every step, so Minari stores them as arrays."""
     game = env.unwrapped
     out: dict[str, Any] = {}
-    if game.mapper.mode == "choice_discrete":
-        out["action_masks"] = (np.ones(int(np.sum(game.mapper.nvec)), dtype=bool) if done
+    if game.mapper.masked:
+        out["action_masks"] = (np.ones(len(game.action_masks()), dtype=bool) if done
                                else np.asarray(game.action_masks(), dtype=bool))
     if "outcomes" not in info:  # the PotBall drill
         out["target"] = int(info.get("target", game.target))
@@ -283,13 +283,18 @@ def _check_appendable(dataset, env: gym.Env, agent: str) -> None:
 
 
 def make_collection_env(env_id: str, opponent: str | None = None, action_mode: str | None = None,
-                        obs_mode: str | None = None, pot_residual: str | None = None) -> gym.Env:
+                        obs_mode: str | None = None, pot_residual: str | None = None,
+                        lookahead_samples: int | None = None) -> gym.Env:
     """``gymnasium.make(env_id, ...)`` with only the arguments given, so the spec (what
-    ``recover_environment()`` rebuilds) says exactly how the env was made."""
+    ``recover_environment()`` rebuilds) says exactly how the env was made;
+    ``lookahead_samples`` turns the choice modes' lookahead entry on with that many plays
+    per stroke (``lookahead=True``)."""
     if not isinstance(env_id, str) or env_id not in gym.registry:
         raise ValueError(f"env must be a registered id such as 'poolgym/NineBall-v1', got {env_id!r}")
     kwargs = {k: v for k, v in (("opponent", opponent), ("action_mode", action_mode), ("obs_mode", obs_mode),
                                 ("pot_residual", pot_residual)) if v is not None}
+    if lookahead_samples is not None:
+        kwargs.update(lookahead=True, lookahead_samples=lookahead_samples)
     if opponent is not None and not isinstance(opponent, str):
         raise ValueError(f"opponent must be a ladder name (a string the env spec can record), got {opponent!r}")
     if action_mode is not None and not isinstance(action_mode, str):
@@ -302,11 +307,12 @@ def make_collection_env(env_id: str, opponent: str | None = None, action_mode: s
 
 def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent: str | None = None,
             action_mode: str | None = None, obs_mode: str | None = None, pot_residual: str | None = None,
-            seed: int = 0,
+            lookahead_samples: int | None = None, seed: int = 0,
             flush_every: int = FLUSH_EVERY, progress: Callable[[], None] | None = None,
             stop_after: int | None = None) -> CollectResult:
     """Record ``episodes`` episodes of ``agent`` (a ladder name or model spec) in ``env_id``
-    into the Minari dataset ``dataset_id`` (module docstring); ``progress()`` is called
+    into the Minari dataset ``dataset_id`` (module docstring), in an env made with the given
+    arguments (``make_collection_env``); ``progress()`` is called
     after each episode. ``stop_after`` raises ``KeyboardInterrupt`` after that many steps of
     this run, as a Ctrl-C would (for tests of an interrupted collection). A
     ``KeyboardInterrupt`` keeps the finished episodes and is raised again after they are
@@ -318,7 +324,7 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
     episodes = _count(episodes, "episodes", 1)
     seed = _count(seed, "seed", 0)
     flush_every = _count(flush_every, "flush_every", 1)
-    env = make_collection_env(env_id, opponent, action_mode, obs_mode, pot_residual)
+    env = make_collection_env(env_id, opponent, action_mode, obs_mode, pot_residual, lookahead_samples)
     try:
         from minari.storage import get_dataset_path
 

@@ -4,7 +4,9 @@ states.
 A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
 (``poolgym.envs.baseline_agents``), ``bot:weak``, ``bot:fast``, ``bot:normal`` (also
 ``bot``), ``bot:strong`` (``poolgym.agents.bot.player.HeuristicBot`` search budgets), ``bot:pro``
-(the top rung, ``poolgym.agents.bot.pro.ProBot``) -- a pretrained agent shipped
+(the top rung, ``poolgym.agents.bot.pro.ProBot``) -- ``lookahead-greedy`` (the best
+canonical stroke by the choice modes' lookahead features,
+``poolgym.envs.lookahead_agent``) -- a pretrained agent shipped
 with poolgym (``pretrained:nine_ball``, ``poolgym.agents.pretrained``) -- a saved
 stable-baselines3 model (a path ending in ``.zip``, loaded as the algorithm its record
 names, else PPO, unless written ``ALGO:path.zip``, e.g. ``SAC:model.zip``; it plays with
@@ -24,9 +26,12 @@ from typing import Any
 from poolgym.envs.actions import ActionMapper
 from poolgym.envs.choice import ChoiceMapper, make_action_mapper
 from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
+from poolgym.envs.lookahead import check_samples as check_lookahead_samples, lookahead_features
+from poolgym.envs.lookahead_agent import LookaheadGreedyAgent
 from poolgym.envs.observations import actor, flatten_observation, observe_candidates, observe_game
 from poolgym.envs.sb3_models import (SB3_ALGORITHMS, action_mapper, check_spaces, infer_record, parse_model_spec,
-                                     read_env_record, recorded_game)
+                                     read_env_record, recorded_game, recorded_mapping)
+from poolgym.physics import Noise, Simulator
 from poolgym.rules import GameState, Ruleset
 
 from poolgym.agents.bot.jumps import rules_allow_jump_shots
@@ -37,7 +42,10 @@ from poolgym.agents.pretrained import PREFIX, PRETRAINED, pretrained_card, pretr
 BOT_BUDGETS = ("weak", "fast", "normal", "strong")
 # The bot rungs, weakest first: the search budgets, then the top rung (``ProBot``).
 BOT_LEVELS = BOT_BUDGETS + ("pro",)
-AGENT_NAMES = (tuple(BASELINE_AGENTS) + tuple(f"bot:{b}" for b in BOT_LEVELS)
+# The greedy reader of the lookahead features (``poolgym.envs.lookahead_agent``): the
+# heuristic a network over those features is measured against.
+LOOKAHEAD_GREEDY = "lookahead-greedy"
+AGENT_NAMES = (tuple(BASELINE_AGENTS) + (LOOKAHEAD_GREEDY,) + tuple(f"bot:{b}" for b in BOT_LEVELS)
                + tuple(PREFIX + name for name in PRETRAINED))
 # An RLlib run directory or checkpoint of ``poolgym train --backend rllib``.
 RLLIB_PREFIX = "rllib:"
@@ -49,17 +57,39 @@ class PolicyAgent:
     """An environment policy ``policy(obs, info) -> action`` playing on states: it sees the
     observation the env would give the player to act (``obs_mode`` "dict" or "flat"; the
     match score of a one-rack match when ``observe_match``; the candidate slots in the
-    choice modes) and ``info`` with ``state``, ``player`` and, in ``choice_discrete``, the
-    ``action_masks`` a maskable model predicts with; its action is decoded with
-    ``mapper`` (or a mapping of ``action_mode``, ``max_speed`` and ``max_cut_deg``)."""
+    choice modes, and their ``lookahead`` features when ``lookahead_samples`` is set, the
+    plays made under ``noise`` as the env's own simulator would) and ``info`` with
+    ``state``, ``player`` and, in the masked action modes, the ``action_masks`` a maskable model
+    predicts with; its action is decoded with ``mapper`` (or a mapping of ``action_mode``,
+    ``max_speed`` and ``max_cut_deg``)."""
 
     def __init__(self, policy, rules: Ruleset, action_mode: str = "raw", obs_mode: str = "dict",
                  max_speed: float = 10.0, max_cut_deg: float = 5.0,
-                 mapper: ActionMapper | ChoiceMapper | None = None, observe_match: bool = False) -> None:
+                 mapper: ActionMapper | ChoiceMapper | None = None, observe_match: bool = False,
+                 lookahead_samples: int | None = None, noise: Noise | str | dict = "none") -> None:
         self.policy, self.rules, self.obs_mode = policy, rules, obs_mode
         self.observe_match = observe_match
         self.mapper = mapper if mapper is not None else make_action_mapper(
             rules.table, action_mode, max_speed=max_speed, max_cut_deg=max_cut_deg)
+        self.lookahead_samples = None
+        if lookahead_samples is not None:
+            if not isinstance(self.mapper, ChoiceMapper):
+                raise ValueError(f"lookahead features belong to the choice action modes, not {self.mapper.mode!r}")
+            self.lookahead_samples = check_lookahead_samples(lookahead_samples)
+            self.simulator = Simulator(rules.table, noise=Noise.make(noise))
+
+    @classmethod
+    def from_record(cls, policy, rules: Ruleset, record: dict, noise: Noise | str | dict | None = None) -> "PolicyAgent":
+        """``policy`` playing with the mapping and observation a model record describes
+        (``poolgym.envs.sb3_models``); its lookahead plays, if it has them, under ``noise``
+        (the match's), else under the noise it was trained with."""
+        mapping = recorded_mapping(record)
+        samples = mapping["lookahead_samples"] if mapping["lookahead"] else None
+        if noise is None:
+            noise = record.get("noise") or "none"
+        return cls(policy, rules, obs_mode=record["obs_mode"], mapper=action_mapper(record, rules.table),
+                   observe_match=record.get("observe_match", False), lookahead_samples=samples,
+                   noise=noise if samples is not None else "none")
 
     def choose(self, state: GameState):
         player = actor(state)
@@ -68,23 +98,29 @@ class PolicyAgent:
         obs = observe_game(state, self.rules, self.rules.table, player, match=match)
         if isinstance(self.mapper, ChoiceMapper):
             obs.update(observe_candidates(self.mapper.slots(state, self.rules), self.rules.table))
+        if self.lookahead_samples is not None:
+            obs["lookahead"] = lookahead_features(state, self.rules, self.simulator, self.mapper,
+                                                  self.lookahead_samples)
         if self.obs_mode == "flat":
             obs = flatten_observation(obs)
         info = {"state": state, "player": player}
-        if self.mapper.mode == "choice_discrete":
+        if self.mapper.masked:
             info["action_masks"] = self.mapper.action_masks(state, self.rules)
         action = self.policy(obs, info)
         return self.mapper.decode(self.mapper.validate(action), state, self.rules)
 
 
 def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None = None,
-             obs_mode: str | None = None, trusted: bool = False) -> PolicyAgent:
+             obs_mode: str | None = None, trusted: bool = False,
+             noise: Noise | str | dict | None = None) -> PolicyAgent:
     """A saved stable-baselines3 model as an agent, with the mapping and observation format
     recorded in it (inferred from its spaces, with a warning, for an older file); a model
     whose record names another game than ``rules``' is refused (``recorded_game``).
     ``action_mode`` / ``obs_mode``, when given, must be the recorded ones: a mismatch is a
     ``ValueError`` naming both sides. ``trusted`` (the package's own models) loads it
-    without the warning that a model file is code."""
+    without the warning that a model file is code. ``noise``: the match's execution noise,
+    under which a model trained with lookahead features foresees its strokes
+    (``PolicyAgent.from_record``)."""
     from poolgym.envs.opponents import SB3Policy
 
     record = read_env_record(path)
@@ -99,21 +135,21 @@ def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None 
         if asked is not None and asked != record[key]:
             raise ValueError(f"{path} was trained with {key} {record[key]!r}, not the "
                              f"{asked!r} asked for")
-    agent = PolicyAgent(policy, rules, obs_mode=record["obs_mode"], mapper=action_mapper(record, rules.table),
-                        observe_match=record.get("observe_match", False))
+    agent = PolicyAgent.from_record(policy, rules, record, noise)
     agent.env_record = record
     return agent
 
 
 def load_pretrained(name: str, rules: Ruleset, action_mode: str | None = None,
-                    obs_mode: str | None = None) -> PolicyAgent:
+                    obs_mode: str | None = None, noise: Noise | str | dict | None = None) -> PolicyAgent:
     """A pretrained agent shipped with poolgym (``poolgym.agents.pretrained``) as an agent
     for ``rules``, which must be its game's."""
     card = pretrained_card(name)  # an unknown name is refused there, naming the choices
     if rules.name != card["game"]:
         raise ValueError(f"{PREFIX}{name} plays {card['game']}, not {rules.name}")
     # The package's own file, shipped with its code: no warning that a model file is code.
-    return load_sb3(pretrained_model(name), card["algorithm"], rules, action_mode, obs_mode, trusted=True)
+    return load_sb3(pretrained_model(name), card["algorithm"], rules, action_mode, obs_mode, trusted=True,
+                    noise=noise)
 
 
 def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
@@ -132,8 +168,11 @@ def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
                         policy_kwargs=model.policy_kwargs, device="cpu")
     from poolgym.envs.opponents import SB3Policy
 
+    looks = agent.lookahead_samples is not None
     twin = PolicyAgent(SB3Policy(fresh, deterministic=agent.policy.deterministic), agent.rules,
-                       obs_mode=agent.obs_mode, mapper=agent.mapper, observe_match=agent.observe_match)
+                       obs_mode=agent.obs_mode, mapper=agent.mapper, observe_match=agent.observe_match,
+                       lookahead_samples=agent.lookahead_samples,
+                       noise=agent.simulator.noise if looks else "none")
     return twin
 
 
@@ -162,6 +201,8 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
         raise ValueError(f"an agent spec is a string ({AGENT_FORMS}), got {spec!r}")
     if spec in BASELINE_AGENTS:
         return make_baseline_agent(spec, rules, seed=seed, max_speed=max_speed)
+    if spec == LOOKAHEAD_GREEDY:
+        return LookaheadGreedyAgent(rules, seed=seed, max_speed=max_speed, noise=noise)
     if spec == "bot" or spec.startswith("bot:"):
         # "bot" alone is the normal budget; "bot:" names no rung and is refused.
         level = "normal" if spec == "bot" else spec.partition(":")[2]
@@ -170,10 +211,10 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
         return make_bot(level, rules, seed=seed, noise=noise, max_speed=max_speed,
                         jump=bool(elevation) and rules_allow_jump_shots(rules))
     if spec.startswith(PREFIX):
-        return load_pretrained(spec[len(PREFIX):], rules, action_mode, obs_mode)
+        return load_pretrained(spec[len(PREFIX):], rules, action_mode, obs_mode, noise=noise)
     if spec.endswith(".zip"):
         algorithm, path = parse_model_spec(spec)
-        return load_sb3(path, algorithm, rules, action_mode, obs_mode)
+        return load_sb3(path, algorithm, rules, action_mode, obs_mode, noise=noise)
     if spec.startswith(RLLIB_PREFIX):
         from poolgym.agents.training.rllib_train import load_rllib_agent
 

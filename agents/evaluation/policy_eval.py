@@ -1,7 +1,7 @@
 """Playing a policy for a number of episodes and scoring it, with 95% intervals.
 
 A policy is any callable ``policy(observation, info) -> action``, like the environments'
-opponents; in ``action_mode="choice_discrete"`` its ``info`` also holds the env's
+opponents; in the masked action modes (``choice_discrete``, ``choice_canonical``) its ``info`` also holds the env's
 ``action_masks()`` (``info["action_masks"]``), which a maskable model predicts with.
 
 Names that config files and the command line use:
@@ -142,10 +142,10 @@ class Score:
 
 
 def with_action_masks(env: gym.Env, info: dict) -> dict:
-    """``info`` with the env's ``action_masks()`` under ``"action_masks"`` in the
-    ``choice_discrete`` mode (what a maskable policy predicts with, ``SB3Policy``); as it is
-    in the other modes."""
-    if getattr(env.unwrapped.mapper, "mode", None) != "choice_discrete":
+    """``info`` with the env's ``action_masks()`` under ``"action_masks"`` in a masked
+    action mode (what a maskable policy predicts with, ``SB3Policy``); as it is in the
+    other modes."""
+    if not getattr(env.unwrapped.mapper, "masked", False):
         return info
     return {**info, "action_masks": env.unwrapped.action_masks()}
 

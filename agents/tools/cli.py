@@ -434,7 +434,8 @@ def _collect(args: argparse.Namespace) -> int:
         try:
             result = collect(args.agent, args.env, args.episodes, args.dataset_id, opponent=args.opponent,
                              action_mode=args.action_mode, obs_mode=args.observation_mode,
-                             pot_residual=args.pot_residual, seed=args.seed, progress=progress.advance)
+                             pot_residual=args.pot_residual, lookahead_samples=args.lookahead_samples,
+                             seed=args.seed, progress=progress.advance)
         except KeyboardInterrupt as stop:
             result = getattr(stop, "result", None)
             if result is None:
@@ -909,6 +910,9 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("--pot-residual", choices=POT_RESIDUALS,
                          help="what a choice mode's cut residual turns on a pot (default: the env's own, "
                               "stroke; object_ball holds a stroke's throw correction in a coarser number)")
+    collect.add_argument("--lookahead-samples", type=_positive_int, metavar="N",
+                         help="a choice mode's lookahead observation entry, N noisy plays per stroke "
+                              "(lookahead=True; default: the env's own, off)")
     collect.add_argument("--seed", type=_seed, default=0, help="episode i is reset with seed + i (default 0)")
     collect.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     collect.add_argument("--no-progress", action="store_true", help=no_progress)

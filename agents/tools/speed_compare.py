@@ -91,7 +91,7 @@ def train_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
 def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
     """Steps/s of a recipe's env alone, in one process: made as ``config`` makes it,
     stepped with seeded random actions drawn uniformly within each dimension's
-    ``action_masks()`` in ``choice_discrete`` (uniform over the space otherwise)."""
+    ``action_masks()`` in the masked action modes (uniform over the space otherwise)."""
     import gymnasium as gym
     import numpy as np
 
@@ -105,12 +105,17 @@ def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
         kwargs["opponent"] = resolve_opponent(kwargs["opponent"])
     env = gym.make(cfg.env_id, **kwargs)
     rng = np.random.default_rng(seed)
-    masked = getattr(env.unwrapped.mapper, "mode", None) == "choice_discrete"
-    sizes = np.asarray(env.action_space.nvec) if masked else None
+    mapper = env.unwrapped.mapper
+    # ``masked`` is newer than the probe's oldest trees, whose one masked mode is choice_discrete.
+    masked = getattr(mapper, "masked", getattr(mapper, "mode", None) == "choice_discrete")
+    one_index = isinstance(env.action_space, gym.spaces.Discrete)  # choice_canonical
+    sizes = None if one_index or not masked else np.asarray(env.action_space.nvec)
 
     def action():
         if not masked:
             return env.action_space.sample()
+        if one_index:
+            return np.int64(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
         masks = np.split(env.unwrapped.action_masks(), np.cumsum(sizes)[:-1])
         return np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
 

@@ -91,6 +91,10 @@ def load_rllib_config(config: str | Path | dict, trusted: bool = False) -> dict:
                                          for n in checked["hiddens"]):
         raise ValueError(f"{source}: key 'hiddens' must be a list of positive layer widths, "
                          f"got {checked['hiddens']!r}")
+    if checked["env"]["kwargs"].get("action_mode") == "choice_canonical":
+        raise ValueError(f"{source}: key 'env.kwargs.action_mode': the RLlib backend masks choice_discrete's "
+                         f"actions only; train 'choice_canonical' with MaskablePPO (poolgym train without "
+                         f"--backend rllib)")
     if not trusted:
         opponent = checked["env"]["kwargs"].get("opponent")
         check_untrusted(checked["env"]["id"], {"env.kwargs.opponent": opponent if isinstance(opponent, str) else None},
@@ -317,7 +321,6 @@ def load_rllib_agent(path: str | Path, rules, action_mode: str | None = None, ob
     must be the recorded ones."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from poolgym.envs.sb3_models import action_mapper
     from poolgym.agents.evaluation.loading import PolicyAgent
 
     path = Path(path)
@@ -334,9 +337,8 @@ def load_rllib_agent(path: str | Path, rules, action_mode: str | None = None, ob
     module_dir = path / "learner_group" / "learner" / "rl_module" / "default_policy"
     module = RLModule.from_checkpoint(str(module_dir.resolve()))
     module.eval()
-    agent = PolicyAgent(RLlibPolicy(module, masked=record["action_mode"] == "choice_discrete"), rules,
-                        obs_mode=record["obs_mode"], mapper=action_mapper(record, rules.table),
-                        observe_match=record.get("observe_match", False))
+    agent = PolicyAgent.from_record(RLlibPolicy(module, masked=record["action_mode"] == "choice_discrete"),
+                                    rules, record)
     agent.env_record = record
     return agent
 

@@ -503,7 +503,10 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                         model = algorithm.load(str(resume), env=vec_env, device=device,
                                                tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
                     else:
-                        model = algorithm(cfg.policy, vec_env, seed=cfg.seed, device=device, verbose=verbose,
+                        from poolgym.agents.training.canonical_policy import policy_class
+
+                        model = algorithm(policy_class(cfg.policy), vec_env, seed=cfg.seed, device=device,
+                                          verbose=verbose,
                                           tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
                     start_steps = int(model.num_timesteps)
                     # The starting policy, frozen: scored beside the trained one at the end.
@@ -601,7 +604,10 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
               "imitation": {"algorithm": cfg.algorithm, "dataset": imitation.dataset}}
     vec_env = _vec_env(cfg, cfg.stage_list()[0], 0, out, None, None)
     try:
-        model = algorithm_class(network)(cfg.policy, vec_env, seed=cfg.seed, device=device, **cfg.hyperparameters)
+        from poolgym.agents.training.canonical_policy import policy_class
+
+        model = algorithm_class(network)(policy_class(cfg.policy), vec_env, seed=cfg.seed, device=device,
+                                         **cfg.hyperparameters)
         # The record holds the training env's mapping already (``training_env_record``).
         data = bc.load_imitation_data(imitation.dataset, model.observation_space, model.action_space,
                                       mapping=recorded_mapping(record))

@@ -8,8 +8,8 @@ evaluation schedule::
       kwargs: {obs_mode: flat}          # keyword arguments for gymnasium.make
       opponent: random                  # game envs: "random", "solo" or "pkg.mod:callable"
       reward_weights: {legal_pot: 1.0}  # game envs: RewardWeights terms
-    algorithm: PPO                      # PPO, SAC, TD3, MaskablePPO (choice_discrete) or BC
-    policy: MlpPolicy
+    algorithm: PPO                      # PPO, SAC, TD3, MaskablePPO (choice_discrete/_canonical) or BC
+    policy: MlpPolicy                   # or MultiInputPolicy (dict observations), CanonicalPolicy
     hyperparameters: {learning_rate: 0.0003, n_steps: 256}   # constructor arguments
     total_steps: 40000
     seed: 0
@@ -45,9 +45,9 @@ evaluation schedule::
       ladder_share: 0.25
 
 With ``stages`` the stage budgets must add up to ``total_steps``; ``stages`` and
-``self_play`` do not go together. ``MaskablePPO`` needs ``action_mode: choice_discrete`` in
-every env it trains on. ``BC`` (behaviour cloning) trains from the ``imitation`` dataset the
-network that fine-tunes it: MaskablePPO's in ``choice_discrete``, PPO's in a Box action mode
+``self_play`` do not go together. ``MaskablePPO`` needs a masked action mode
+(``choice_discrete`` or ``choice_canonical``) in every env it trains on. ``BC`` (behaviour cloning) trains from the ``imitation`` dataset the
+network that fine-tunes it: MaskablePPO's in the masked action modes, PPO's in a Box action mode
 such as ``choice`` (its ``hyperparameters`` are that algorithm's); its ``total_steps`` count
 training samples, and it takes no ``stages`` or ``self_play``.
 
@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from poolgym.envs.choice import MASKED_MODES
 from poolgym.numbers import quote
 from poolgym.yaml_files import load_yaml_file
 
@@ -79,16 +80,19 @@ ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO", "BC")
 # all in the training process in turn (DummyVecEnv: no start-up or pipe cost per step).
 VEC_ENVS = ("subproc", "dummy")
 MASKED_ALGORITHMS = ("MaskablePPO",)
+# The policies a config may name: SB3's own, and poolgym's stroke scorer for choice_canonical
+# with the lookahead observation (``poolgym.agents.training.canonical_policy``).
+POLICIES = ("MlpPolicy", "MultiInputPolicy", "CanonicalPolicy")
 # The algorithms that learn from a dataset (the ``imitation`` section) instead of an env.
 IMITATION_ALGORITHMS = ("BC",)
 
 
 def network_algorithm(algorithm: str, action_mode: str | None = None) -> str:
     """The stable-baselines3 algorithm whose network ``algorithm`` trains and saves. Behaviour
-    cloning trains the network of the algorithm that fine-tunes it: MaskablePPO's in
-    ``choice_discrete`` (the masked action mode), PPO's in the Box modes."""
+    cloning trains the network of the algorithm that fine-tunes it: MaskablePPO's in the
+    masked action modes (``choice_discrete``, ``choice_canonical``), PPO's in the Box modes."""
     if algorithm in IMITATION_ALGORITHMS:
-        return "MaskablePPO" if action_mode == "choice_discrete" else "PPO"
+        return "MaskablePPO" if action_mode in MASKED_MODES else "PPO"
     return algorithm
 REQUIRED = object()  # marks a key with no default
 # The largest seed: numpy's legacy seeding (which SB3 uses) takes seeds below 2**32, and the
@@ -530,6 +534,13 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     ev = check_section(top["eval"], _EVAL, "eval", source)
     if top["algorithm"] not in ALGORITHMS:
         raise ValueError(f"{source}: key 'algorithm' must be one of {list(ALGORITHMS)}, got {top['algorithm']!r}")
+    if top["policy"] not in POLICIES:
+        raise ValueError(f"{source}: key 'policy' must be one of {list(POLICIES)}, got {top['policy']!r}")
+    if top["policy"] == "CanonicalPolicy" and (env["kwargs"].get("action_mode") != "choice_canonical"
+                                               or not env["kwargs"].get("lookahead")
+                                               or env["kwargs"].get("obs_mode") != "flat"):
+        raise ValueError(f"{source}: policy CanonicalPolicy needs key 'env.kwargs' to hold action_mode "
+                         f"'choice_canonical', lookahead true and obs_mode 'flat' (the strokes it scores)")
     _at_least(top["total_steps"], 1, "total_steps", source)
     check_seed(top["seed"], "seed", source)
     _at_least(top["n_envs"], 1, "n_envs", source)
@@ -563,9 +574,9 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     if top["algorithm"] in MASKED_ALGORITHMS:
         for name, kwargs in [("env.kwargs", env["kwargs"])] + [
                 (f"stages[{i}].kwargs", s.env_kwargs) for i, s in enumerate(stages)]:
-            if kwargs.get("action_mode") != "choice_discrete":
-                raise ValueError(f"{source}: {top['algorithm']} needs key '{name}.action_mode' to be "
-                                 f"'choice_discrete' (the masked action mode), got {kwargs.get('action_mode')!r}")
+            if kwargs.get("action_mode") not in MASKED_MODES:
+                raise ValueError(f"{source}: {top['algorithm']} needs key '{name}.action_mode' to be one of "
+                                 f"{list(MASKED_MODES)} (the masked action modes), got {kwargs.get('action_mode')!r}")
     if not trusted:
         names = {"env.opponent": env["opponent"], "eval.baseline": ev["baseline"]}
         names.update({f"eval.opponents[{i}]": name for i, name in enumerate(ev["opponents"])})

@@ -58,10 +58,10 @@ class MappedAgent:
         return self.mapper.decode(action, state, self.rules)
 
 
-def model_agent(model, record: dict, rules, deterministic: bool = True) -> PolicyAgent:
-    """A model (or a policy) in memory as the agent ``poolgym eval`` would make of its file."""
-    return PolicyAgent(SB3Policy(model, deterministic=deterministic), rules, obs_mode=record["obs_mode"],
-                       mapper=action_mapper(record, rules.table), observe_match=record.get("observe_match", False))
+def model_agent(model, record: dict, rules, deterministic: bool = True, noise=None) -> PolicyAgent:
+    """A model (or a policy) in memory as the agent ``poolgym eval`` would make of its file,
+    its lookahead features (if it has them) played under ``noise``."""
+    return PolicyAgent.from_record(SB3Policy(model, deterministic=deterministic), rules, record, noise)
 
 
 class Curve:
@@ -82,7 +82,8 @@ class Curve:
         self.protocol = protocol(cfg.protocol)
         rules = self.protocol.rules
         fixed = make_agent("fixed", rules, seed=seed, noise=self.protocol.noise, max_speed=self.protocol.max_speed)
-        self.references = {"untrained": model_agent(untrained, record, rules, cfg.deterministic),
+        self.references = {"untrained": model_agent(untrained, record, rules, cfg.deterministic,
+                                                    self.protocol.noise),
                            "fixed": MappedAgent(fixed, action_mapper(record, rules.table), rules)}
         self.out = Path(out)
         self.data = {"protocol": self.protocol.describe(), "env_id": cfg.protocol, "seed": seed,
@@ -134,7 +135,7 @@ class Curve:
 
     def point(self, model, timesteps: int) -> list[dict]:
         """Measure the current network against ``opponents`` and rewrite the files."""
-        agent = model_agent(model, self.record, self.protocol.rules, self.cfg.deterministic)
+        agent = model_agent(model, self.record, self.protocol.rules, self.cfg.deterministic, self.protocol.noise)
         rows = []
         label = f"curve point at {int(timesteps)} steps ({', '.join(self.cfg.opponents)})"
         with self._measuring(label, self.cfg.opponents, self.cfg.racks):
@@ -149,7 +150,7 @@ class Curve:
 
     def final(self, model, timesteps: int) -> list[dict]:
         """The trained network and the references against ``final_opponents``."""
-        agent = model_agent(model, self.record, self.protocol.rules, self.cfg.deterministic)
+        agent = model_agent(model, self.record, self.protocol.rules, self.cfg.deterministic, self.protocol.noise)
         rows = []
         label = f"curve's final racks ({', '.join(self.cfg.final_opponents)})"
         with self._measuring(label, self.cfg.final_opponents, self.cfg.final_racks):

@@ -105,6 +105,9 @@ class ActionMapper:
     def index(self, name: str) -> int:
         return self.components.index(name)
 
+    # The raw and aim modes' actions are Boxes: no action masks.
+    masked = False
+
     def validate(self, action) -> np.ndarray:
         """The action as a float array, or ``ValueError`` naming what is wrong with it."""
         a = real_array(action, self.components, "numbers").astype(np.float64)

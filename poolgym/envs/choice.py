@@ -54,7 +54,10 @@ from poolgym.physics import Shot
 from poolgym.rules import Choice, CueBallZone, Decision, GameState, Ruleset
 from poolgym.table import Table
 
-CHOICE_MODES = ("choice", "choice_discrete")
+CHOICE_MODES = ("choice", "choice_discrete", "choice_canonical")
+# The modes whose actions are discrete and come with ``action_masks`` (MaskablePPO's); the
+# canonical moves of "choice_canonical" are ``poolgym.envs.canonical``'s.
+MASKED_MODES = ("choice_discrete", "choice_canonical")
 # What a pot's ``cut`` residual turns: the object ball's line, or the stroke (module docstring).
 POT_RESIDUALS = ("stroke", "object_ball")
 PARAMS = ("cut", "speed", "side", "vertical", "place_distance", "place_angle", "decision")
@@ -98,8 +101,9 @@ class ChoiceMapper:
     def __init__(self, table: Table, mode: str = "choice", min_speed: float = 0.3, max_speed: float = 10.0,
                  max_tip_offset: float = 0.5, max_cut_deg: float = 5.0, sigma_deg: float = 0.0,
                  elevation: bool = False, pot_residual: str = "stroke") -> None:
-        if mode not in CHOICE_MODES:
-            raise ValueError(f"a choice action mode is one of {list(CHOICE_MODES)}, got {mode!r}")
+        if mode not in ("choice", "choice_discrete"):
+            raise ValueError(f"a ChoiceMapper's mode is 'choice' or 'choice_discrete' (make_action_mapper makes "
+                             f"every mode of {list(CHOICE_MODES)}), got {mode!r}")
         check_pot_residual(pot_residual)
         # The shared checks of speeds and tip offsets.
         ActionMapper(table, "aim", min_speed=min_speed, max_speed=max_speed, max_tip_offset=max_tip_offset,
@@ -130,6 +134,11 @@ class ChoiceMapper:
 
     def index(self, name: str) -> int:
         return self.components.index(name)
+
+    @property
+    def masked(self) -> bool:
+        """Whether the mode's actions come with ``action_masks`` (``MASKED_MODES``)."""
+        return self.mode in MASKED_MODES
 
     # ------------------------------------------------------------------ slots and masks
     def slots(self, state: GameState, rules: Ruleset) -> tuple[cand.Slot | None, ...]:
@@ -305,7 +314,12 @@ class ChoiceMapper:
 
 def make_action_mapper(table: Table, mode: str, **kwargs) -> ActionMapper | ChoiceMapper:
     """The mapper of any action mode: ``ActionMapper`` for "raw" and "aim", ``ChoiceMapper``
-    for "choice" and "choice_discrete" (``sigma_deg`` and ``pot_residual`` are only theirs)."""
+    for "choice" and "choice_discrete", ``poolgym.envs.canonical.CanonicalMapper`` for
+    "choice_canonical" (``sigma_deg`` and ``pot_residual`` are only theirs)."""
+    if mode == "choice_canonical":
+        from poolgym.envs.canonical import CanonicalMapper  # it builds on ChoiceMapper
+
+        return CanonicalMapper(table, **kwargs)
     if mode in CHOICE_MODES:
         return ChoiceMapper(table, mode, **kwargs)
     if mode not in ACTION_MODES:

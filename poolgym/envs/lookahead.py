@@ -22,7 +22,9 @@ pots, in slot order) and each stroke of ``STROKES``, over ``samples`` noisy play
 ``STROKES`` are bins of ``choice_discrete`` (speed x vertical tip offset, the cut, side and
 placement bins at their middle, the cue level), so the stroke a feature describes is the
 action that plays it: ``choice_discrete`` ``[slot, 5, speed_bin, 2, vertical_bin, 2, 3,
-decision]``, or the same parameters as bin values in ``choice``.
+decision]``, the same parameters as bin values in ``choice``, or in ``choice_canonical``
+the option ``slot * 9 + stroke`` (``poolgym.envs.canonical``: its first 36 options are these
+strokes, in this order, so a policy chooses among the strokes it sees foreseen).
 
 The plays draw their noise from a generator seeded by the layout and ``seed`` alone, the
 same draws for every slot and stroke (common random numbers: the features of two strokes
@@ -82,7 +84,11 @@ def stroke_bins(mapper, stroke: tuple[int, int]) -> dict[str, int]:
 
 def stroke_action(mapper, slot_index: int, stroke: tuple[int, int]) -> np.ndarray:
     """The action of ``mapper`` that plays ``stroke`` on slot ``slot_index``: the
-    ``choice_discrete`` index vector, or ``choice``'s slot scores and parameter values."""
+    ``choice_discrete`` index vector, ``choice``'s slot scores and parameter values, or in
+    ``choice_canonical`` the option index (``slot_index * len(STROKES)`` plus the stroke's:
+    the canonical options begin with these strokes, ``poolgym.envs.canonical``)."""
+    if mapper.mode == "choice_canonical":
+        return np.int64(slot_index * len(STROKES) + STROKES.index(stroke))
     if mapper.mode == "choice_discrete":
         return np.array([slot_index, *stroke_bins(mapper, stroke).values(), 0], dtype=np.int64)
     scores = -np.ones(cand.N_SLOTS)
@@ -126,7 +132,7 @@ def _summary(state: GameState, rules: Ruleset, sigma_deg: float, move, played, t
     made = scratch = foul = next_make = opponent_make = 0.0
     stops = []
     for events, result in played:
-        after, outcome = rules.apply_shot(state, move.call, events)
+        after, outcome = rules.apply_shot(state, move.call, events, simulated=True)
         if result is not None:
             if 0 in result.positions:
                 x, y = result.positions[0]

@@ -112,6 +112,17 @@ def _flat_layout(space: spaces.Dict) -> tuple[tuple[tuple[str, int, int, bool], 
     return tuple(layout), offset
 
 
+def flat_entries(size: int) -> dict[str, tuple[int, int]]:
+    """Where each entry lies in a flat observation of ``size`` values: key -> (offset,
+    width); every combination of the match score, candidate slots and lookahead has its own
+    size. ``ValueError`` for a size no flat observation has."""
+    for layout, total in _FLAT_LAYOUTS.values():
+        if total == size:
+            return {key: (offset, width) for key, offset, width, _ in layout}
+    raise ValueError(f"no flat observation has {size} values (they have "
+                     f"{sorted(total for _, total in _FLAT_LAYOUTS.values())})")
+
+
 def observation_spaces(obs_mode: str, match: bool = False, choice: bool = False,
                        lookahead: bool = False) -> spaces.Space:
     """The space of ``obs_mode`` "dict" or "flat" (with the match score when ``match``, the

@@ -54,6 +54,8 @@ class RandomPolicy:
     def __call__(self, observation, info: dict):
         if isinstance(self.space, spaces.MultiDiscrete):  # the choice_discrete action mode
             return self.rng.integers(self.space.nvec).astype(self.space.dtype)
+        if isinstance(self.space, spaces.Discrete):  # the choice_canonical action mode
+            return self.space.dtype.type(self.space.start + self.rng.integers(self.space.n))
         low, high = self.space.low, self.space.high
         return self.rng.uniform(low, high).astype(self.space.dtype)
 

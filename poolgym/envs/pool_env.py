@@ -14,7 +14,7 @@ from gymnasium.error import ResetNeeded
 from poolgym.config import from_mapping
 from poolgym.numbers import quote, real, seed as check_seed
 from poolgym.envs.actions import ActionMapper, ShotMove
-from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.choice import CHOICE_MODES, MASKED_MODES, make_action_mapper
 from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES, lookahead_features
 from poolgym.envs.lookahead import check_samples as check_lookahead_samples
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
@@ -159,7 +159,12 @@ class PoolEnv(RenderMixin, gym.Env):
     ``MultiDiscrete([20, 11, 10, 5, 5, 5, 7, 11])``: the slot, then each parameter's bin
     (evenly spaced values from -1 to 1) and the decision as an index into
     ``poolgym.rules.Choice``; ``action_masks()`` returns the masks sb3-contrib's
-    ``MaskablePPO`` reads (valid slots, offered choices).
+    ``MaskablePPO`` reads (valid slots, offered choices). ``action_mode="choice_canonical"``:
+    ``Discrete(86)``, one of a fixed list of canonical moves, each a ``choice_discrete``
+    action written down once (``poolgym.envs.canonical``): the nine lookahead strokes on each
+    of the four easiest pot slots first (what ``lookahead=True`` foresees, in its order),
+    then a middle stroke on the other pot slots, safeties, push outs, breaks and the
+    decisions' answers; ``action_masks()`` gives the options valid now.
 
     ``elevation=True`` (off by default) adds one component to every mode: the cue's rise
     above level, mapped linearly from [-1, 1] to [0, ``Shot.MAX_ELEVATION_DEG``] = [0, 80]
@@ -174,6 +179,7 @@ class PoolEnv(RenderMixin, gym.Env):
     | aim | target, cut, speed, side, vertical, place_x, place_y, decision, push_out, safety[, elevation] |
     | choice | slot_0..slot_19, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
     | choice_discrete | slot, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
+    | choice_canonical | option (no elevated cue) |
 
     A ball driven off the table (``ShotResult.off_table``) is judged by the rules (WPA 8.5):
     the cue ball off is a foul with ball in hand (6.1), an object ball off a foul (6.5),
@@ -553,7 +559,7 @@ class PoolEnv(RenderMixin, gym.Env):
         else:
             self._enter(self.rules.apply_decision(before, move))
             result = None
-        record = MoveRecord(player, tuple(float(v) for v in action), move, before, result,
+        record = MoveRecord(player, tuple(float(v) for v in np.atleast_1d(action)), move, before, result,
                             outcome, self.state, mapper.mode)
         self._tell_listeners(record)
         return record
@@ -591,10 +597,12 @@ class PoolEnv(RenderMixin, gym.Env):
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
 
     def action_masks(self) -> np.ndarray:
-        """The masks of ``action_mode="choice_discrete"`` for the player to act now
-        (``ChoiceMapper.action_masks``), as sb3-contrib's ``MaskablePPO`` reads them."""
-        if self.mapper.mode != "choice_discrete":
-            raise ValueError(f"action_masks() needs action_mode='choice_discrete', not {self.mapper.mode!r}")
+        """The masks of ``action_mode="choice_discrete"`` or ``"choice_canonical"`` for the
+        player to act now (``ChoiceMapper.action_masks``, ``CanonicalMapper.action_masks``), as
+        sb3-contrib's ``MaskablePPO`` reads them."""
+        if not self.mapper.masked:
+            raise ValueError(f"action_masks() needs a masked action mode {list(MASKED_MODES)}, "
+                             f"not {self.mapper.mode!r}")
         return self.mapper.action_masks(self.state, self.rules)
 
     def potential(self) -> float:

@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 
 from poolgym.envs.candidates import N_SLOTS
-from poolgym.envs.choice import CHOICE_MODES, make_action_mapper
+from poolgym.envs.choice import CHOICE_MODES, MASKED_MODES, make_action_mapper
 from poolgym.envs.observations import flatten_observation, observation_spaces, observe, observe_candidates
 from poolgym.envs.pool_env import make_table
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
@@ -218,9 +218,10 @@ class PotBallEnv(RenderMixin, gym.Env):
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
 
     def action_masks(self) -> np.ndarray:
-        """The masks of ``action_mode="choice_discrete"`` (see ``PoolEnv.action_masks``)."""
-        if self.mapper.mode != "choice_discrete":
-            raise ValueError(f"action_masks() needs action_mode='choice_discrete', not {self.mapper.mode!r}")
+        """The masks of a masked action mode (see ``PoolEnv.action_masks``)."""
+        if not self.mapper.masked:
+            raise ValueError(f"action_masks() needs a masked action mode {list(MASKED_MODES)}, "
+                             f"not {self.mapper.mode!r}")
         return self.mapper.action_masks(self.state, self.rules)
 
     def _render_scene(self, paths: bool = True) -> Still:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 
 minari = pytest.importorskip("minari")
 
@@ -268,6 +269,48 @@ def test_behaviour_cloning_in_the_continuous_choice_mode_end_to_end(tmp_path, da
     for other in ("nine_ball_maskable_ppo.yaml", "nine_ball_ppo_choice.yaml"):  # another network or residual
         with pytest.raises(ValueError, match="not trained with this config's algorithm"):
             _check_resumable(model, training_env_record(load_config(recipes / other)))
+
+
+def test_behaviour_cloning_of_the_lookahead_reader_in_the_canonical_mode_end_to_end(tmp_path, data_path):
+    """nine_ball_bc_lookahead.yaml on a few racks of lookahead-greedy recorded in
+    choice_canonical with the lookahead entry: the CanonicalPolicy network fits the greedy's
+    moves, loads, plays a legal rack under the protocol seeing what the env would show it,
+    and its fine-tuning recipe can go on from it."""
+    import yaml
+
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
+    from poolgym.agents.training.canonical_policy import CanonicalPolicy
+    from poolgym.agents.training.train import _check_resumable, train, training_env_record
+    from poolgym.agents.training.train_config import load_config
+
+    recipe = "nine_ball_bc_lookahead"
+    config = yaml.safe_load((ROOT / "configs" / "train" / f"{recipe}.yaml").read_text())
+    kwargs = config["env"]["kwargs"]
+    assert kwargs["action_mode"] == "choice_canonical" and kwargs["lookahead_samples"] == 8
+    result = collect("lookahead-greedy", "poolgym/NineBall-v1", 3, "test/nine-ball/lookahead-v0",
+                     opponent="legal-random", action_mode="choice_canonical", obs_mode="flat", lookahead_samples=8)
+    recorded = minari.load_dataset("test/nine-ball/lookahead-v0")
+    assert result.steps > 0 and recorded.action_space == spaces.Discrete(86)
+    config["imitation"].update(dataset=["test/nine-ball/lookahead-v0"], validation_share=0.34)
+    config.pop("curve")
+    config.update(total_steps=3000, eval={"final_episodes": 1, "opponents": ["legal-random"], "baseline": "fixed"})
+    summary = train(config, out=tmp_path / "bc")
+    fit = summary["imitation"]
+    assert summary["steps"] == 3000 and fit["held_out_rows"] > 0 and fit["rows"] > 0
+    assert fit["fit"]["nll"] < 0.8 * fit["untrained_fit"]["nll"]
+    assert fit["fit"]["action_agreement"] > fit["untrained_fit"]["action_agreement"]
+    model = str(tmp_path / "bc" / "model.zip")
+    p = protocol("poolgym/NineBall-v1")
+    agent = make_agent(model, p.rules, noise=p.noise, max_speed=p.max_speed)
+    assert isinstance(agent.policy.model.policy, CanonicalPolicy) and agent.lookahead_samples == 8
+    match = run_match(p.rules, [agent, make_agent("legal-random", p.rules, seed=1)], ("bc", "legal-random"), 1,
+                      seed=0, noise=p.noise)
+    assert len(match.racks) == 1 and match.racks[0].winner in (0, 1)
+    assert not any(m.illegal for m in match.racks[0].moves)
+    recipes = ROOT / "configs" / "train"
+    _check_resumable(model, training_env_record(load_config(recipes / "nine_ball_lookahead_finetune.yaml")))
 
 
 def test_the_bc_config_section_is_checked():

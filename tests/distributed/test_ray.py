@@ -230,6 +230,8 @@ def test_env_steps_in_ray_actors(cluster):
     ("env: {id: poolgym/PotBall-v0}\ntrain_batch_size: 64\nminibatch_size: 128\n",
      "key 'minibatch_size' must be at most train_batch_size"),
     ("env: {id: poolgym/PotBall-v0, kwargs: {opponent: 'os:system'}}\n", "key 'env.kwargs.opponent'"),
+    ("env: {id: poolgym/NineBall-v1, kwargs: {action_mode: choice_canonical}}\n",
+     "key 'env.kwargs.action_mode': the RLlib backend masks choice_discrete's actions only"),
 ])
 def test_rllib_config_errors_name_the_key_and_the_file(tmp_path, text, message):
     from poolgym.agents.training.rllib_train import load_rllib_config

@@ -68,17 +68,18 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     ## Action Space
 
-    As ``poolgym.envs.PoolEnv`` (``action_mode`` "aim" by default, "raw", "choice" or
-    "choice_discrete"; ``elevation=True`` adds the elevated cue's component, as there).
-    "choice_discrete" is a ``MultiDiscrete`` (``FlatMaskMultiDiscrete``: its
-    ``sample(mask)`` also takes the observation's flat ``action_mask``); the others are
-    ``Box`` spaces, which have no mask. ``action_masks(agent)`` gives the "choice_discrete"
-    masks as ``MaskablePPO`` reads them; the player not to act gets masks allowing only the
-    first value of each dimension (a legal no-op: its action is never played).
+    As ``poolgym.envs.PoolEnv`` (``action_mode`` "aim" by default, "raw", "choice",
+    "choice_discrete" or "choice_canonical"; ``elevation=True`` adds the elevated cue's
+    component, as there). "choice_discrete" is a ``MultiDiscrete`` (``FlatMaskMultiDiscrete``:
+    its ``sample(mask)`` also takes the observation's flat ``action_mask``),
+    "choice_canonical" a ``Discrete``; the others are ``Box`` spaces, which have no mask.
+    ``action_masks(agent)`` gives the masks of the two discrete modes as ``MaskablePPO``
+    reads them; the player not to act gets masks allowing only the first value of each
+    dimension (a legal no-op: its action is never played).
 
     ## Observation Space
 
-    In "choice_discrete" (a discrete action space) the observation follows PettingZoo's
+    In the discrete action modes the observation follows PettingZoo's
     classic convention: ``{"observation": <as PoolEnv>, "action_mask": int8 array}``, the
     mask being each dimension's legal values concatenated (``action_masks(agent)``). In the
     other modes it is ``PoolEnv``'s observation itself (``obs_mode`` "dict" or "flat"). In
@@ -93,7 +94,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     ``env(**kwargs)`` adds PettingZoo's ``OrderEnforcingWrapper`` (``step``, ``observe``,
     ``render`` or ``agent_iter`` before ``reset`` is an ``AssertionError`` saying so) and, in
-    "choice_discrete", ``AssertOutOfBoundsWrapper``; ``raw_env(**kwargs)`` is this class (its
+    the discrete modes, ``AssertOutOfBoundsWrapper``; ``raw_env(**kwargs)`` is this class (its
     own ``step`` before ``reset`` raises ``ResetNeeded``). The Box modes get no clipping
     wrapper: the env refuses an out-of-range action with a ``ValueError`` naming the
     component, where clipping would play another shot. ``pettingzoo.test.api_test`` passes;
@@ -167,16 +168,19 @@ class PoolAECEnv(RenderMixin, AECEnv):
         self.choice = action_mode in CHOICE_MODES
         self.weights = RewardWeights.from_config(reward_weights)
         self.shaping = PotentialShaping(shaping_gamma)
-        self.masked = action_mode == "choice_discrete"
+        self.masked = self.mapper.masked
         self.breaker_mode = breaker
         self.observe_match = observe_match
         self._obs_space = observation_spaces(obs_mode, match=observe_match, choice=self.choice)
         self._act_space = self.mapper.space
         if self.masked:
-            self._act_space = FlatMaskMultiDiscrete(self.mapper.nvec)
+            canonical = isinstance(self._act_space, spaces.Discrete)
+            if not canonical:
+                self._act_space = FlatMaskMultiDiscrete(self.mapper.nvec)
+            width = int(self._act_space.n) if canonical else int(self.mapper.nvec.sum())
             self._obs_space = spaces.Dict({
                 "observation": self._obs_space,
-                "action_mask": spaces.Box(0, 1, shape=(int(self.mapper.nvec.sum()),), dtype=np.int8)})
+                "action_mask": spaces.Box(0, 1, shape=(width,), dtype=np.int8)})
         self.obs_mode = obs_mode
         self.max_turns = integer(max_turns, "max_turns")
         if self.max_turns < 1:
@@ -260,8 +264,9 @@ class PoolAECEnv(RenderMixin, AECEnv):
         return slots if mine else (None,) * len(slots)
 
     def action_masks(self, agent: str | None = None) -> np.ndarray:
-        """The ``choice_discrete`` masks of ``agent`` (default: the player to act): its
-        legal slots and choices when it is to act, else the first value of each dimension."""
+        """The masks of ``agent`` (default: the player to act) in a masked mode: its legal
+        slots and choices ("choice_discrete") or options ("choice_canonical") when it is to
+        act, else the first value of each dimension (the first option)."""
         if agent is not None:
             self._player(agent)
         self._check_reset("action_masks")
@@ -271,7 +276,10 @@ class PoolAECEnv(RenderMixin, AECEnv):
         if agent == acting and rack_in_play(self.state):
             return masks
         idle = np.zeros_like(masks)
-        idle[np.concatenate([[0], np.cumsum(self.mapper.nvec)[:-1]])] = True
+        if isinstance(self._act_space, spaces.Discrete):
+            idle[0] = True
+        else:
+            idle[np.concatenate([[0], np.cumsum(self.mapper.nvec)[:-1]])] = True
         return idle
 
     def step(self, action) -> None:
@@ -392,7 +400,7 @@ def env(**kwargs) -> AECEnv:
 
 def wrap(wrapped: PoolAECEnv) -> AECEnv:
     """``wrapped`` in PettingZoo's standard wrappers: ``OrderEnforcingWrapper`` always,
-    ``AssertOutOfBoundsWrapper`` in "choice_discrete" (the discrete action space)."""
+    ``AssertOutOfBoundsWrapper`` in the discrete action modes."""
     if wrapped.masked:
         wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
