@@ -263,6 +263,13 @@ def best_pot_chance(state: GameState, rules: Ruleset, sigma_deg: float) -> float
     pairs = _pot_pairs(rules.call_options(state), _first_balls(state, rules.legal_targets(state)))
     if not pairs:
         return 0.0
+    if state.cue_ball_in_hand is CueBallZone.NONE:
+        # From where the cue ball lies, one compiled call over every pot gives the same value
+        # to the last bit (``pot_geometry.best_pot_chance``; the slots judge a cue ball in hand
+        # from their own placement, which that kernel does not know).
+        with compiled_call():
+            return geometry.best_pot_chance(np.array(state.balls), np.array([(b, _POCKET_ROW[p]) for b, p, _ in pairs]),
+                                            geometry.ZONE_NONE, float(sigma_deg), *rules.table.surface_arrays)
     rows = _pot_rows(state, rules.table, pairs)
     return max(chance_within(row[geometry.TOLERANCE], sigma_deg) for row in rows)
 

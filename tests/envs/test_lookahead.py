@@ -195,3 +195,30 @@ def test_a_model_record_with_a_bad_lookahead_is_refused():
         check_record({**record, "lookahead": "yes"}, "m.zip")
     with pytest.raises(ValueError, match="lookahead entry belongs to the choice action modes"):
         check_record({**record, "action_mode": "aim"}, "m.zip")
+
+
+def test_the_next_shots_chance_is_the_pot_rows_to_the_last_bit():
+    """``candidates.best_pot_chance`` from where the cue ball lies (one compiled call) is the
+    best of the pot rows' chances (``_pot_rows``, the slots' geometry) on played positions of
+    every game, under the tournament's aim noise and none."""
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.aiming import chance_within
+    from poolgym.physics import pot_geometry
+
+    checked = 0
+    for game in ("nine_ball", "eight_ball", "ten_ball", "straight_pool"):
+        rules = get_ruleset(game)
+        agents = [make_agent("bot:weak", rules, seed=1, noise="tournament"), make_agent("legal-random", rules, seed=2)]
+        for rack in run_match(rules, agents, ("a", "b"), 3, seed=3, noise="tournament").racks:
+            for move in rack.moves:
+                state = move.state
+                if not cand.shot_is_due(state) or state.cue_ball_in_hand is not CueBallZone.NONE:
+                    continue
+                pairs = cand._pot_pairs(rules.call_options(state), cand._first_balls(state, rules.legal_targets(state)))
+                for sigma in (0.125, 0.0):
+                    rows = cand._pot_rows(state, rules.table, pairs) if pairs else []
+                    expected = max((chance_within(r[pot_geometry.TOLERANCE], sigma) for r in rows), default=0.0)
+                    assert cand.best_pot_chance(state, rules, sigma) == expected
+                checked += 1
+    assert checked > 100
