@@ -50,7 +50,8 @@ class PotBallEnv(RenderMixin, gym.Env):
     ## Action Space
 
     As ``PoolEnv`` (``action_mode`` "aim" by default: target/pocket, cut residual, speed,
-    side, vertical, ...; "raw"; "choice" or "choice_discrete", with ``action_masks()``).
+    side, vertical, ...; "raw"; "choice"; "choice_discrete" or "choice_canonical", with
+    ``action_masks()``).
     Only the target ball can be chosen in aim and choice modes (the choice modes' pot slots
     are the target into each of the six pockets, and one safety slot); placement, decision
     and call components are ignored (the cue ball is never in hand). ``elevation=True`` adds
