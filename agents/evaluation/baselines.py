@@ -112,8 +112,9 @@ def _agent(spec: str, rules, seed: int, noise: str, max_speed: float):
 
 
 def training_run(spec: str) -> dict | None:
-    """The wall time and env steps of the training run behind a model spec: a pretrained
-    agent's card, or the ``summary.json`` beside a model zip; None for other agents."""
+    """The wall time and steps of the training run behind a model spec (env steps, or
+    training samples for behaviour cloning: ``unit``): a pretrained agent's card, or the
+    ``summary.json`` beside a model zip; None for other agents."""
     import json
     from pathlib import Path
 
@@ -122,12 +123,14 @@ def training_run(spec: str) -> dict | None:
 
     if spec.startswith(PREFIX):
         card = pretrained_card(spec[len(PREFIX):])
-        return {"steps": card["steps"], "train_time_s": card["train_time_s"]}
+        unit = "samples" if card.get("steps_are") == "imitation samples" else "steps"
+        return {"steps": card["steps"], "train_time_s": card["train_time_s"], "unit": unit}
     if spec.endswith(".zip"):
         summary = Path(parse_model_spec(spec)[1]).with_name("summary.json")
         if summary.is_file():
             data = json.loads(summary.read_text())
-            return {"steps": data["steps"], "train_time_s": data["train_time_s"]}
+            unit = "samples" if "imitation" in data else "steps"
+            return {"steps": data["steps"], "train_time_s": data["train_time_s"], "unit": unit}
     return None
 
 
@@ -189,7 +192,7 @@ def format_agent_markdown(table: dict) -> str:
         balls = f"{sum(s['balls_pocketed_legally'] for s in rows) / innings:.2f}" if innings else "n/a"
         fouls = sum(s["fouls"] for s in rows) / (table["racks"] * len(rows))
         run = table["training"].get(agent)
-        trained = f"{run['steps']:,} steps, {run['train_time_s'] / 60:.0f} min" if run else "-"
+        trained = f"{run['steps']:,} {run.get('unit', 'steps')}, {run['train_time_s'] / 60:.0f} min" if run else "-"
         lines.append(f"| {agent} | " + " | ".join(rate(s["win_rate"], s["win_rate_ci95"]) for s in rows)
                      + f" | {pots} | {fouls:.2f} | {balls} | {trained} |")
     return "\n".join(lines + [""] + break_table([(r["agent"], r["opponent"], r["stats"])

@@ -1,6 +1,7 @@
 """A finished training run copied into the package as a pretrained agent
 (``poolgym.agents.pretrained``): its model, config, summary, curve, a compact training log
-and a card saying what it is."""
+(the env episodes per 10,000 steps, or what a behaviour-cloning run was fitted to) and a
+card saying what it is."""
 
 from __future__ import annotations
 
@@ -39,9 +40,12 @@ def training_log(monitor_dir: Path) -> list[dict]:
              "mean_length": round(sum(n for _, n in v) / len(v), 2)} for k, v in sorted(rows.items())]
 
 
-def ship_run(run_dir: str | Path, dest: str | Path, game: str, description: str) -> dict:
+def ship_run(run_dir: str | Path, dest: str | Path, game: str, description: str,
+             extra: dict | None = None) -> dict:
     """Copy the run in ``run_dir`` (``poolgym train --out``) to ``dest`` as a pretrained
-    agent of ``game``; returns the card written there. ``ValueError`` when the run is not
+    agent of ``game``; returns the card written there, with ``extra``'s fields added (what
+    playing costs, say). A behaviour-cloning run's training log and card say what it was
+    fitted to (its ``steps`` are training samples). ``ValueError`` when the run is not
     finished (no model or summary) or its model carries no env record."""
     run, dest = Path(run_dir), Path(dest)
     for name in ("model.zip", "summary.json"):
@@ -59,10 +63,15 @@ def ship_run(run_dir: str | Path, dest: str | Path, game: str, description: str)
             atomic_write_bytes(dest / name, (run / name).read_bytes())
     atomic_write_text(dest / "summary.json", json.dumps(summary, indent=1))
     atomic_write_text(dest / "config.json", json.dumps(summary["config"], indent=1))
-    atomic_write_text(dest / "training_log.json", json.dumps(training_log(run / "monitor"), indent=0))
+    imitation = summary.get("imitation")
+    log = imitation if imitation is not None else training_log(run / "monitor")
+    atomic_write_text(dest / "training_log.json", json.dumps(log, indent=0))
     card = {"game": game, "env_id": record["env_id"], "algorithm": record["algorithm"],
             "action_mode": record["action_mode"], "seed": summary["config"]["seed"],
             "steps": summary["steps"], "train_time_s": summary["train_time_s"],
             "config_source": Path(summary["config_source"]).name, "description": description}
+    if imitation is not None:
+        card["steps_are"] = "imitation samples"
+    card.update(extra or {})
     atomic_write_text(dest / "card.json", json.dumps(card, indent=1))
     return card

@@ -111,12 +111,14 @@ def load_model(path: str, algorithm: str = "PPO", device: str = "cpu", trusted: 
 
 
 # The policy classes' modules that say which algorithm saved a model without a record.
-_POLICY_MODULES = {"sb3_contrib.common.maskable.policies": "MaskablePPO"}
+_POLICY_MODULES = {"sb3_contrib.common.maskable.policies": "MaskablePPO",
+                   "poolgym.agents.training.canonical_policy": "MaskablePPO"}
 
 
 def saved_algorithm(path: str) -> str | None:
     """The algorithm a saved model's policy class belongs to when it is one only that
-    algorithm uses (``_POLICY_MODULES``: sb3-contrib's maskable policies), read from SB3's
+    algorithm uses (``_POLICY_MODULES``: sb3-contrib's maskable policies and poolgym's
+    ``CanonicalPolicy``, built on them), read from SB3's
     ``data`` entry within ``MAX_DATA_BYTES``; None when it does not tell."""
     try:
         data = read_zip_json(path, "data", MAX_DATA_BYTES, depth=None)

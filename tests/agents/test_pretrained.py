@@ -30,7 +30,10 @@ def test_the_shipped_files_describe_one_run():
     assert card["algorithm"] == record["algorithm"] and card["steps"] == summary["steps"] > 0
     assert card["seed"] == summary["config"]["seed"]
     log = json.loads((folder / "training_log.json").read_text())
-    assert sum(row["episodes"] for row in log) > 0
+    if card.get("steps_are") == "imitation samples":  # behaviour cloning: what it was fitted to
+        assert log == summary["imitation"] and log["rows"] > 0 and summary["config"]["algorithm"] == "BC"
+    else:
+        assert sum(row["episodes"] for row in log) > 0
 
 
 def test_unknown_or_misplaced_pretrained_agents_are_refused_by_name():

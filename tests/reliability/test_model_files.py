@@ -138,7 +138,12 @@ def test_a_failed_report_write_keeps_the_previous_report(tmp_path, monkeypatch, 
 def test_the_return_statistics_entry_is_read_within_the_same_bounds(tmp_path):
     from poolgym.agents.training import return_norm
 
-    assert return_norm.read(MODEL)["gamma"] == 0.99
+    assert return_norm.read(MODEL) is None  # behaviour cloning normalises no returns
+    kept = tmp_path / "kept.zip"
+    with zipfile.ZipFile(kept, "w") as archive:
+        archive.writestr(return_norm.RETURN_NORM, json.dumps({"gamma": 0.99, "clip_reward": 10.0, "epsilon": 1e-8,
+                                                              "mean": 0.0, "var": 2.0, "count": 5.0}))
+    assert return_norm.read(str(kept))["gamma"] == 0.99
     path = tmp_path / "deep.zip"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr(return_norm.RETURN_NORM, "[" * 200_000 + "]" * 200_000)

@@ -274,21 +274,24 @@ def test_a_model_beside_its_run_summary_reports_its_training_run(maskable_run):
     from poolgym.agents.evaluation.baselines import training_run
 
     out, summary = maskable_run
-    assert training_run(str(out / "model.zip")) == {"steps": summary["steps"],
+    assert training_run(str(out / "model.zip")) == {"steps": summary["steps"], "unit": "steps",
                                                     "train_time_s": summary["train_time_s"]}
     assert training_run(f"MaskablePPO:{out / 'model.zip'}")["steps"] == summary["steps"]
 
 
 def test_the_fine_tuning_recipe_goes_on_from_the_shipped_agent(tmp_path):
-    """What its description says to run: the shipped network, resumed against bot:fast
-    with the recipe's learning rate."""
+    """What its description says to run: the shipped network (the behaviour clone of
+    lookahead-greedy), resumed against bot:fast with the recipe's learning rate."""
     from sb3_contrib import MaskablePPO
 
+    from poolgym.agents.training.canonical_policy import CanonicalPolicy
+
     shipped = ROOT / "agents" / "pretrained" / "nine_ball" / "model.zip"
-    summary = train(tiny("finetune_bot_fast"), out=tmp_path, resume=shipped)
+    summary = train(tiny("lookahead_finetune"), out=tmp_path, resume=shipped)
     start = MaskablePPO.load(shipped).num_timesteps
     assert summary["steps"] == start + STEPS
-    assert MaskablePPO.load(tmp_path / "model.zip").learning_rate == 0.0001
+    model = MaskablePPO.load(tmp_path / "model.zip")
+    assert model.learning_rate == 0.00003 and isinstance(model.policy, CanonicalPolicy)
 
 
 def test_continuing_a_run_keeps_its_curve_points(tmp_path_factory, tmp_path):
