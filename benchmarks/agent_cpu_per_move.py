@@ -10,32 +10,17 @@ rung ("no more seconds per move than bot:normal").
 from __future__ import annotations
 
 import json
-import time
+import sys
+from pathlib import Path
 
 from poolgym.agents.evaluation.evaluate import run_match
 from poolgym.agents.evaluation.loading import make_agent
 from poolgym.agents.evaluation.protocol import protocol
 from poolgym.agents.tools.script_io import agents_parser, write_json
 
-
-class Timed:
-    """An agent whose decisions after the break are timed in process time into ``clock``
-    (moves, seconds)."""
-
-    def __init__(self, agent, clock: list) -> None:
-        self.agent, self.clock = agent, clock
-
-    def choose(self, state):
-        started = time.process_time()
-        move = self.agent.choose(state)
-        if not state.awaiting_break:
-            self.clock[0] += 1
-            self.clock[1] += time.process_time() - started
-        return move
-
-    def reseed(self, seed) -> None:
-        if hasattr(self.agent, "reseed"):
-            self.agent.reseed(seed)
+# The bots' own timer (their script also runs in older checkouts, so it imports nothing new).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bot_cpu_per_move import Timed  # noqa: E402
 
 
 def measure(spec: str, opponent: str, racks: int, seed: int) -> dict:

@@ -92,3 +92,18 @@ def test_inning_ends_replays_measure_the_pots_without_changing_the_innings(tmp_p
     assert sum(band["pots"] for band in bands) == len(pots)
     with pytest.raises(SystemExit):
         ends.main(["--racks", "1", "--replays", "-1"])
+
+
+def test_agent_cpu_per_move_times_each_of_the_agents_own_moves_after_the_break():
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.agents.evaluation.protocol import protocol
+
+    script = _script("agent_cpu_per_move")
+    row = script.measure("lookahead-greedy", "legal-random", 2, 3)
+    p = protocol("poolgym/NineBall-v1")
+    agents = [make_agent(spec, p.rules, seed=3 + i, noise=p.noise, max_speed=p.max_speed)
+              for i, spec in enumerate(("lookahead-greedy", "legal-random"))]
+    match = run_match(p.rules, agents, ("a", "b"), 2, seed=3, noise=p.noise)
+    own = sum(1 for r in match.racks for m in r.moves if m.player == 0 and not m.state.awaiting_break)
+    assert row["moves"] == own > 0 and row["cpu_s_per_move"] > 0
