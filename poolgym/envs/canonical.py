@@ -47,6 +47,7 @@ from poolgym.envs.lookahead import LOOKAHEAD_SLOTS, STROKES
 from poolgym.rules import Decision, GameState, Ruleset
 
 CANONICAL_MODE = "choice_canonical"
+# The options' kinds, in the order they come (module docstring).
 KINDS = ("pot_stroke", "pot", "safety", "push_out", "break", "decision")
 
 
