@@ -172,10 +172,10 @@ def _placement_turn(distance: float, angle: float) -> tuple[float, float, float]
     return metres, math.cos(turn), math.sin(turn)
 
 
-def _zone_high(state: GameState, table: Table) -> tuple[float, float]:
-    """The largest x and y of a cue-ball centre in its zone (the kitchen or the whole surface)."""
+def _zone_high(zone: CueBallZone, table: Table) -> tuple[float, float]:
+    """The largest x and y of a cue-ball centre in ``zone`` (the kitchen or the whole surface)."""
     R = table.ball_radius
-    x_high = table.head_string_x - 1e-6 if state.cue_ball_in_hand is CueBallZone.KITCHEN else table.length - R
+    x_high = table.head_string_x - 1e-6 if zone is CueBallZone.KITCHEN else table.length - R
     return x_high, table.width - R
 
 
@@ -210,7 +210,7 @@ def _into_zone(state: GameState, table: Table, spot: Point) -> Point:
     the balls it would overlap when a free spot lies a little further along the same line
     (a placement still on a ball is the rules' foul, as in the other modes)."""
     R = table.ball_radius
-    x_high, y_high = _zone_high(state, table)
+    x_high, y_high = _zone_high(state.cue_ball_in_hand, table)
     x = min(max(spot[0], R), x_high)
     y = min(max(spot[1], R), y_high)
     others = [p for n, p in state.positions.items() if n != 0]
@@ -299,10 +299,7 @@ def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
     nums = list(positions)
     index = {n: i for i, n in enumerate(nums)}
     cue = _cue_spot(state, table)
-    if state.cue_ball_in_hand is CueBallZone.NONE:
-        place = _NOT_IN_HAND
-    else:
-        place = np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(state, table)])
+    place = _NOT_IN_HAND if state.cue_ball_in_hand is CueBallZone.NONE else in_hand_place(state.cue_ball_in_hand, table)
     with compiled_call():
         rows = geometry.pot_geometry(
             np.array([positions[n][0] for n in nums]), np.array([positions[n][1] for n in nums]),
@@ -313,6 +310,12 @@ def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
 
 
 _NOT_IN_HAND = np.zeros(6)
+
+
+def in_hand_place(zone: CueBallZone, table: Table) -> np.ndarray:
+    """``pot_geometry``'s ``place`` for the cue ball in hand in ``zone``: each pot's default
+    placement (``placement`` at (0, 0)) within the zone's bounds."""
+    return np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(zone, table)])
 
 
 def _pot_slot_of(pair, row: list[float], sigma_deg: float) -> Slot:

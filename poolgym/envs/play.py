@@ -50,20 +50,32 @@ def simulate_moves(simulator: Simulator, rules: Ruleset, state: GameState, moves
     if any(m.placement != placement for m in moves):
         raise ValueError("simulate_moves plays moves from one cue-ball placement; "
                          "these moves place the cue ball in different spots")
-    layout = state.positions
-    if placement is not None:
-        try:
-            # The validated layout is played as it is: no second check. From a checked
-            # state only the placed cue ball needs one.
-            layout = (simulator.validate_cue_placement(layout, placement) if state_checked and 0 not in layout
-                      else simulator.validate_layout({**layout, 0: placement}))
-        except ValueError:
-            return [(ShotEvents(cue_ball_start=placement, final_positions={**layout, 0: placement}), None)
-                    for _ in moves]
-        state_checked = True
-    play = simulator.simulate_many_validated if state_checked else simulator.simulate_many
-    results = play(layout, [m.shot for m in moves], rng=None if simulator.noise.is_zero else rng,
-                   trajectories=trajectories)
+    try:
+        layout = placed_layout(simulator, state, placement, state_checked)
+    except ValueError:
+        if placement is None:
+            raise
+        return [(ShotEvents(cue_ball_start=placement, final_positions={**state.positions, 0: placement}), None)
+                for _ in moves]
+    results = simulator.simulate_many_validated(layout, [m.shot for m in moves],
+                                                rng=None if simulator.noise.is_zero else rng,
+                                                trajectories=trajectories)
     return [(ShotEvents.from_log(result.event_log, simulator.table, final_positions=result.positions,
                                  options=rules.options), result)
             for result in results]
+
+
+def placed_layout(simulator: Simulator, state: GameState, placement,
+                  state_checked: bool = False) -> dict[int, tuple[float, float]]:
+    """The validated layout a move from ``state`` is played from: the balls, with the cue
+    ball at ``placement`` when it is placed from hand. ``ValueError`` (naming the ball) for
+    a placement or a layout no stroke can be played from. ``state_checked`` as in
+    ``simulate_move``: then only a placed cue ball is checked."""
+    layout = state.positions
+    if placement is None:
+        return layout if state_checked else simulator.validate_layout(layout)
+    # The validated layout is played as it is: no second check. From a checked state only
+    # the placed cue ball needs one.
+    if state_checked and 0 not in layout:
+        return simulator.validate_cue_placement(layout, placement)
+    return simulator.validate_layout({**layout, 0: placement})

@@ -315,3 +315,48 @@ def best_pot_chance(balls, pairs, zone, sigma_deg, pockets, outline, holes, dims
                 best = chance
         skip[b] = False  # a pot's ball is never the cue ball
     return best
+
+
+@kernel()
+def chances_after(nums, xs, ys, on, in_hand, need, sigma_deg, pockets, outline, holes, dims, place, cue_x, cue_y):
+    """For each play p with ``need[p]`` (a rotation game's shot: row p of ``xs``, ``ys``,
+    ``on`` holds where the balls ``nums``, by number, came to rest and whether they are on
+    the table): the best closed-form chance of the lowest object ball left into any pocket,
+    as ``poolgym.envs.candidates.best_pot_chance`` gives it for the next shot. From the cue
+    ball where it lies (``best_pot_chance``), or with ``in_hand[p]`` (the cue ball off the
+    table, in hand) from each pot's default placement (``pot_geometry`` with ``place``,
+    from (``cue_x``, ``cue_y``)). 0 where no object ball is left."""
+    plays, n = on.shape
+    out = np.zeros(plays)
+    count = len(pockets)
+    rows = np.arange(count)
+    for p in range(plays):
+        if not need[p]:
+            continue
+        left = 0
+        for k in range(n):
+            if on[p, k] and not (in_hand[p] and nums[k] == 0):
+                left += 1
+        balls = np.empty((left, 3))
+        i, target = 0, -1
+        for k in range(n):
+            if on[p, k] and not (in_hand[p] and nums[k] == 0):
+                balls[i, 0], balls[i, 1], balls[i, 2] = nums[k], xs[p, k], ys[p, k]
+                if nums[k] != 0 and target < 0:
+                    target = i
+                i += 1
+        if target < 0:
+            continue
+        if not in_hand[p]:
+            pairs = np.empty((count, 2), np.int64)
+            pairs[:, 0], pairs[:, 1] = int(balls[target, 0]), rows
+            out[p] = best_pot_chance(balls, pairs, ZONE_NONE, sigma_deg, pockets, outline, holes, dims)
+        else:
+            geometry = pot_geometry(balls[:, 1].copy(), balls[:, 2].copy(), -1, np.full(count, target, np.int64),
+                                    rows, cue_x, cue_y, pockets, dims[DIM_RADIUS], place)
+            best = _chance_within(geometry[0, TOLERANCE], sigma_deg)
+            for k in range(1, count):
+                best = max(best, _chance_within(geometry[k, TOLERANCE], sigma_deg))
+            out[p] = best
+    return out
+

@@ -155,7 +155,24 @@ class Noise:
         """
         if self.is_zero:
             return shot
-        d_speed, d_angle, d_side, d_vertical = (float(d) for d in rng.normal(0.0, 1.0, size=4))
+        speed, angle_deg, side, vertical, elevation = self.executed(shot, self.draws(rng), max_speed)
+        return replace(shot, speed=speed, angle_deg=angle_deg, side=side, vertical=vertical,
+                       elevation_deg=elevation)
+
+    def draws(self, rng: np.random.Generator) -> tuple[float, ...]:
+        """The standard normal draws ``apply`` takes from ``rng`` for one shot, in its order:
+        speed, angle, side and vertical, then the elevation's when it has noise."""
+        draws = tuple(float(d) for d in rng.normal(0.0, 1.0, size=4))
+        if self.elevation_deg > 0.0:
+            draws += (float(rng.normal(0.0, 1.0)),)
+        return draws
+
+    def executed(self, shot: Shot, draws: tuple[float, ...],
+                 max_speed: float = 15.0) -> tuple[float, float, float, float, float]:
+        """``apply``'s executed (speed, angle_deg, side, vertical, elevation_deg) of ``shot``
+        under the standard normal ``draws`` (``draws``' order), without building the shot:
+        the same values."""
+        d_speed, d_angle, d_side, d_vertical = draws[:4]
         speed = min(max_speed, max(1e-3, shot.speed + self.speed * d_speed))
         side = shot.side + self.side * d_side
         vertical = shot.vertical + self.vertical * d_vertical
@@ -164,7 +181,5 @@ class Noise:
             side, vertical = side * 0.99 / reach, vertical * 0.99 / reach
         elevation = shot.elevation_deg
         if self.elevation_deg > 0.0:
-            elevation = min(Shot.MAX_ELEVATION_DEG,
-                            max(0.0, elevation + self.elevation_deg * float(rng.normal(0.0, 1.0))))
-        return replace(shot, speed=speed, angle_deg=shot.angle_deg + self.angle_deg * d_angle,
-                       side=side, vertical=vertical, elevation_deg=elevation)
+            elevation = min(Shot.MAX_ELEVATION_DEG, max(0.0, elevation + self.elevation_deg * draws[4]))
+        return speed, shot.angle_deg + self.angle_deg * d_angle, side, vertical, elevation

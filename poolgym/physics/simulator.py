@@ -16,13 +16,14 @@ the shot up and turns the loop's arrays into the typed ``ShotResult``.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from poolgym import events as ev
 from poolgym.numbers import quote, real
 from poolgym.physics import event_core as core
+from poolgym.physics.batch import play_batch
 from poolgym.physics.frozen import frozen_contacts
 from poolgym.physics.jit import compiled_call
 from poolgym.physics.params import PhysicsParams
@@ -269,6 +270,51 @@ class Simulator:
         """
         return self._play(balls, self._checked_shots(shots), rng, trajectories)
 
+    def strikes_under(self, shots: Sequence[Shot], draws: Sequence[tuple[float, ...]]) -> np.ndarray:
+        """The strike states (``strike_state``) of each of ``shots`` executed under each of
+        ``draws`` (``Noise.draws`` of this simulator's noise; one empty tuple without
+        noise), shot by shot: ``len(shots) * len(draws)`` rows, what ``simulate_facts``
+        plays. The draws a generator gives ``simulate_many`` for ``[shot] * len(draws)``
+        play each shot as it does there: the same plays of every shot under the same
+        noise (common random numbers)."""
+        rows = []
+        for shot in self._checked_shots(shots):
+            if self.noise.is_zero:
+                rows.extend(self._strike(shot.speed, shot.angle_deg, shot.side, shot.vertical, shot.elevation_deg)
+                            for _ in draws)
+            else:
+                rows.extend(self._strike(*self.noise.executed(shot, d, self.params.max_speed)) for d in draws)
+        return np.array(rows, dtype=float).reshape(-1, 6)
+
+    def simulate_facts(self, balls: dict[int, tuple[float, float]], strikes: np.ndarray) -> "PlayFacts":
+        """Play each strike row of ``strikes`` (``executed_strikes``) from the layout
+        ``balls`` (valid already, as for ``simulate_many_validated``) in one compiled call,
+        and keep of each play only what a rules judge reads (``PlayFacts``): the plays of
+        ``simulate_many_validated``, the same to the last bit, without a ``ShotResult``
+        each. A play past ``PhysicsParams.max_events`` or a ball at rest outside the
+        cushion outline raises ``RuntimeError`` as ``simulate_many`` does."""
+        start = _Start(self, balls)
+        with compiled_call():
+            status, xs, ys, on, first, pocketed, off, after, anytime, late = play_batch(
+                start.x0, start.y0, start.cue, np.ascontiguousarray(strikes, dtype=float), self._constants,
+                self._segment_table, self._tip_table, self._hole_table, self._open_box_array, start.frozen,
+                self.params.max_events)
+        if (status == core.TOO_MANY_EVENTS).any():
+            raise RuntimeError(f"shot exceeded PhysicsParams.max_events={self.params.max_events}; "
+                               f"layout {start.layout()} strike {strikes[int(np.argmax(status))].tolist()}")
+        outside = on & ((xs < 0.0) | (xs > self.table.length) | (ys < 0.0) | (ys > self.table.width))
+        for p, k in zip(*np.nonzero(outside)):
+            self._check_at_rest(start.nums[k], float(xs[p, k]), float(ys[p, k]), start, strikes[p].tolist())
+        return PlayFacts(tuple(start.nums), status, xs, ys, on, first, pocketed, off, after, anytime, late)
+
+    def _check_at_rest(self, ball: int, x: float, y: float, start: "_Start", shot) -> None:
+        # Table validation makes this impossible; a ball escaping is a simulator bug, and
+        # it is reported rather than handed to the rules as a position. (Inside the
+        # rectangle is inside the outline, Table.inside_outline's first test.)
+        if not (0.0 <= x <= self.table.length and 0.0 <= y <= self.table.width) and not self.table.inside_outline(x, y):
+            raise RuntimeError(f"ball {ball} came to rest outside the cushion outline at "
+                               f"({x:.4f}, {y:.4f}); layout {start.layout()} shot {shot}")
+
     def _checked_shots(self, shots: Sequence[Shot]) -> list[Shot]:
         """Each of ``shots`` validated (plain floats), or ``ValueError`` naming the first bad one."""
         if isinstance(shots, Shot) or not isinstance(shots, Sequence):
@@ -304,14 +350,8 @@ class Simulator:
         on = on.tolist()
         xs, ys = balls[:, core.X].tolist(), balls[:, core.Y].tolist()
         positions = {nums[k]: (xs[k], ys[k]) for k in range(len(nums)) if on[k]}
-        length, width = self.table.length, self.table.width
         for ball, (x, y) in positions.items():
-            # Table validation makes this impossible; a ball escaping is a simulator bug, and
-            # it is reported rather than handed to the rules as a position. (Inside the
-            # rectangle is inside the outline, Table.inside_outline's first test.)
-            if not (0.0 <= x <= length and 0.0 <= y <= width) and not self.table.inside_outline(x, y):
-                raise RuntimeError(f"ball {ball} came to rest outside the cushion outline at "
-                                   f"({x:.4f}, {y:.4f}); layout {start.layout()} shot {shot}")
+            self._check_at_rest(ball, x, y, start, shot)
         log = RowLog(log[:counts[core.C_LOG]].tolist(), self._strike_event(start, shot), duration, nums,
                      self._cushion_ids, self._pocket_ids)
         pocketed, off_table = log.ends()
@@ -348,21 +388,25 @@ class Simulator:
         same velocity and spin, but drops the vertical velocity. The bed's answer to the
         downward part of v is ``run_shot``'s.
         """
+        return self._strike(shot.speed, shot.angle_deg, shot.side, shot.vertical, shot.elevation_deg)
+
+    def _strike(self, speed: float, angle_deg: float, side: float, vertical: float,
+                elevation_deg: float) -> tuple[float, float, float, float, float, float]:
+        """``strike_state`` of a shot with these (validated) fields."""
         p, R = self.params, self.table.ball_radius
         ratio = self.table.ball_mass / p.cue_mass
-        side, vertical = shot.side, shot.vertical
-        v = shot.speed * (1.0 + ratio) / (1.0 + ratio + 2.5 * (side * side + vertical * vertical))
-        angle = math.radians(shot.angle_deg)
+        v = speed * (1.0 + ratio) / (1.0 + ratio + 2.5 * (side * side + vertical * vertical))
+        angle = math.radians(angle_deg)
         if p.squirt and side != 0.0:
             angle -= squirt_angle(side, self.table.ball_mass, p.cue_end_mass)
         cx, cy = math.cos(angle), math.sin(angle)
         spin = 2.5 * v / R
-        if shot.elevation_deg == 0.0:
+        if elevation_deg == 0.0:
             # Top spin turns about z x v_hat = (-cy, cx). Right english, a tip offset towards
             # the stroke's right (+y for a stroke along +x), has wz < 0: r x F with r along +y
             # and F along +x. Seen from above, with +y to the right of +x, that is anticlockwise.
             return v * cx, v * cy, -spin * vertical * cy, spin * vertical * cx, -spin * side, 0.0
-        theta = math.radians(shot.elevation_deg)
+        theta = math.radians(elevation_deg)
         st, ct = math.sin(theta), math.cos(theta)
         rx, ry = -cy, cx  # the player's right (z x h)
         # u = d x r = (sin(theta) h, cos(theta)) in (horizontal, z).
@@ -370,6 +414,29 @@ class Simulator:
         wy = spin * (vertical * ry - side * st * cy)
         wz = -spin * side * ct
         return v * ct * cx, v * ct * cy, wx, wy, wz, -v * st
+
+
+class PlayFacts(NamedTuple):
+    """What ``Simulator.simulate_facts`` keeps of each play (row p of every array; ball
+    columns in ``nums`` order, the layout's ball numbers sorted): ``status`` (the event
+    loop's, ``event_core.DONE``), the balls' resting ``xs``, ``ys`` and ``on`` (on the
+    table), the ball index of the cue ball's ``first`` contact (-1 for none), the balls
+    ``pocketed`` and driven ``off`` the table, those that reached a cushion they were not
+    frozen to after the first contact (``cushion_after``) and at any time
+    (``cushion_any``), and ``late_drop``: a ball dropped after the rest
+    (``poolgym.physics.batch.play_batch``)."""
+
+    nums: tuple[int, ...]
+    status: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
+    on: np.ndarray
+    first: np.ndarray
+    pocketed: np.ndarray
+    off: np.ndarray
+    cushion_after: np.ndarray
+    cushion_any: np.ndarray
+    late_drop: np.ndarray
 
 
 class _Start:

@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from poolgym.rules.ball_in_hand import placement_foul
 from poolgym.rules.base import Point, Ruleset, Verdict, register_ruleset
 from poolgym.rules.decisions import Choice, DecisionKind, PendingDecision
 from poolgym.rules.fouls import is_third_foul
 from poolgym.rules.outcome import Foul, Penalty, heaviest_penalty
+from poolgym.rules.options import RuleOptions
 from poolgym.rules.shot import ShotCall, ShotEvents
 from poolgym.rules.state import CueBallZone, GameState
 
 PUSH_OUT_CHOICES = (Choice.SHOOT, Choice.PASS_BACK)
+# The options ``plain_verdicts`` judges under (every other option plays no part in a plain shot).
+_PLAIN_OPTIONS = ("frozen_ball_other_cushion_counts", "complete_miss_is_wrong_ball")
+
+
+class PlainVerdicts(NamedTuple):
+    """``NineBall.plain_verdicts``: per play, whether it fouled, the shooter won the rack
+    (2.5) or lost it (6.14), kept the table, or needs ``judge_shot`` (``spot``: the money
+    ball must be spotted, 2.6)."""
+
+    foul: np.ndarray
+    won: np.ndarray
+    lost: np.ndarray
+    kept: np.ndarray
+    spot: np.ndarray
 
 
 @register_ruleset("nine_ball")
@@ -114,6 +132,47 @@ class NineBall(Ruleset):
                        pocketed_legally=[b for b in pots if b != self.money_ball],
                        warnings=warnings,
                        pending=PendingDecision(DecisionKind.PUSH_OUT_RESPONSE, o, PUSH_OUT_CHOICES))
+
+    def plain_shots_apply(self, state: GameState, call: ShotCall, cue_ball_start) -> bool:
+        """Whether ``plain_verdicts`` judges shots with ``call`` from ``state`` (the cue ball
+        placed at ``cue_ball_start`` when in hand): nine-ball itself (not a game built on
+        it), under the default options a plain shot meets, no break or push out (a plain
+        call), no decision pending, and a placement that is no 6.10 foul."""
+        if type(self) is not NineBall or state.awaiting_break or state.pending is not None or state.is_over:
+            return False
+        if call != ShotCall() or any(getattr(self.options, name) != getattr(RuleOptions(), name)
+                                     for name in _PLAIN_OPTIONS):
+            return False
+        zone = state.cue_ball_in_hand
+        return zone is CueBallZone.NONE or placement_foul(zone, cue_ball_start, state.positions, self.table) is None
+
+    def plain_verdicts(self, state: GameState, nums, first, pocketed, off, cushion_after,
+                       cushion_any) -> PlainVerdicts:
+        """``judge_shot`` of many plain shots from ``state`` at once (``plain_shots_apply``),
+        from the facts of each play as ``poolgym.physics.Simulator.simulate_facts`` gives
+        them (row p a play, columns the balls ``nums``; ``first``: the column of the cue
+        ball's first contact, -1 for none).
+
+        A play fouls when the cue ball drops or leaves the table (6.1), touches no ball or
+        another first than the lowest (6.2), nothing drops and no ball reaches a cushion
+        after the contact (6.3: the balls that reached one at any time count, as they do in
+        ``ShotEvents.driven_to_cushion``), or an object ball leaves the table (6.5). A foul
+        that is the shooter's third in a row loses the rack (6.14); the money ball dropped
+        on a legal shot wins it (2.5); a legal shot that drops a ball keeps the table (2.4).
+        A foul that sends the money ball down or off needs it spotted (2.6): ``spot``, for
+        ``judge_shot``."""
+        nums = list(nums)
+        cue, money = nums.index(0), nums.index(self.money_ball)
+        objects = np.array([n != 0 for n in nums])
+        lowest = nums.index(min(state.object_balls_on_table))
+        driven = (cushion_after.any(axis=1) | cushion_any[:, objects].any(axis=1) | pocketed.any(axis=1)
+                  | off.any(axis=1))
+        foul = pocketed[:, cue] | off[:, cue] | (first != lowest) | ~driven | off[:, objects].any(axis=1)
+        lost = foul & is_third_foul(state)
+        gone = pocketed[:, money] | off[:, money]
+        won = ~foul & pocketed[:, money]
+        kept = ~foul & ~won & pocketed[:, objects].any(axis=1)
+        return PlainVerdicts(foul, won, lost, kept, foul & ~lost & gone)
 
     def spot_money_ball(self, balls: dict[int, Point], out: set[int]) -> list[tuple[int, Point]]:
         """Spot the money ball if it went down (WPA 2.6, 9.4); updates ``balls`` and ``out``."""

@@ -1,8 +1,12 @@
 """The diagnostic scripts under benchmarks/: their counts add up on real racks."""
 
+import hashlib
 import importlib.util
+import json
 from pathlib import Path
 
+import gymnasium as gym
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,3 +111,33 @@ def test_agent_cpu_per_move_times_each_of_the_agents_own_moves_after_the_break()
     match = run_match(p.rules, agents, ("a", "b"), 2, seed=3, noise=p.noise)
     own = sum(1 for r in match.racks for m in r.moves if m.player == 0 and not m.state.awaiting_break)
     assert row["moves"] == own > 0 and row["cpu_s_per_move"] > 0
+
+
+def test_lookahead_cpu_per_position_reports_the_features_of_seeded_play(capsys, monkeypatch):
+    from poolgym.envs.lookahead import lookahead_features
+
+    script = _script("lookahead_cpu_per_position")
+    monkeypatch.setattr("sys.argv", ["lookahead_cpu_per_position.py", "2", "6", "4"])
+    script.main()
+    row = json.loads(capsys.readouterr().out)
+    assert row["plays"] == 2 and row["positions"] == 6 and row["cpu_ms_per_position"] > 0
+    states = script.positions(6, 4)
+    assert len(states) == 6 and states == script.positions(6, 4)
+    u = gym.make("poolgym/NineBall-v1", action_mode="choice_canonical", lookahead=True, lookahead_samples=2).unwrapped
+    digest = hashlib.sha256(np.concatenate([lookahead_features(s, u.rules, u.simulator, u.mapper, 2) for s in states])
+                            .tobytes()).hexdigest()[:16]
+    assert row["digest"] == digest
+
+
+def test_lookahead_variants_play_their_plays_and_strokes(monkeypatch):
+    from poolgym.envs import lookahead
+
+    variants = _script("lookahead_variants")
+    assert variants.clone_2.lookahead_samples == 2 and variants.greedy_16.samples == 16
+    shown = lookahead.STROKES
+    seen = []
+    monkeypatch.setattr(variants.greedy_30_strokes.agent, "_chosen",
+                        lambda state: seen.append(len(lookahead.STROKES)))
+    state = variants._P.rules.new_game(rng=1)
+    variants.greedy_30_strokes.choose(state)
+    assert seen == [30] and lookahead.STROKES == shown

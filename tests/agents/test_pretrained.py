@@ -52,6 +52,34 @@ def test_the_pretrained_agent_beats_random_in_a_short_seeded_match():
     assert wilson_interval(wins, 20)[0] > 0.5, summary["agents"][SPEC]
 
 
+def test_the_agent_acts_on_one_torch_thread_and_leaves_torch_as_it_was():
+    """Its policy runs on one thread (a second only spins on products this small), and
+    torch's thread count is restored after every move."""
+    import torch
+
+    p = protocol("poolgym/NineBall-v1")
+    agent = make_agent(SPEC, p.rules, seed=0, noise=p.noise, max_speed=p.max_speed)
+    states = [move.state for rack in run_match(p.rules, (agent, agent), ("a", "b"), 2, seed=3, noise=p.noise).racks
+              for move in rack.moves if not move.state.awaiting_break][:12]
+    seen = []
+    predict = agent.policy.model.predict
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return predict(*args, **kwargs)
+
+    before = torch.get_num_threads()
+    agent.policy.model.predict = spy
+    torch.set_num_threads(2)
+    try:
+        for state in states:
+            agent.choose(state)
+            assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert len(seen) == len(states) and set(seen) == {1}
+
+
 def test_the_pretrained_agent_is_an_env_opponent():
     env = gym.make("poolgym/NineBall-v1", opponent=SPEC)
     env.reset(seed=4)

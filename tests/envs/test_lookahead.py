@@ -222,3 +222,43 @@ def test_the_next_shots_chance_is_the_pot_rows_to_the_last_bit():
                     assert cand.best_pot_chance(state, rules, sigma) == expected
                 checked += 1
     assert checked > 100
+
+
+def _by_the_rules(monkeypatch):
+    """Every stroke through ``_summary`` (the rules' ``apply_shot`` play by play)."""
+    monkeypatch.setattr(la, "_compiled_summaries", lambda state, rules, simulator, sigma, moves, *rest:
+                        [None] * len(moves))
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "ten_ball"])
+def test_compiled_plays_give_the_rules_features_to_the_last_bit(game, monkeypatch):
+    """Nine-ball's strokes are played and judged in bulk (``Simulator.simulate_facts``,
+    ``NineBall.plain_verdicts``, ``pot_geometry.chances_after``): on played positions, the
+    cue ball in hand or not, a third foul pending, the same features as the rules give play
+    by play. Ten-ball (its own calls) always goes through the rules."""
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_agent
+
+    rules = get_ruleset(game)
+    simulator = Simulator(rules.table, noise="tournament")
+    mapper = ChoiceMapper(rules.table, "choice_discrete", max_speed=12.0, sigma_deg=simulator.noise.angle_deg)
+    agents = [make_agent("bot:weak", rules, seed=1, noise="tournament"), make_agent("legal-random", rules, seed=2)]
+    states = [move.state for rack in run_match(rules, agents, ("a", "b"), 4, seed=5, noise="tournament").racks
+              for move in rack.moves if cand.shot_is_due(move.state) and not move.state.awaiting_break]
+    states = states[:40]
+    states.append(states[0].evolve(consecutive_fouls=(2, 2), warned_on_two_fouls=(True, True)))
+    compiled = [la.lookahead_features(s, rules, simulator, mapper, samples=4) for s in states]
+    bulk = sum(any(c is not None for c in la._compiled_summaries(
+        s, rules, simulator, mapper.sigma_deg,
+        [mapper.play(slot, la.stroke_parameters(mapper, la.STROKES[0]), s)], la.noise_seed(s, 0), 4, False))
+        for s in states for slot in mapper.slots(s, rules)[:1] if slot is not None and slot.kind == "pot")
+    _by_the_rules(monkeypatch)
+    for state, got in zip(states, compiled):
+        assert np.array_equal(got, la.lookahead_features(state, rules, simulator, mapper, samples=4))
+    in_hand = sum(s.cue_ball_in_hand is not CueBallZone.NONE for s in states)
+    assert in_hand >= 3 and len(states) >= 30
+    if game == "nine_ball":
+        assert bulk >= 25
+        assert np.asarray(compiled)[-1].reshape(la.LOOKAHEAD_SLOTS, len(la.STROKES), -1)[..., FOUL].any()
+    else:
+        assert bulk == 0

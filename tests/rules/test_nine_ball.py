@@ -213,3 +213,109 @@ def test_wpa_6_16_declared_loss_of_rack_outweighs_standard_foul():
         first_contact=5, declared_fouls=(DeclaredFoul("6.16", Penalty.LOSS_OF_RACK),)))
     assert out.foul_sections == ("6.2", "6.16") and out.penalty is Penalty.LOSS_OF_RACK
     assert new.winner == 1
+
+
+# ----------------------------------------------------------------- plain shots in bulk
+def plain_case(state, **events):
+    """``plain_verdicts`` of one play with these hand-entered facts, beside ``apply_shot``'s
+    outcome of the same facts."""
+    import numpy as np
+
+    facts = ShotEvents(**events)
+    nums = sorted(state.on_table)
+    column = {n: k for k, n in enumerate(nums)}
+
+    def flags(balls):
+        row = np.zeros((1, len(nums)), dtype=bool)
+        row[0, [column[b] for b in balls]] = True
+        return row
+
+    first = np.array([-1 if facts.first_contact is None else column[facts.first_contact]])
+    verdict = NINE.plain_verdicts(state, nums, first, flags(facts.pocketed_balls), flags(facts.off_table),
+                                  flags(facts.cushion_after_contact), flags(facts.cushion_balls or ()))
+    _, outcome = NINE.apply_shot(state, ShotCall(), facts)
+    return {name: bool(value[0]) for name, value in verdict._asdict().items()}, outcome
+
+
+def assert_plain_matches(verdict, outcome):
+    """The bulk verdict says what the rules' outcome says (a spot case aside)."""
+    assert verdict["foul"] == bool(outcome.fouls)
+    assert verdict["won"] == (outcome.winner == 0)
+    assert verdict["lost"] == (outcome.winner == 1)
+    assert verdict["kept"] == (outcome.turn_kept and outcome.winner is None)
+    assert verdict["spot"] == bool(outcome.spotted)
+
+
+@pytest.mark.parametrize("events", [
+    dict(first_contact=3, pocketed={0: "foot_left"}, cushion_after_contact={5}),
+    dict(first_contact=3, pocketed={3: "side_left", 0: "foot_left"}),
+])
+def test_wpa_6_1_plain_verdicts_scratch_is_a_foul(events):
+    verdict, outcome = plain_case(mid_rack(), **events)
+    assert verdict["foul"] and outcome.foul_sections == ("6.1",)
+    assert_plain_matches(verdict, outcome)
+
+
+@pytest.mark.parametrize("events", [dict(), dict(first_contact=5, pocketed={5: "side_left"})])
+def test_wpa_6_2_plain_verdicts_no_contact_or_wrong_ball_is_a_foul(events):
+    verdict, outcome = plain_case(mid_rack(), **events)
+    assert verdict["foul"] and outcome.foul_sections == ("6.2",)
+    assert_plain_matches(verdict, outcome)
+
+
+@pytest.mark.parametrize("events, foul", [
+    (dict(first_contact=3), True),
+    (dict(first_contact=3, cushion_after_contact={0}, cushion_balls={0}), False),
+    (dict(first_contact=3, cushion_after_contact={5}, cushion_balls={5}), False),
+])
+def test_wpa_6_3_plain_verdicts_a_rail_after_contact(events, foul):
+    verdict, outcome = plain_case(mid_rack(), **events)
+    assert verdict["foul"] is foul and outcome.foul_sections == (("6.3",) if foul else ())
+    assert_plain_matches(verdict, outcome)
+
+
+def test_wpa_6_5_plain_verdicts_an_object_ball_off_the_table_is_a_foul():
+    verdict, outcome = plain_case(mid_rack(), first_contact=3, off_table={5}, cushion_after_contact={3})
+    assert verdict["foul"] and not verdict["spot"] and outcome.foul_sections == ("6.5",)
+    assert_plain_matches(verdict, outcome)
+
+
+def test_wpa_2_5_plain_verdicts_a_legal_pot_keeps_the_table_and_the_nine_wins():
+    kept, outcome = plain_case(mid_rack(), first_contact=3, pocketed={3: "side_left"})
+    assert kept["kept"] and not kept["won"]
+    assert_plain_matches(kept, outcome)
+    won, outcome = plain_case(mid_rack(), first_contact=3, pocketed={9: "foot_right"})
+    assert won["won"] and not won["kept"]
+    assert_plain_matches(won, outcome)
+
+
+def test_wpa_2_6_plain_verdicts_leave_the_spotted_nine_to_judge_shot():
+    verdict, outcome = plain_case(mid_rack(), first_contact=5, pocketed={9: "foot_right"})
+    assert verdict["foul"] and verdict["spot"]
+    assert_plain_matches(verdict, outcome)
+
+
+def test_wpa_6_14_plain_verdicts_a_third_foul_loses_the_rack():
+    state = mid_rack(consecutive_fouls=(2, 0), warned_on_two_fouls=(True, False))
+    verdict, outcome = plain_case(state, first_contact=5)
+    assert verdict["foul"] and verdict["lost"]
+    assert_plain_matches(verdict, outcome)
+
+
+@pytest.mark.parametrize("game, state, call", [
+    ("nine_ball", mid_rack(awaiting_break=True), ShotCall()),
+    ("nine_ball", mid_rack(push_out_available=True), ShotCall(push_out=True)),
+    ("ten_ball", None, ShotCall()),
+])
+def test_plain_verdicts_judge_no_break_push_out_or_other_game(game, state, call):
+    """Breaks, push outs and games built on nine-ball go through ``judge_shot``."""
+    rules = get_ruleset(game)
+    state = state or position(game, {0: (0.8, 0.6), **spread(3, 5, 10)})
+    assert not rules.plain_shots_apply(state, call, None)
+    assert NINE.plain_shots_apply(mid_rack(), ShotCall(), None)
+
+
+def test_wpa_6_10_plain_verdicts_need_a_legal_placement():
+    state = position("nine_ball", spread(3, 5, 9), cue_ball_in_hand=CueBallZone.ANYWHERE)
+    assert NINE.plain_shots_apply(state, ShotCall(), (0.8, 0.6))
+    assert not NINE.plain_shots_apply(state, ShotCall(), state.position(3))  # on a ball

@@ -1,0 +1,75 @@
+"""Many shots from one layout in one compiled call, each reduced to the facts a rules judge
+reads: where the balls stopped, the cue ball's first contact, the drops, the balls off the
+table and the cushions reached.
+
+A lookahead plays dozens of strokes a few times each from every position it foresees
+(``poolgym.envs.lookahead``); through ``Simulator.simulate_many`` each play costs several
+times the event loop's own time in Python (the result, its log, the rules' facts). Here the
+plays stay compiled from the strike to the facts, read from the log rows exactly as
+``poolgym.physics.row_log.RowLog.log_facts`` and ``RowLog.ends`` read them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from poolgym.physics import event_core as core
+from poolgym.physics.jit import kernel
+
+INF = np.inf
+
+
+@kernel()
+def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen, max_events):
+    """``core.run_shot`` (without paths) of each strike row of ``strikes`` from the same
+    layout, and per play (row p) the facts of its log:
+
+    - ``status[p]``: ``run_shot``'s status (``core.DONE``, or ``core.TOO_MANY_EVENTS``);
+    - ``xs[p]``, ``ys[p]``, ``on[p]``: every ball's resting place and whether it is on the
+      table (in the layout's ball order);
+    - ``first[p]``: the ball index the cue ball touched first (-1 for none);
+    - ``pocketed[p]``, ``off[p]``: the balls that dropped, and those that left the table;
+    - ``cushion_after[p]``: the balls that reached a cushion they were not frozen to at or
+      after the first contact's time; ``cushion_any[p]``: at any time;
+    - ``late_drop[p]``: a ball dropped after everything came to rest (the rules may put it
+      back, digest 8.17).
+    """
+    plays, n = strikes.shape[0], x0.shape[0]
+    status = np.zeros(plays, np.int64)
+    xs, ys = np.zeros((plays, n)), np.zeros((plays, n))
+    on = np.zeros((plays, n), np.bool_)
+    first = np.full(plays, -1, np.int64)
+    pocketed = np.zeros((plays, n), np.bool_)
+    off = np.zeros((plays, n), np.bool_)
+    cushion_after = np.zeros((plays, n), np.bool_)
+    cushion_any = np.zeros((plays, n), np.bool_)
+    late_drop = np.zeros(plays, np.bool_)
+    for p in range(plays):
+        done, balls, flags, log, _, counts, _, duration = core.run_shot(
+            x0, y0, cue, strikes[p], P, segments, tips, holes, open_box, frozen, max_events, False)
+        status[p] = done
+        for k in range(n):
+            xs[p, k], ys[p, k], on[p, k] = balls[k, core.X], balls[k, core.Y], flags[k]
+        rows = counts[core.C_LOG]
+        contact_time = INF
+        for r in range(rows):
+            if log[r, core.L_KIND] == core.BALL:
+                a, b = int(log[r, core.L_A]), int(log[r, core.L_B])
+                if a == cue or b == cue:
+                    first[p] = b if a == cue else a
+                    contact_time = log[r, core.L_TIME]
+                    break
+        for r in range(rows):
+            kind, a = log[r, core.L_KIND], int(log[r, core.L_A])
+            if kind == core.SEGMENT:
+                if log[r, core.L_FLAG] == 0.0:  # a ball frozen to this cushion does not count
+                    cushion_any[p, a] = True
+                    if log[r, core.L_TIME] >= contact_time:
+                        cushion_after[p, a] = True
+            elif kind == core.HOLE:
+                pocketed[p, a] = True
+                if log[r, core.L_TIME] > duration:
+                    late_drop[p] = True
+            elif kind != core.BALL and kind != core.HEAD:
+                off[p, a] = True
+    return status, xs, ys, on, first, pocketed, off, cushion_after, cushion_any, late_drop
