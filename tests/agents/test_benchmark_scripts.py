@@ -141,3 +141,37 @@ def test_lookahead_variants_play_their_plays_and_strokes(monkeypatch):
     state = variants._P.rules.new_game(rng=1)
     variants.greedy_30_strokes.choose(state)
     assert seen == [30] and lookahead.STROKES == shown
+
+
+def test_lookahead_variants_two_shots_and_throw_correction_on_played_positions():
+    """The two-shot greedy plays one of the greedy's three best strokes; the corrected
+    aim pots, without noise, at least every pot the plain aim does on played positions."""
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.envs import lookahead as la
+    from poolgym.envs.lookahead_agent import stroke_value
+    from poolgym.physics import Simulator
+
+    variants = _script("lookahead_variants")
+    p = variants._P
+    agents = [variants._greedy(8), variants._greedy(8)]
+    states = [m.state for r in run_match(p.rules, agents, ("a", "b"), 2, seed=9, noise=p.noise).racks
+              for m in r.moves if not m.state.awaiting_break and m.state.pending is None][:8]
+    two, plain = variants.greedy_two_shots, variants._greedy(8)
+    corrected = variants.greedy_throw_corrected.mapper
+    simulator = Simulator(p.rules.table)
+    pots = {"plain": 0, "corrected": 0}
+    for state in states:
+        slots = plain.mapper.slots(state, p.rules)
+        shown = [i for i, s in enumerate(slots[:la.LOOKAHEAD_SLOTS]) if s is not None and s.kind == "pot"]
+        if not shown:
+            continue
+        values = stroke_value(la.lookahead_features(state, p.rules, plain.simulator, plain.mapper, 8).reshape(
+            la.LOOKAHEAD_SLOTS, len(la.STROKES), la.N_FEATURES))
+        top = sorted(((values[i, j], i, j) for i in shown for j in range(len(la.STROKES))), reverse=True)[:3]
+        assert two.choose(state) in [plain.mapper.play(slots[i], la.stroke_parameters(plain.mapper, la.STROKES[j]),
+                                                       state) for _, i, j in top]
+        for name, mapper in (("plain", plain.mapper), ("corrected", corrected)):
+            move = mapper.play(slots[shown[0]], la.stroke_parameters(mapper, (2, 2)), state)
+            layout = state.positions if move.placement is None else {**state.positions, 0: move.placement}
+            pots[name] += slots[shown[0]].ball in simulator.simulate(layout, move.shot).pocketed
+    assert pots["corrected"] >= pots["plain"] and pots["plain"] > 0
