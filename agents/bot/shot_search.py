@@ -17,14 +17,16 @@ import numpy as np
 
 from poolgym import events as ev
 from poolgym.envs.actions import ShotMove
-from poolgym.envs.play import simulate_moves
+from poolgym.envs.play import placed_layout, simulate_moves
 from poolgym.physics import Shot, ShotResult, Simulator
+from poolgym.physics.jit import compiled_call
+from poolgym.physics.pot_geometry import ZONE_ANYWHERE, chances_after
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 
 from poolgym.aiming import (aim_point, bounce_point, cut_angle_deg, direction_deg, ghost_ball,
                              mirror, on_rail, path_is_clear, pot_chance, rail_lines, stroke_per_object_ball_deg)
 from poolgym.agents.bot.jumps import JumpPlanner, jump_shot
-from poolgym.agents.bot.position import plain_call, pot_pairs, state_value
+from poolgym.agents.bot.position import WIN, plain_call, pot_pairs, state_value
 
 Point = tuple[float, float]
 # Taken off a break that fouls or hands the opponent a choice: a dry break re-racked
@@ -32,6 +34,8 @@ Point = tuple[float, float]
 BREAK_FAULT_PENALTY = 1.0
 # Object-ball direction errors (degrees) below this are left alone by the aim refinement.
 AIM_ERROR_TOLERANCE_DEG = 0.05
+# ``chances_after``'s ``place`` that values a cue ball in hand as ``shot_quality`` does.
+_DEFAULT_PLACE_OFF = np.zeros(6)
 MIN_SPEED = 0.3
 
 
@@ -139,6 +143,53 @@ class ShotSearch:
         return [after(state, move.call, events, simulated=True)
                 for move, events, _ in self._simulated(simulator, state, moves)]
 
+    def replay_values(self, state: GameState, moves: list[ShotMove]) -> list[float]:
+        """The shooter's ``state_value`` of the state each of ``moves`` leaves when played on
+        the noisy simulator (its noise drawn from ``rng`` move by move in order): the noisy
+        re-checks' values. A run of moves from one cue-ball placement whose shots the rules
+        judge in bulk (``NineBall.plain_verdicts``) is played, judged and valued in three
+        calls (``Simulator.simulate_facts``, ``pot_geometry.chances_after``), the same
+        values as through ``replayed`` to the last bit; the others go through ``replayed``."""
+        out = []
+        for _, run in groupby(moves, key=lambda m: m.placement):
+            run = list(run)
+            values = self._bulk_values(state, run)
+            if values is None:
+                values = [state_value(after, self.rules, state.shooter, self.sigma_deg)
+                          for after in self.replayed(self.noisy, state, run)]
+            out.extend(values)
+        return out
+
+    def _bulk_values(self, state: GameState, run: list[ShotMove]) -> list[float] | None:
+        """``replay_values`` of ``run`` (one placement) in bulk, or None (and ``rng`` as it
+        was) where the rules do not judge them so or a play needs their own judgement."""
+        plain = getattr(self.rules, "plain_shots_apply", None)
+        placement, call = run[0].placement, run[0].call
+        if plain is None or any(m.call != call for m in run) or not plain(state, call, placement):
+            return None
+        simulator = self.noisy
+        try:
+            layout = placed_layout(simulator, state, placement)
+        except ValueError:
+            return None
+        before = self.rng.bit_generator.state
+        draws = [simulator.noise.draws(self.rng) for _ in run]
+        facts = simulator.simulate_facts(layout, simulator.paired_strikes([m.shot for m in run], draws))
+        verdict = self.rules.plain_verdicts(state, facts.nums, facts.first, facts.pocketed, facts.off,
+                                            facts.cushion_after, facts.cushion_any)
+        if verdict.spot.any() or facts.late_drop.any():
+            self.rng.bit_generator.state = before
+            return None
+        with compiled_call():
+            chances = chances_after(np.array(facts.nums, dtype=np.int64), facts.xs, facts.ys, facts.on,
+                                    verdict.foul, ~(verdict.won | verdict.lost), float(self.sigma_deg),
+                                    *self.table.surface_arrays, _DEFAULT_PLACE_OFF, 0.0, 0.0, ZONE_ANYWHERE)
+        # ``state_value`` for the shooter: a won or lost rack, else his next shot's chance
+        # when he keeps the table and minus the opponent's (in hand after a foul) when not.
+        return [WIN if won else -WIN if lost else chance if kept else -chance
+                for won, lost, kept, chance in zip(verdict.won.tolist(), verdict.lost.tolist(),
+                                                   verdict.kept.tolist(), chances.tolist())]
+
     def _simulated(self, simulator: Simulator, state: GameState, moves: list[ShotMove]):
         """(move, events, result) of each of ``moves`` on ``simulator``, simulated in one
         ``simulate_moves`` batch for each run of moves sharing a cue-ball placement."""
@@ -177,12 +228,10 @@ class ShotSearch:
         n = self.budget.noise_samples
         # Every candidate's replays in one batch: the noise is drawn in the same order as
         # replaying the candidates one after another.
-        after = self.replayed(self.noisy, state, [s.move for s in head for _ in range(n)])
+        values = self.replay_values(state, [s.move for s in head for _ in range(n)])
         for i, s in enumerate(head):
-            values = [state_value(next_state, self.rules, state.shooter, self.sigma_deg)
-                      for next_state in after[i * n:(i + 1) * n]]
             # The exact play counts as one more sample.
-            s.value = (sum(values) + s.value) / (len(values) + 1)
+            s.value = (sum(values[i * n:(i + 1) * n]) + s.value) / (n + 1)
         return sorted(head, key=lambda s: s.value, reverse=True) + scored[self.budget.top_k:]
 
     # ------------------------------------------------------------------ moves

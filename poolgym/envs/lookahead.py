@@ -215,7 +215,7 @@ def _compiled_summaries(state: GameState, rules: Ruleset, simulator: Simulator, 
         chances = geometry.chances_after(
             np.array(facts.nums, dtype=np.int64), facts.xs, facts.ys, facts.on, verdict.foul,
             ~(verdict.won | verdict.lost | verdict.spot), float(sigma_deg), *table.surface_arrays,
-            cand.in_hand_place(CueBallZone.ANYWHERE, table), head[0], head[1])
+            cand.in_hand_place(CueBallZone.ANYWHERE, table), head[0], head[1], geometry.ZONE_ANYWHERE)
     cue = facts.nums.index(0)
     out = []
     for j in range(len(moves)):

@@ -318,14 +318,17 @@ def best_pot_chance(balls, pairs, zone, sigma_deg, pockets, outline, holes, dims
 
 
 @kernel()
-def chances_after(nums, xs, ys, on, in_hand, need, sigma_deg, pockets, outline, holes, dims, place, cue_x, cue_y):
+def chances_after(nums, xs, ys, on, in_hand, need, sigma_deg, pockets, outline, holes, dims, place, cue_x, cue_y,
+                  hand_zone):
     """For each play p with ``need[p]`` (a rotation game's shot: row p of ``xs``, ``ys``,
     ``on`` holds where the balls ``nums``, by number, came to rest and whether they are on
-    the table): the best closed-form chance of the lowest object ball left into any pocket,
-    as ``poolgym.envs.candidates.best_pot_chance`` gives it for the next shot. From the cue
-    ball where it lies (``best_pot_chance``), or with ``in_hand[p]`` (the cue ball off the
-    table, in hand) from each pot's default placement (``pot_geometry`` with ``place``,
-    from (``cue_x``, ``cue_y``)). 0 where no object ball is left."""
+    the table): the best closed-form chance of the lowest object ball left into any pocket.
+    From the cue ball where it lies (``best_pot_chance``), or with ``in_hand[p]`` (the cue
+    ball off the table, in hand in ``hand_zone``): with ``place`` in hand
+    (``place[IN_HAND]`` 1), from each pot's default placement (``pot_geometry``, from
+    (``cue_x``, ``cue_y``)) as ``poolgym.envs.candidates.best_pot_chance`` gives it; else
+    as ``best_pot_chance`` values a cue ball in hand (``poolgym.agents.bot.position``'s
+    ``shot_quality``). 0 where no object ball is left."""
     plays, n = on.shape
     out = np.zeros(plays)
     count = len(pockets)
@@ -347,16 +350,16 @@ def chances_after(nums, xs, ys, on, in_hand, need, sigma_deg, pockets, outline, 
                 i += 1
         if target < 0:
             continue
-        if not in_hand[p]:
-            pairs = np.empty((count, 2), np.int64)
-            pairs[:, 0], pairs[:, 1] = int(balls[target, 0]), rows
-            out[p] = best_pot_chance(balls, pairs, ZONE_NONE, sigma_deg, pockets, outline, holes, dims)
-        else:
+        if in_hand[p] and place[IN_HAND] != 0.0:
             geometry = pot_geometry(balls[:, 1].copy(), balls[:, 2].copy(), -1, np.full(count, target, np.int64),
                                     rows, cue_x, cue_y, pockets, dims[DIM_RADIUS], place)
             best = _chance_within(geometry[0, TOLERANCE], sigma_deg)
             for k in range(1, count):
                 best = max(best, _chance_within(geometry[k, TOLERANCE], sigma_deg))
             out[p] = best
+        else:
+            pairs = np.empty((count, 2), np.int64)
+            pairs[:, 0], pairs[:, 1] = int(balls[target, 0]), rows
+            out[p] = best_pot_chance(balls, pairs, hand_zone if in_hand[p] else ZONE_NONE, sigma_deg, pockets,
+                                     outline, holes, dims)
     return out
-

@@ -277,13 +277,22 @@ class Simulator:
         plays. The draws a generator gives ``simulate_many`` for ``[shot] * len(draws)``
         play each shot as it does there: the same plays of every shot under the same
         noise (common random numbers)."""
-        rows = []
-        for shot in self._checked_shots(shots):
-            if self.noise.is_zero:
-                rows.extend(self._strike(shot.speed, shot.angle_deg, shot.side, shot.vertical, shot.elevation_deg)
-                            for _ in draws)
-            else:
-                rows.extend(self._strike(*self.noise.executed(shot, d, self.params.max_speed)) for d in draws)
+        return self._executed([(shot, d) for shot in self._checked_shots(shots) for d in draws])
+
+    def paired_strikes(self, shots: Sequence[Shot], draws: Sequence[tuple[float, ...]]) -> np.ndarray:
+        """The strike state of each of ``shots`` executed under the draw of the same index
+        (``Noise.draws``; an empty tuple without noise): the strikes ``simulate_many``
+        plays for ``shots`` when the draws come from its generator in order."""
+        if len(draws) != len(shots):
+            raise ValueError(f"one draw per shot: {len(shots)} shots, {len(draws)} draws")
+        return self._executed(list(zip(self._checked_shots(shots), draws)))
+
+    def _executed(self, pairs: list) -> np.ndarray:
+        """The strike rows of validated (shot, draw) pairs under this simulator's noise."""
+        if self.noise.is_zero:
+            rows = [self._strike(s.speed, s.angle_deg, s.side, s.vertical, s.elevation_deg) for s, _ in pairs]
+        else:
+            rows = [self._strike(*self.noise.executed(s, d, self.params.max_speed)) for s, d in pairs]
         return np.array(rows, dtype=float).reshape(-1, 6)
 
     def simulate_facts(self, balls: dict[int, tuple[float, float]], strikes: np.ndarray) -> "PlayFacts":

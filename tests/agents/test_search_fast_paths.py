@@ -285,3 +285,42 @@ def test_a_game_that_overrides_hand_table_to_still_hands_the_table_through_it():
     expected, _ = plain.apply_shot(state, ShotCall(), miss)
     got, outcome = counted.apply_shot(state, ShotCall(), miss)
     assert calls == [1] and got == expected and expected.shooter == 1 and outcome.next_shooter == 1
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "ten_ball"])
+def test_replay_values_in_bulk_are_the_replayed_states_values(game, monkeypatch):
+    """``ShotSearch.replay_values``: a 9-ball run of noisy re-checks played, judged and
+    valued in bulk gives the values ``state_value`` gives each replayed state, to the last
+    bit, and leaves the generator where the one-by-one replays leave it; on played positions
+    (the cue ball in hand or not), with a third foul pending, from pots, banks and safeties.
+    Ten-ball goes through the replays."""
+    from poolgym.agents.bot.player import HeuristicBot
+    from poolgym.agents.bot.position import state_value
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_agent
+
+    rules = get_ruleset(game)
+    agents = [make_agent("bot:weak", rules, seed=1, noise="tournament"), make_agent("legal-random", rules, seed=2)]
+    states = [m.state for r in run_match(rules, agents, ("a", "b"), 3, seed=6, noise="tournament").racks
+              for m in r.moves if not m.state.awaiting_break and m.state.pending is None][:24]
+    states.append(states[1].evolve(consecutive_fouls=(2, 2), warned_on_two_fouls=(True, True)))
+    bot = HeuristicBot(rules, noise="tournament", budget="fast", seed=3)
+    search = bot.search
+    bulk = 0
+    for k, state in enumerate(states):
+        spot = None if 0 in state.on_table else search.placement_spots(state)[0]
+        cue = state.position(0) if spot is None else spot
+        candidates = search.pot_candidates(state, cue, spot)[:4] + search.bank_candidates(state, cue, spot)[:2]
+        moves = [s.move for s in candidates for _ in range(3)]
+        if not moves:
+            continue
+        search.rng = np.random.default_rng(k)
+        got = search.replay_values(state, moves)
+        after_bulk = search.rng.bit_generator.state
+        bulk += search._bulk_values(state, moves[:1]) is not None
+        search.rng = np.random.default_rng(k)
+        expected = [state_value(s, rules, state.shooter, search.sigma_deg)
+                    for s in search.replayed(search.noisy, state, moves)]
+        assert got == expected
+        assert search.rng.bit_generator.state == after_bulk
+    assert (bulk >= 10) if game == "nine_ball" else bulk == 0
