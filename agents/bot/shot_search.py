@@ -153,27 +153,30 @@ class ShotSearch:
         out = []
         for _, run in groupby(moves, key=lambda m: m.placement):
             run = list(run)
-            values = self._bulk_values(state, run)
-            if values is None:
-                values = [state_value(after, self.rules, state.shooter, self.sigma_deg)
-                          for after in self.replayed(self.noisy, state, run)]
-            out.extend(values)
+            bulk = self._bulk(self.noisy, state, run)
+            if bulk is None:
+                out.extend(state_value(after, self.rules, state.shooter, self.sigma_deg)
+                           for after in self.replayed(self.noisy, state, run))
+            else:
+                out.extend(bulk[2])
         return out
 
-    def _bulk_values(self, state: GameState, run: list[ShotMove]) -> list[float] | None:
-        """``replay_values`` of ``run`` (one placement) in bulk, or None (and ``rng`` as it
-        was) where the rules do not judge them so or a play needs their own judgement."""
+    def _bulk(self, simulator: Simulator, state: GameState, run: list[ShotMove]):
+        """``run`` (moves from one placement) played on ``simulator`` (its noise drawn from
+        ``rng`` move by move), judged and valued in bulk: (``PlayFacts``, ``PlainVerdicts``,
+        the shooter's ``state_value`` of each play's state); or None (and ``rng`` as it was)
+        where the rules do not judge them so or a play needs their own judgement."""
         plain = getattr(self.rules, "plain_shots_apply", None)
         placement, call = run[0].placement, run[0].call
         if plain is None or any(m.call != call for m in run) or not plain(state, call, placement):
             return None
-        simulator = self.noisy
         try:
             layout = placed_layout(simulator, state, placement)
         except ValueError:
             return None
         before = self.rng.bit_generator.state
-        draws = [simulator.noise.draws(self.rng) for _ in run]
+        noise = simulator.noise
+        draws = [() if noise.is_zero else noise.draws(self.rng) for _ in run]
         facts = simulator.simulate_facts(layout, simulator.paired_strikes([m.shot for m in run], draws))
         verdict = self.rules.plain_verdicts(state, facts.nums, facts.first, facts.pocketed, facts.off,
                                             facts.cushion_after, facts.cushion_any)
@@ -186,9 +189,10 @@ class ShotSearch:
                                     *self.table.surface_arrays, _DEFAULT_PLACE_OFF, 0.0, 0.0, ZONE_ANYWHERE)
         # ``state_value`` for the shooter: a won or lost rack, else his next shot's chance
         # when he keeps the table and minus the opponent's (in hand after a foul) when not.
-        return [WIN if won else -WIN if lost else chance if kept else -chance
-                for won, lost, kept, chance in zip(verdict.won.tolist(), verdict.lost.tolist(),
-                                                   verdict.kept.tolist(), chances.tolist())]
+        values = [WIN if won else -WIN if lost else chance if kept else -chance
+                  for won, lost, kept, chance in zip(verdict.won.tolist(), verdict.lost.tolist(),
+                                                     verdict.kept.tolist(), chances.tolist())]
+        return facts, verdict, values
 
     def _simulated(self, simulator: Simulator, state: GameState, moves: list[ShotMove]):
         """(move, events, result) of each of ``moves`` on ``simulator``, simulated in one
@@ -201,17 +205,30 @@ class ShotSearch:
     def score(self, state: GameState, move: ShotMove) -> Scored:
         return self.score_many(state, [move])[0][0]
 
-    def score_many(self, state: GameState, moves: list[ShotMove]) -> list[tuple[Scored, ShotResult | None]]:
+    def score_many(self, state: GameState, moves: list[ShotMove]) -> list[tuple[Scored, object]]:
         """Each of ``moves`` scored from its exact simulation (``play_many``, in batches),
-        beside the simulation's result (None where none ran: a placement that cannot be
-        played), whose event log is decoded only if it is read."""
+        beside what ``object_ball_error`` reads of it: the simulation's result (None where
+        none ran: a placement that cannot be played), whose event log is decoded only if it
+        is read, or for a run of moves the rules judge in bulk (``_bulk``) the first-contact
+        ball's ``Departure``."""
         out = []
-        for move, (next_state, outcome, result) in zip(moves, self.play_many(self.exact, state, moves)):
-            made = move.pocket is not None and move.target in outcome.pocketed_legally
-            faulted = bool(outcome.fouls) or (outcome.pending is not None
-                                              and outcome.pending.player != state.shooter)
-            value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
-            out.append((Scored(move, value, made, faulted), result))
+        for _, run in groupby(moves, key=lambda m: m.placement):
+            run = list(run)
+            bulk = self._bulk(self.exact, state, run)
+            if bulk is not None:
+                facts, verdict, values = bulk
+                for p, move in enumerate(run):
+                    made = move.pocket is not None and not verdict.foul[p] and bool(
+                        facts.pocketed[p, facts.nums.index(move.target)])
+                    out.append((Scored(move, values[p], made, bool(verdict.foul[p])),
+                                Departure(facts, p)))
+                continue
+            for move, (next_state, outcome, result) in zip(run, self.play_many(self.exact, state, run)):
+                made = move.pocket is not None and move.target in outcome.pocketed_legally
+                faulted = bool(outcome.fouls) or (outcome.pending is not None
+                                                  and outcome.pending.player != state.shooter)
+                value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
+                out.append((Scored(move, value, made, faulted), result))
         return out
 
     def scored(self, state: GameState, moves: list[ShotMove]) -> list[Scored]:
@@ -287,7 +304,8 @@ class ShotSearch:
         for i, ((scored, result), move, (ball, target)) in enumerate(zip(firsts, moves, aims)):
             if scored.pots:
                 continue
-            error = object_ball_error(result.events if result is not None else (), move.target, target)
+            error = (result.error(move.target, target) if isinstance(result, Departure)
+                     else object_ball_error(result.events if result is not None else (), move.target, target))
             if error is None or abs(error) < AIM_ERROR_TOLERANCE_DEG:
                 continue
             # Turn the object ball back by its error.
@@ -524,6 +542,35 @@ class ShotSearch:
         return all(math.dist(spot, p) > 2.0 * R + 1e-3 for n, p in balls.items() if n != 0)
 
 
+class Departure:
+    """How play ``p`` of a bulk run (``PlayFacts``) sent its first-contact ball off: what
+    ``object_ball_error`` reads of a result's events."""
+
+    __slots__ = ("facts", "p")
+
+    def __init__(self, facts, p: int) -> None:
+        self.facts, self.p = facts, p
+
+    def error(self, ball: int, target: Point) -> float | None:
+        """``object_ball_error`` of this play: the same degrees, or None."""
+        facts, p = self.facts, self.p
+        first = int(facts.first[p])
+        if first < 0 or facts.nums[first] != ball:
+            return None
+        cx, cy, nx, ny = facts.departure[p].tolist()
+        if math.isnan(nx):
+            return None
+        return _departure_error((cx, cy), (nx, ny), target)
+
+
+def _departure_error(contact: Point, next_position: Point, target: Point) -> float | None:
+    """Degrees between the line from ``contact`` to ``next_position`` and the line to
+    ``target`` (None for a ball that hardly moved)."""
+    if math.dist(contact, next_position) < 1e-3:
+        return None
+    return _wrap(direction_deg(contact, next_position) - direction_deg(contact, target))
+
+
 def object_ball_error(events, ball: int, target: Point) -> float | None:
     """Degrees between the way ``ball`` left after the cue ball hit it and the way to
     ``target`` (None when the cue ball hit another ball first or not at all)."""
@@ -538,9 +585,9 @@ def object_ball_error(events, ball: int, target: Point) -> float | None:
         next_position = _position_of(e, ball)
         if next_position is not None:
             break
-    if contact is None or next_position is None or math.dist(contact, next_position) < 1e-3:
+    if contact is None or next_position is None:
         return None
-    return _wrap(direction_deg(contact, next_position) - direction_deg(contact, target))
+    return _departure_error(contact, next_position, target)
 
 
 def _pot_call(calls: tuple[ShotCall, ...], ball: int, pocket: str) -> ShotCall:

@@ -32,7 +32,10 @@ def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen,
     - ``cushion_after[p]``: the balls that reached a cushion they were not frozen to at or
       after the first contact's time; ``cushion_any[p]``: at any time;
     - ``late_drop[p]``: a ball dropped after everything came to rest (the rules may put it
-      back, digest 8.17).
+      back, digest 8.17);
+    - ``departure[p]``: where the first-contact ball was at that contact and where it was at
+      its next event (a cushion, a drop, another ball), as x, y, x, y; NaN where there is
+      none: the line it left on (``poolgym.agents.bot.shot_search.object_ball_error``).
     """
     plays, n = strikes.shape[0], x0.shape[0]
     status = np.zeros(plays, np.int64)
@@ -44,6 +47,7 @@ def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen,
     cushion_after = np.zeros((plays, n), np.bool_)
     cushion_any = np.zeros((plays, n), np.bool_)
     late_drop = np.zeros(plays, np.bool_)
+    departure = np.full((plays, 4), np.nan)
     for p in range(plays):
         done, balls, flags, log, _, counts, _, duration = core.run_shot(
             x0, y0, cue, strikes[p], P, segments, tips, holes, open_box, frozen, max_events, False)
@@ -52,13 +56,26 @@ def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen,
             xs[p, k], ys[p, k], on[p, k] = balls[k, core.X], balls[k, core.Y], flags[k]
         rows = counts[core.C_LOG]
         contact_time = INF
+        contact_row = rows
         for r in range(rows):
             if log[r, core.L_KIND] == core.BALL:
                 a, b = int(log[r, core.L_A]), int(log[r, core.L_B])
                 if a == cue or b == cue:
                     first[p] = b if a == cue else a
                     contact_time = log[r, core.L_TIME]
+                    contact_row = r
+                    x, y = (log[r, core.L_X2], log[r, core.L_Y2]) if a == cue else (log[r, core.L_X1], log[r, core.L_Y1])
+                    departure[p, 0], departure[p, 1] = x, y
                     break
+        ball = first[p]
+        for r in range(contact_row + 1, rows):
+            kind, a, b = log[r, core.L_KIND], int(log[r, core.L_A]), int(log[r, core.L_B])
+            if ((kind == core.SEGMENT or kind == core.HOLE) and a == ball) or (kind == core.BALL and a == ball):
+                departure[p, 2], departure[p, 3] = log[r, core.L_X1], log[r, core.L_Y1]
+                break
+            if kind == core.BALL and b == ball:
+                departure[p, 2], departure[p, 3] = log[r, core.L_X2], log[r, core.L_Y2]
+                break
         for r in range(rows):
             kind, a = log[r, core.L_KIND], int(log[r, core.L_A])
             if kind == core.SEGMENT:
@@ -72,4 +89,4 @@ def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen,
                     late_drop[p] = True
             elif kind != core.BALL and kind != core.HEAD:
                 off[p, a] = True
-    return status, xs, ys, on, first, pocketed, off, cushion_after, cushion_any, late_drop
+    return status, xs, ys, on, first, pocketed, off, cushion_after, cushion_any, late_drop, departure

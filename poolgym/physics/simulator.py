@@ -304,7 +304,7 @@ class Simulator:
         cushion outline raises ``RuntimeError`` as ``simulate_many`` does."""
         start = _Start(self, balls)
         with compiled_call():
-            status, xs, ys, on, first, pocketed, off, after, anytime, late = play_batch(
+            status, xs, ys, on, first, pocketed, off, after, anytime, late, departure = play_batch(
                 start.x0, start.y0, start.cue, np.ascontiguousarray(strikes, dtype=float), self._constants,
                 self._segment_table, self._tip_table, self._hole_table, self._open_box_array, start.frozen,
                 self.params.max_events)
@@ -314,7 +314,8 @@ class Simulator:
         outside = on & ((xs < 0.0) | (xs > self.table.length) | (ys < 0.0) | (ys > self.table.width))
         for p, k in zip(*np.nonzero(outside)):
             self._check_at_rest(start.nums[k], float(xs[p, k]), float(ys[p, k]), start, strikes[p].tolist())
-        return PlayFacts(tuple(start.nums), status, xs, ys, on, first, pocketed, off, after, anytime, late)
+        return PlayFacts(tuple(start.nums), status, xs, ys, on, first, pocketed, off, after, anytime, late,
+                         departure)
 
     def _check_at_rest(self, ball: int, x: float, y: float, start: "_Start", shot) -> None:
         # Table validation makes this impossible; a ball escaping is a simulator bug, and
@@ -432,7 +433,8 @@ class PlayFacts(NamedTuple):
     table), the ball index of the cue ball's ``first`` contact (-1 for none), the balls
     ``pocketed`` and driven ``off`` the table, those that reached a cushion they were not
     frozen to after the first contact (``cushion_after``) and at any time
-    (``cushion_any``), and ``late_drop``: a ball dropped after the rest
+    (``cushion_any``), ``late_drop``: a ball dropped after the rest, and the first-contact
+    ball's ``departure`` (x, y at the contact, x, y at its next event; NaN for none)
     (``poolgym.physics.batch.play_batch``)."""
 
     nums: tuple[int, ...]
@@ -446,6 +448,7 @@ class PlayFacts(NamedTuple):
     cushion_after: np.ndarray
     cushion_any: np.ndarray
     late_drop: np.ndarray
+    departure: np.ndarray
 
 
 class _Start:

@@ -317,10 +317,48 @@ def test_replay_values_in_bulk_are_the_replayed_states_values(game, monkeypatch)
         search.rng = np.random.default_rng(k)
         got = search.replay_values(state, moves)
         after_bulk = search.rng.bit_generator.state
-        bulk += search._bulk_values(state, moves[:1]) is not None
+        bulk += search._bulk(search.noisy, state, moves[:1]) is not None
         search.rng = np.random.default_rng(k)
         expected = [state_value(s, rules, state.shooter, search.sigma_deg)
                     for s in search.replayed(search.noisy, state, moves)]
         assert got == expected
         assert search.rng.bit_generator.state == after_bulk
     assert (bulk >= 10) if game == "nine_ball" else bulk == 0
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "eight_ball"])
+def test_exact_scores_in_bulk_are_the_rules_scores(game, monkeypatch):
+    """``ShotSearch.score_many``: 9-ball candidates scored in bulk have the value, the made
+    pot and the foul the rules give each exact play, and the object ball's departure gives
+    ``object_ball_error``'s degrees from the result's events; 8-ball goes one by one."""
+    from poolgym.agents.bot import shot_search
+    from poolgym.agents.bot.player import HeuristicBot
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.aiming import aim_point
+
+    rules = get_ruleset(game)
+    agents = [make_agent("bot:weak", rules, seed=1, noise="tournament"), make_agent("legal-random", rules, seed=2)]
+    states = [m.state for r in run_match(rules, agents, ("a", "b"), 3, seed=8, noise="tournament").racks
+              for m in r.moves if not m.state.awaiting_break and m.state.pending is None][:20]
+    search = HeuristicBot(rules, noise="tournament", budget="normal", seed=3).search
+    bulk = errors = 0
+    for state in states:
+        spot = None if 0 in state.on_table else search.placement_spots(state)[0]
+        cue = state.position(0) if spot is None else spot
+        moves = [s.move for s in search.pot_candidates(state, cue, spot) + search.bank_candidates(state, cue, spot)]
+        if not moves:
+            continue
+        got = search.score_many(state, moves)
+        with monkeypatch.context() as m:
+            m.setattr(shot_search.ShotSearch, "_bulk", lambda self, *args: None)
+            expected = search.score_many(state, moves)
+        for (a, departure), (b, result), move in zip(got, expected, moves):
+            assert (a.value, a.pots, a.faulted) == (b.value, b.pots, b.faulted)
+            if isinstance(departure, shot_search.Departure):
+                bulk += 1
+                target = aim_point(rules.table, move.pocket) if move.pocket else (0.5, 0.5)
+                want = shot_search.object_ball_error(result.events, move.target, target)
+                assert departure.error(move.target, target) == want
+                errors += want is not None
+    assert (bulk >= 100 and errors >= 50) if game == "nine_ball" else bulk == 0
