@@ -18,7 +18,7 @@ import numpy as np
 from poolgym import events as ev
 from poolgym.envs.actions import ShotMove
 from poolgym.envs.play import placed_layout, simulate_moves
-from poolgym.physics import Shot, ShotResult, Simulator
+from poolgym.physics import Shot, Simulator
 from poolgym.physics.jit import compiled_call
 from poolgym.physics.pot_geometry import ZONE_ANYWHERE, chances_after
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
