@@ -113,3 +113,12 @@ def test_bench_train_refuses_a_negative_step_count(capsys):
 def test_bench_train_names_a_missing_config(capsys):
     assert main(["bench-train", "--config", "no/such.yaml", "--repeats", "1"]) == 2
     assert "no/such.yaml" in capsys.readouterr().err
+
+
+def test_bench_train_will_not_compare_a_recipe_with_worker_processes(capsys):
+    """A recipe stepping its envs in subprocesses would mix this checkout's agents into the
+    other commit's workers: refused before any timing, its env alone still comparable."""
+    recipe = str(speed_compare.ROOT / "configs/train/nine_ball_lookahead_finetune.yaml")
+    assert main(["bench-train", "--config", recipe, "--compare", "HEAD", "--repeats", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "vec_env: subproc" in err and "--steps 0" in err
