@@ -147,9 +147,9 @@ class ShotSearch:
         """The shooter's ``state_value`` of the state each of ``moves`` leaves when played on
         the noisy simulator (its noise drawn from ``rng`` move by move in order): the noisy
         re-checks' values. A run of moves from one cue-ball placement whose shots the rules
-        judge in bulk (``NineBall.plain_verdicts``) is played, judged and valued in three
-        calls (``Simulator.simulate_facts``, ``pot_geometry.chances_after``), the same
-        values as through ``replayed`` to the last bit; the others go through ``replayed``."""
+        judge in bulk is played, judged and valued together (``_bulk``: ``Simulator.simulate_facts``,
+        ``NineBall.plain_verdicts``, ``pot_geometry.chances_after``), the same values as
+        through ``replayed`` to the last bit; the others go through ``replayed``."""
         out = []
         for _, run in groupby(moves, key=lambda m: m.placement):
             run = list(run)
