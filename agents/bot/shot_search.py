@@ -17,7 +17,7 @@ import numpy as np
 
 from poolgym import events as ev
 from poolgym.envs.actions import ShotMove
-from poolgym.envs.play import placed_layout, simulate_moves
+from poolgym.envs.play import bulk_layout, judged_in_bulk, simulate_moves
 from poolgym.physics import Shot, Simulator
 from poolgym.physics.jit import compiled_call
 from poolgym.physics.pot_geometry import ZONE_ANYWHERE, chances_after
@@ -166,20 +166,16 @@ class ShotSearch:
         ``rng`` move by move), judged and valued in bulk: (``PlayFacts``, ``PlainVerdicts``,
         the shooter's ``state_value`` of each play's state); or None (and ``rng`` as it was)
         where the rules do not judge them so or a play needs their own judgement."""
-        plain = getattr(self.rules, "plain_shots_apply", None)
-        placement, call = run[0].placement, run[0].call
-        if plain is None or any(m.call != call for m in run) or not plain(state, call, placement):
-            return None
-        try:
-            layout = placed_layout(simulator, state, placement)
-        except ValueError:
+        call = run[0].call
+        layout = (None if any(m.call != call for m in run)
+                  else bulk_layout(simulator, self.rules, state, call, run[0].placement))
+        if layout is None:
             return None
         before = self.rng.bit_generator.state
         noise = simulator.noise
         draws = [() if noise.is_zero else noise.draws(self.rng) for _ in run]
-        facts = simulator.simulate_facts(layout, simulator.paired_strikes([m.shot for m in run], draws))
-        verdict = self.rules.plain_verdicts(state, facts.nums, facts.first, facts.pocketed, facts.off,
-                                            facts.cushion_after, facts.cushion_any)
+        facts, verdict = judged_in_bulk(simulator, self.rules, state, layout,
+                                        simulator.paired_strikes([m.shot for m in run], draws))
         if verdict.spot.any() or facts.late_drop.any():
             self.rng.bit_generator.state = before
             return None

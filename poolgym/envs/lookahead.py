@@ -48,7 +48,7 @@ import numpy as np
 from poolgym.envs import candidates as cand
 from poolgym.envs.actions import ELEVATION
 from poolgym.envs.choice import bin_value
-from poolgym.envs.play import placed_layout, simulate_replays
+from poolgym.envs.play import bulk_layout, judged_in_bulk, simulate_replays
 from poolgym.physics import Simulator
 from poolgym.physics import pot_geometry as geometry
 from poolgym.physics.jit import compiled_call
@@ -193,20 +193,14 @@ def _compiled_summaries(state: GameState, rules: Ruleset, simulator: Simulator, 
     bulk or the placement is no legal one, and a stroke with a play that needs the
     rules' own judgement (a spotted money ball, a ball dropping after the rest)."""
     placement, call = moves[0].placement, moves[0].call
-    plain = getattr(rules, "plain_shots_apply", None)
-    if (plain is None or any(m.placement != placement or m.call != call for m in moves)
-            or not plain(state, call, placement)):
-        return [None] * len(moves)
-    try:
-        layout = placed_layout(simulator, state, placement, state_checked)
-    except ValueError:
+    layout = (None if any(m.placement != placement or m.call != call for m in moves)
+              else bulk_layout(simulator, rules, state, call, placement, state_checked))
+    if layout is None:
         return [None] * len(moves)
     rng = np.random.default_rng(sequence)
     draws = [() if simulator.noise.is_zero else simulator.noise.draws(rng) for _ in range(plays)]
-    strikes = simulator.strikes_under([m.shot for m in moves], draws)
-    facts = simulator.simulate_facts(layout, strikes)
-    verdict = rules.plain_verdicts(state, facts.nums, facts.first, facts.pocketed, facts.off,
-                                   facts.cushion_after, facts.cushion_any)
+    facts, verdict = judged_in_bulk(simulator, rules, state, layout,
+                                    simulator.strikes_under([m.shot for m in moves], draws))
     table = simulator.table
     # The next shot: the shooter's after a kept table, the opponent's otherwise, with the
     # cue ball in hand anywhere after a foul (WPA 2.7); none after a won or lost rack.

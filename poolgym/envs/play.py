@@ -79,3 +79,27 @@ def placed_layout(simulator: Simulator, state: GameState, placement,
     if state_checked and 0 not in layout:
         return simulator.validate_cue_placement(layout, placement)
     return simulator.validate_layout({**layout, 0: placement})
+
+
+def bulk_layout(simulator: Simulator, rules: Ruleset, state: GameState, call, placement,
+                state_checked: bool = False) -> dict[int, tuple[float, float]] | None:
+    """The validated layout (``placed_layout``) from which shots with ``call``, the cue ball
+    at ``placement``, are judged in bulk (``judged_in_bulk``), or None where they are not:
+    the rules judge them one by one (no ``plain_shots_apply``, or it says no), or no stroke
+    can be played from the placement."""
+    plain = getattr(rules, "plain_shots_apply", None)
+    if plain is None or not plain(state, call, placement):
+        return None
+    try:
+        return placed_layout(simulator, state, placement, state_checked)
+    except ValueError:
+        return None
+
+
+def judged_in_bulk(simulator: Simulator, rules: Ruleset, state: GameState, layout, strikes: np.ndarray):
+    """The strike rows ``strikes`` played from ``layout`` (``bulk_layout``'s) in one compiled
+    call and judged together: (``Simulator.simulate_facts``' facts, the rules'
+    ``plain_verdicts`` of them)."""
+    facts = simulator.simulate_facts(layout, strikes)
+    return facts, rules.plain_verdicts(state, facts.nums, facts.first, facts.pocketed, facts.off,
+                                       facts.cushion_after, facts.cushion_any)
