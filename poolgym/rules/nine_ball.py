@@ -16,8 +16,11 @@ from poolgym.rules.shot import ShotCall, ShotEvents
 from poolgym.rules.state import CueBallZone, GameState
 
 PUSH_OUT_CHOICES = (Choice.SHOOT, Choice.PASS_BACK)
-# The options ``plain_verdicts`` judges under (every other option plays no part in a plain shot).
-_PLAIN_OPTIONS = ("frozen_ball_other_cushion_counts", "complete_miss_is_wrong_ball")
+# The options ``plain_verdicts`` judges under, at their defaults (every other option plays
+# no part in a plain shot).
+_PLAIN_OPTIONS = {name: getattr(RuleOptions(), name)
+                  for name in ("frozen_ball_other_cushion_counts", "complete_miss_is_wrong_ball")}
+_NO_CALL = ShotCall()
 
 
 class PlainVerdicts(NamedTuple):
@@ -140,8 +143,8 @@ class NineBall(Ruleset):
         call), no decision pending, and a placement that is no 6.10 foul."""
         if type(self) is not NineBall or state.awaiting_break or state.pending is not None or state.is_over:
             return False
-        if call != ShotCall() or any(getattr(self.options, name) != getattr(RuleOptions(), name)
-                                     for name in _PLAIN_OPTIONS):
+        if call != _NO_CALL or any(getattr(self.options, name) != default
+                                     for name, default in _PLAIN_OPTIONS.items()):
             return False
         zone = state.cue_ball_in_hand
         return zone is CueBallZone.NONE or placement_foul(zone, cue_ball_start, state.positions, self.table) is None
