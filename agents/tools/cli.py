@@ -328,12 +328,6 @@ def _bench_train(args: argparse.Namespace) -> int:
         cfg = load_config(speed_compare.ROOT / config)  # a bad file is one line before any timing
     except (OSError, ValueError) as err:
         raise UsageError(f"--config: {err}") from None
-    if args.compare is not None and args.steps and cfg.n_envs > 1 and cfg.vec_env == "subproc":
-        # The other commit runs from its own files on PYTHONPATH, but worker processes map
-        # poolgym.agents to this installed checkout again: the two would be mixed.
-        raise UsageError(f"--compare: {args.config} steps its {cfg.n_envs} envs in worker processes "
-                         "(vec_env: subproc), which cannot be timed against another commit; time its "
-                         "training without --compare, or its env alone with --steps 0")
     budgets = _names(args.bot_budgets)
     for budget in budgets:
         SearchBudget.preset(budget)

@@ -197,7 +197,27 @@ def export(rev: str, dest: Path) -> str:
     with tarfile.open(archive) as tar:
         tar.extractall(dest / "tree", filter="data")
     archive.unlink()
+    _link_packaged_folders(dest / "tree")
     return short
+
+
+# The repository's folders an install packages under ``poolgym`` (pyproject's package-dir).
+PACKAGED_FOLDERS = {"agents": "poolgym/agents", "configs": "poolgym/configs", "examples": "poolgym/examples"}
+
+
+def _link_packaged_folders(tree: Path) -> None:
+    """Make an exported tree's ``agents/``, ``configs/`` and ``examples/`` importable as
+    ``poolgym.agents`` (and so on) from the tree on PYTHONPATH, as an install maps them.
+
+    Without the links, any process started from a probe (a training recipe's env workers)
+    would find them through the installed mapping, in this checkout, mixed with the
+    other commit's ``poolgym``. A commit from before ``agents/`` moved under
+    ``poolgym.agents`` (no ``agents/tools``) is left as it is (``_use_tree_agents``)."""
+    if not (tree / "agents" / "tools").is_dir():
+        return
+    for folder, package in PACKAGED_FOLDERS.items():
+        if (tree / folder).is_dir() and not (tree / package).exists():
+            (tree / package).symlink_to(Path("..") / folder, target_is_directory=True)
 
 
 def measure(tree: Path, probe: str, params: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:

@@ -14,7 +14,7 @@ evaluation schedule::
     total_steps: 40000
     seed: 0
     n_envs: 1                           # envs stepped together (the policy's batch)
-    vec_env: subproc                    # n_envs > 1: subproc (a process each) or dummy (in turn, here)
+    vec_env: subproc                    # n_envs > 1: subproc (a process each), dummy (in turn, here) or split (half here, half in one worker)
     checkpoint_every: 10000             # steps; 0 = no checkpoints
     eval:
       every_steps: 5000                 # 0 = only the final evaluation
@@ -78,7 +78,7 @@ from poolgym.yaml_files import load_yaml_file
 ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO", "BC")
 # How n_envs > 1 envs are stepped: "subproc", one process each (SubprocVecEnv), or "dummy",
 # all in the training process in turn (DummyVecEnv: no start-up or pipe cost per step).
-VEC_ENVS = ("subproc", "dummy")
+VEC_ENVS = ("subproc", "dummy", "split")
 MASKED_ALGORITHMS = ("MaskablePPO",)
 # The policies a config may name: SB3's own, and poolgym's stroke scorer for choice_canonical
 # with the lookahead observation (``poolgym.agents.training.canonical_policy``).

@@ -115,10 +115,18 @@ def test_bench_train_names_a_missing_config(capsys):
     assert "no/such.yaml" in capsys.readouterr().err
 
 
-def test_bench_train_will_not_compare_a_recipe_with_worker_processes(capsys):
-    """A recipe stepping its envs in subprocesses would mix this checkout's agents into the
-    other commit's workers: refused before any timing, its env alone still comparable."""
-    recipe = str(speed_compare.ROOT / "configs/train/nine_ball_lookahead_finetune.yaml")
-    assert main(["bench-train", "--config", recipe, "--compare", "HEAD", "--repeats", "1"]) == 2
-    err = capsys.readouterr().err
-    assert "vec_env: subproc" in err and "--steps 0" in err
+def test_an_exported_commit_imports_its_own_agents_in_every_process(tmp_path):
+    """A process started from the exported tree alone (as a recipe's env workers are, with
+    the tree on PYTHONPATH) imports ``poolgym.agents`` and ``poolgym.configs`` from the
+    tree, not from the installed checkout."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    speed_compare.export("HEAD", tmp_path)
+    tree = (tmp_path / "tree").resolve()
+    code = "import poolgym.agents.tools, poolgym.configs; print(poolgym.agents.tools.__file__, poolgym.configs.__path__[0])"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=str(tree))).stdout.split()
+    assert [Path(p).resolve().is_relative_to(tree) for p in out] == [True, True]
