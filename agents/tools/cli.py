@@ -325,7 +325,7 @@ def _bench_train(args: argparse.Namespace) -> int:
 
     config = speed_compare.tree_config(args.config)
     try:
-        cfg = load_config(speed_compare.ROOT / config)  # a bad file is one line before any timing
+        load_config(speed_compare.ROOT / config)  # a bad file is one line before any timing
     except (OSError, ValueError) as err:
         raise UsageError(f"--config: {err}") from None
     budgets = _names(args.bot_budgets)
