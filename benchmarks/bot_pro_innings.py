@@ -64,11 +64,12 @@ def inning(rules, simulator, bot, rng, clock: list) -> tuple[bool, bool]:
     return made, False
 
 
-def play_row(rules, stroke, racks: int, seed: int, bot_kwargs: dict) -> dict:
-    """One break stroke (x, y, offset, speed, vertical) over ``racks`` innings."""
+def play_row(rules, stroke, racks: int, seed: int, bot_kwargs: dict, bot_class=ProBot) -> dict:
+    """One break stroke (x, y, offset, speed, vertical) over ``racks`` innings, played by
+    ``bot_class`` (ProBot or a class built on it) made with ``bot_kwargs``."""
     base = load_break_table()
     table = BreakTable(base.game, base.noise, base.rack, base.seed, (BreakRow(*stroke, 1, 0.0, 0.0, 0.0, 0.0),))
-    bot = ProBot(rules, noise="tournament", seed=seed, max_speed=MAX_SPEED, break_table=table, **bot_kwargs)
+    bot = bot_class(rules, noise="tournament", seed=seed, max_speed=MAX_SPEED, break_table=table, **bot_kwargs)
     simulator = Simulator(rules.table, noise="tournament")
     made = runs = 0
     clock = [0, 0.0]
@@ -93,7 +94,7 @@ def table_rows(n: int) -> list[list[float]]:
     return [[r.x, r.y, r.offset, r.speed, r.vertical] for r in best]
 
 
-def main(argv=None) -> int:
+def main(argv=None, bot_class=ProBot) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", default="table:8", help="table:N, or a JSON list of [x, y, offset, speed, vertical]")
     parser.add_argument("--racks", type=int, default=200)
@@ -106,7 +107,7 @@ def main(argv=None) -> int:
     rules = get_ruleset("nine_ball")
     results = []
     for stroke in rows:
-        results.append(play_row(rules, stroke, args.racks, args.seed, bot_kwargs))
+        results.append(play_row(rules, stroke, args.racks, args.seed, bot_kwargs, bot_class))
         r = results[-1]
         print(f"break {r['row']}: made {r['made']}/{r['racks']}, break and run {r['break_and_runs']}/{r['racks']} "
               f"({r['break_and_run_rate']:.3f} [{r['break_and_run_ci95'][0]:.3f}, {r['break_and_run_ci95'][1]:.3f}]), "

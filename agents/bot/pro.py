@@ -20,7 +20,9 @@ CueCard, Archibald et al. 2009).
   the table, and the move is whichever scores highest.
 - **A break from a table measured offline over noise** (``poolgym.agents.bot.breaks``):
   the stroke with the best measured value on fresh racks; the strong break search where
-  the table has no stroke for the position (another game, a blocked spot).
+  the table has no stroke for the position (another game, a blocked spot) and on racks
+  other than the table's (the shipped table's are tight; the benchmark protocol's have
+  gaps).
 
 Ball in hand, decisions and calls go through ``HeuristicBot``'s machinery, and so does
 every shot on a table without execution noise (there are no outcomes to sample).
@@ -57,7 +59,8 @@ class ProBot(HeuristicBot):
     """The top rung (module docstring). ``top_k`` pots are re-played ``noise_samples``
     times with noise, the best ``lookahead`` of them valued two shots deep from
     ``clusters`` groups of outcomes; ``break_table`` is a ``BreakTable``, a path to one, or
-    None for the shipped 9-ball table (used only for 9-ball). Other arguments as
+    None for the shipped 9-ball table (used only for 9-ball on its tight racks); a table
+    measured on other racks than the rules' is a ``ValueError``. Other arguments as
     ``HeuristicBot``'s; the first-level search uses the ``"strong"`` budget."""
 
     def __init__(self, rules: Ruleset | str = "nine_ball", noise: Noise | str = "none",
@@ -72,12 +75,18 @@ class ProBot(HeuristicBot):
                          table=table, jump=jump)
         self.top_k, self.noise_samples = top_k, noise_samples
         self.lookahead, self.clusters = lookahead, clusters
+        racks = repr(self.rules.rack_model)
         if break_table is None:
-            break_table = load_break_table(NINE_BALL_TABLE) if self.rules.name == "nine_ball" else None
+            shipped = load_break_table(NINE_BALL_TABLE) if self.rules.name == "nine_ball" else None
+            # Measured on other racks (the benchmark protocol's gaps) its strokes say nothing.
+            break_table = shipped if shipped is not None and shipped.rack == racks else None
         elif not isinstance(break_table, BreakTable):
             break_table = load_break_table(break_table)
         if break_table is not None and break_table.game != self.rules.name:
             raise ValueError(f"break_table is for {break_table.game}, not {self.rules.name}")
+        if break_table is not None and break_table.rack != racks:
+            raise ValueError(f"break_table was measured on racks {break_table.rack}, but these rules rack "
+                             f"{racks}; build one for them (poolgym.agents.tools.build_break_table)")
         self.break_table = break_table
         self.reply_search = ShotSearch(self.rules, REPLY_BUDGET, None, self.search.rng,
                                        self.search.sigma_deg, max_speed)

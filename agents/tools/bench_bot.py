@@ -7,36 +7,49 @@ break-and-run rate and the racks the breaker won (95% Wilson intervals; professi
 (moves decided per second, and seconds per move), with the racks pooled over both seats.
 Several rungs benched in one command play the same racks (the same seeds), so their
 figures and times compare side by side.
+
+The racks are tight and the strokes capped at 10 m/s unless asked otherwise: ``racks=
+"benchmark"`` and ``max_speed=12`` are the NineBall-v1 protocol's (racks with the random
+gaps calibrated to professional break rates, ``poolgym.racking``, and its stroke cap).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from poolgym.racking import RACK_PRESETS, RackModel
 from poolgym.rules import get_ruleset
 
 from poolgym.agents.evaluation.evaluate import Match, proportion_text, run_match, summarize, wilson_interval
 from poolgym.agents.evaluation.loading import make_bot
 
 NOISE_SETTINGS = ("none", "tournament")
+# The bench's stroke cap (m/s) unless asked otherwise.
+MAX_SPEED = 10.0
 
 
 def run(racks: int = 200, game: str = "nine_ball", budget: str = "normal", seed: int = 0,
-        noises=NOISE_SETTINGS, progress=None) -> dict[str, Any]:
+        noises=NOISE_SETTINGS, progress=None, rack_model: str = "tight",
+        max_speed: float = MAX_SPEED) -> dict[str, Any]:
     """Bench the bot rung ``bot:<budget>`` (``poolgym.agents.evaluation.loading.BOT_LEVELS``)
-    on ``racks`` racks per noise setting; returns the pooled figures."""
-    return run_levels((budget,), racks, game, seed, noises, progress)[0]
+    on ``racks`` racks per noise setting, racked by ``rack_model`` (a ``RACK_PRESETS`` name)
+    with strokes up to ``max_speed`` m/s; returns the pooled figures."""
+    return run_levels((budget,), racks, game, seed, noises, progress, rack_model=rack_model,
+                      max_speed=max_speed)[0]
 
 
 def run_levels(levels, racks: int = 200, game: str = "nine_ball", seed: int = 0, noises=NOISE_SETTINGS,
-               progress=None, workers: int = 1) -> list[dict[str, Any]]:
+               progress=None, workers: int = 1, rack_model: str = "tight",
+               max_speed: float = MAX_SPEED) -> list[dict[str, Any]]:
     """``run`` for each rung of ``levels`` on the same racks (one report each). With
     ``workers`` > 1 the racks are split into chunks played by that many processes, the
     rungs' chunks interleaved so that they share the machine alike; every rack is seeded by
     its number (``run_match``), so the figures are those of one process."""
+    if rack_model not in RACK_PRESETS:
+        raise ValueError(f"rack_model must be one of {sorted(RACK_PRESETS)}, got {rack_model!r}")
     chunks = max(1, min(racks, 4 * workers)) if workers > 1 else 1
     bounds = [racks * i // chunks for i in range(chunks + 1)]
-    jobs = [(level, noise, game, seed, range(bounds[i], bounds[i + 1]))
+    jobs = [(level, noise, game, seed, range(bounds[i], bounds[i + 1]), rack_model, max_speed)
             for noise in noises for i in range(chunks) for level in levels if bounds[i] < bounds[i + 1]]
     if workers > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -53,7 +66,8 @@ def run_levels(levels, racks: int = 200, game: str = "nine_ball", seed: int = 0,
         played = [_play_chunk(job, progress) for job in jobs]
     reports = []
     for level in levels:
-        report = {"game": game, "racks": racks, "budget": level, "seed": seed, "settings": {}}
+        report = {"game": game, "racks": racks, "budget": level, "seed": seed, "rack_model": rack_model,
+                  "max_speed": max_speed, "settings": {}}
         for noise in noises:
             records = [r for job, chunk in zip(jobs, played) if job[:2] == (level, noise) for r in chunk]
             match = Match(game, ("bot", "bot"), records, seed, noise)
@@ -63,10 +77,13 @@ def run_levels(levels, racks: int = 200, game: str = "nine_ball", seed: int = 0,
 
 
 def _play_chunk(job: tuple, progress=None) -> list:
-    """The rack records of one chunk: (level, noise, game, seed, rack numbers)."""
-    level, noise, game, seed, numbers = job
+    """The rack records of one chunk: (level, noise, game, seed, rack numbers, rack model,
+    stroke cap)."""
+    level, noise, game, seed, numbers, rack_model, max_speed = job
     rules = get_ruleset(game)
-    bots = [make_bot(level, rules, seed=seed + i, noise=noise) for i in range(2)]
+    if not RackModel.make(rack_model).is_tight:
+        rules = rules.with_rack_model(RackModel.make(rack_model))
+    bots = [make_bot(level, rules, seed=seed + i, noise=noise, max_speed=max_speed) for i in range(2)]
     return run_match(rules, bots, ("bot", "bot"), numbers, seed=seed, noise=noise, progress=progress).racks
 
 
@@ -101,7 +118,8 @@ def pooled(summary: dict[str, Any]) -> dict[str, Any]:
 
 def format_report(report: dict[str, Any]) -> str:
     lines = [f"bot self-play, {report['game']}, {report['racks']} racks per setting, "
-             f"budget {report['budget']}, seed {report['seed']}"]
+             f"budget {report['budget']}, seed {report['seed']}, {report.get('rack_model', 'tight')} racks, "
+             f"strokes up to {report.get('max_speed', MAX_SPEED):g} m/s"]
     for noise, r in report["settings"].items():
         lines.append(
             f"  noise {noise}: pot success {proportion_text(r['pots_made'], r['pot_attempts'])}, "

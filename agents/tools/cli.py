@@ -14,6 +14,7 @@ from poolgym import __version__
 from poolgym.agents.tools.script_io import write_json, write_text
 from poolgym.envs.actions import ACTION_MODES
 from poolgym.envs.choice import CHOICE_MODES, POT_RESIDUALS
+from poolgym.racking import RACK_PRESETS
 from poolgym.table import TABLE_SIZES
 
 # Every env action mode, for the commands that make envs in one (``import poolgym`` has
@@ -302,6 +303,9 @@ def _bench_bot(args: argparse.Namespace) -> int:
     if args.compare is not None:
         from poolgym.agents.tools import speed_compare
 
+        if args.rack_model != "tight" or args.max_speed != 10.0:
+            raise UsageError("--compare times the bench's own racks and cap (tight, 10 m/s): "
+                             "leave out --rack-model and --max-speed")
         cases = [dict(budget=budget, noise=noise, racks=args.racks, seed=args.seed)
                  for budget in _names(args.budget) for noise in noises]
         rows = speed_compare.compare("bot", cases, "moves_per_s", args.compare, args.reps)
@@ -311,7 +315,8 @@ def _bench_bot(args: argparse.Namespace) -> int:
     with Progress("bench-bot", args.racks * len(noises) * len(levels), "racks",
                   enabled=not args.no_progress) as progress:
         reports = bench_bot.run_levels(levels, racks=args.racks, game=args.game, seed=args.seed,
-                                       noises=noises, progress=progress.callback, workers=args.workers)
+                                       noises=noises, progress=progress.callback, workers=args.workers,
+                                       rack_model=args.rack_model, max_speed=args.max_speed)
     print("\n".join(bench_bot.format_report(r) for r in reports))
     write_json(args.json, reports[0] if len(reports) == 1 else reports)
     return 0
@@ -543,6 +548,17 @@ def _count(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _stroke_cap(text: str) -> float:
+    """A stroke speed cap in m/s: above 0, at most the simulator's 15."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a speed in m/s, got {text!r}") from None
+    if not 0.0 < value <= 15.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 15] m/s, got {value:g}")
     return value
 
 
@@ -837,6 +853,10 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--workers", type=_positive_int, default=1,
                     help="processes sharing the racks (default 1; the figures do not depend on it)")
     bb.add_argument("--seed", type=_seed, default=0)
+    bb.add_argument("--rack-model", default="tight", choices=sorted(RACK_PRESETS),
+                    help="how the racks are racked (default tight; benchmark: NineBall-v1's gaps)")
+    bb.add_argument("--max-speed", type=_stroke_cap, default=10.0,
+                    help="the bots' stroke cap in m/s (default 10; NineBall-v1's is 12)")
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bb.add_argument("--no-progress", action="store_true", help=no_progress)
     bb.set_defaults(handler=_bench_bot)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Sequence
@@ -37,6 +38,11 @@ def _worker(conn, env_fns: CloudpickleWrapper, masked: bool) -> None:
     Ctrl-C is left to the training process, which closes the worker; an exception is sent
     back (its traceback as text) for the training process to raise."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if "torch" in sys.modules:
+        # A forked child must not enter the parent's OpenMP thread pool (it would wait on
+        # threads it does not have): on one thread torch runs every operation inline, as
+        # PyTorch's own DataLoader workers do. Only an env's policy opponent uses torch here.
+        sys.modules["torch"].set_num_threads(1)
     venv = None
     while True:
         command, data = conn.recv()
@@ -100,7 +106,7 @@ class SplitVecEnv(VecEnv):
     def _receive(self) -> Any:
         try:
             status, reply = self._conn.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the pipe closed or reset: the worker is gone
             raise RuntimeError("the env worker process ended without a reply (see its output above)") from None
         if status == "error":
             raise RuntimeError(f"an env in the worker process failed:\n{reply}")

@@ -175,3 +175,39 @@ def test_lookahead_variants_two_shots_and_throw_correction_on_played_positions()
             layout = state.positions if move.placement is None else {**state.positions, 0: move.placement}
             pots[name] += slots[shown[0]].ball in simulator.simulate(layout, move.shot).pocketed
     assert pots["corrected"] >= pots["plain"] and pots["plain"] > 0
+
+
+def test_rollout_values_play_the_inning_on_and_the_innings_count_up(tmp_path):
+    """``bot_pro_rollouts``: a rollout from a finished rack is its result, from a position
+    where the opponent is at the table the position's value for the shooter, and one that
+    plays on ends in one of those or at its depth; the innings script's counts with it."""
+    from poolgym.agents.bot.position import WIN, state_value
+    from poolgym.rules import get_ruleset
+
+    rollouts = _script("bot_pro_rollouts")
+    rules = get_ruleset("nine_ball")
+    bot = rollouts.RolloutProBot(rules, noise="tournament", seed=3, rollouts=2, depth=3)
+    state = rules.new_game(rng=np.random.default_rng(3), breaker=0)
+    passed = state.evolve(shooter=1, awaiting_break=False)
+    assert bot.rollout(passed, 0) == pytest.approx(state_value(passed, rules, 0, bot.search.sigma_deg))
+    won = passed.evolve(winner=0)
+    assert bot.rollout(won, 0) == WIN and bot.rollout(won, 1) == -WIN
+    out = tmp_path / "rollouts.json"
+    assert rollouts.main(["--rows", "[[0.5493, 0.8775, 0.0, 8.0, 0.0]]", "--racks", "3", "--seed", "6",
+                          "--bot", '{"rollouts": 2, "depth": 3}', "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["results"]
+    assert row["bot"] == {"rollouts": 2, "depth": 3} and 0 <= row["break_and_runs"] <= row["made"] <= 3
+
+
+def test_self_play_on_the_protocols_racks_matches_bench_bot(tmp_path):
+    """The script that measures an older commit on the benchmark racks gives this tree's
+    ``bench-bot --rack-model benchmark --max-speed 12`` figures on the same racks."""
+    from poolgym.agents.tools import bench_bot
+
+    out = tmp_path / "weak.json"
+    assert _script("bot_self_play_protocol_racks").main(["weak", "3", "11", str(out)]) == 0
+    ours = json.loads(out.read_text())["tournament"]
+    bench = bench_bot.run(racks=3, budget="weak", seed=11, noises=("tournament",), rack_model="benchmark",
+                          max_speed=12.0)["settings"]["tournament"]
+    keys = ("pot_attempts", "pots_made", "break_and_runs", "breaker_wins", "fouls_per_rack", "shots_per_rack")
+    assert {k: ours[k] for k in keys} == {k: bench[k] for k in keys}

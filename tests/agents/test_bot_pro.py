@@ -13,6 +13,7 @@ from poolgym.rules import CueBallZone, GameState, get_ruleset
 from poolgym.table import POCKET_IDS
 
 from poolgym.agents.bot.breaks import NINE_BALL_TABLE, ROW_FIELDS, best_break, load_break_table
+from poolgym.agents.bot.player import HeuristicBot
 from poolgym.agents.bot.position import shot_quality, state_value
 from poolgym.agents.bot.pro import ProBot
 from poolgym.agents.evaluation.loading import make_agent
@@ -74,6 +75,22 @@ def test_a_break_table_of_another_game_is_refused(tmp_path):
     path = _write(tmp_path, {**good, "game": "ten_ball"})
     with pytest.raises(ValueError, match="break_table is for ten_ball, not nine_ball"):
         ProBot(RULES, noise="tournament", break_table=path, **SMALL)
+
+
+def test_the_break_table_is_played_only_on_the_racks_it_was_measured_on(tmp_path):
+    """The shipped table was measured on tight racks: on the benchmark protocol's racks the
+    rung searches its break as bot:strong does; a table named for other racks is refused."""
+    from poolgym.racking import BENCHMARK_RACK
+
+    gapped = RULES.with_rack_model(BENCHMARK_RACK)
+    assert ProBot(RULES, noise="tournament", **SMALL).break_table is not None
+    bot = ProBot(gapped, noise="tournament", **SMALL)
+    assert bot.break_table is None
+    state = gapped.new_game(rng=np.random.default_rng(4))
+    strong = HeuristicBot(gapped, noise="tournament", budget="strong", seed=0)
+    assert bot.choose(state) == strong.choose(state)
+    with pytest.raises(ValueError, match="measured on racks RackModel\\(spacing_mm=0.0, jitter_mm=0.0\\)"):
+        ProBot(gapped, noise="tournament", break_table=str(NINE_BALL_TABLE), **SMALL)
 
 
 def test_bad_search_sizes_are_refused_naming_the_argument():

@@ -93,6 +93,28 @@ def test_bench_bot_pools_the_breaker_wins_of_both_seats():
     report = {"game": "nine_ball", "racks": 6, "budget": "x", "seed": 0, "settings": {"none": pooled}}
     text = bench_bot.format_report(report)
     assert f"break and run {proportion_text(2, 6)}" in text and f"breaker won {proportion_text(4, 6)}" in text
+    assert "tight racks, strokes up to 10 m/s" in text
+    text = bench_bot.format_report(dict(report, rack_model="benchmark", max_speed=12.0))
+    assert "benchmark racks, strokes up to 12 m/s" in text
+
+
+def test_bench_bot_racks_the_protocols_gaps_and_caps_the_strokes_when_asked():
+    """``rack_model="benchmark"``: the racks differ from the tight ones (the same seeds), and
+    no stroke, the break's included, is faster than ``max_speed``; an unknown model is named."""
+    tight = bench_bot.run(racks=2, budget="weak", seed=1, noises=("tournament",))
+    gapped = bench_bot.run(racks=2, budget="weak", seed=1, noises=("tournament",), rack_model="benchmark",
+                           max_speed=6.0)
+    assert (tight["rack_model"], tight["max_speed"]) == ("tight", 10.0)
+    assert (gapped["rack_model"], gapped["max_speed"]) == ("benchmark", 6.0)
+    job = ("weak", "tournament", "nine_ball", 1, range(2), "benchmark", 6.0)
+    records = bench_bot._play_chunk(job)
+    tight_records = bench_bot._play_chunk(("weak", "tournament", "nine_ball", 1, range(2), "tight", 10.0))
+    racked = lambda rs: [r.moves[0].state.positions for r in rs]  # noqa: E731
+    assert racked(records) != racked(tight_records)
+    strokes = [m.move.shot.speed for r in records for m in r.moves if hasattr(m.move, "shot")]
+    assert strokes and max(strokes) <= 6.0
+    with pytest.raises(ValueError, match="rack_model must be one of"):
+        bench_bot.run(racks=1, budget="weak", rack_model="loose")
 
 
 def test_proportion_text():

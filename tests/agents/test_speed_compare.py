@@ -130,3 +130,11 @@ def test_an_exported_commit_imports_its_own_agents_in_every_process(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True,
                          env=dict(os.environ, PYTHONPATH=str(tree))).stdout.split()
     assert [Path(p).resolve().is_relative_to(tree) for p in out] == [True, True]
+
+
+def test_bench_bot_compare_refuses_other_racks_or_caps(capsys):
+    """``--compare`` times the bench's own setting: another rack model or stroke cap is
+    refused before anything is timed."""
+    assert main(["bench-bot", "--racks", "1", "--budget", "fast", "--compare", "HEAD",
+                 "--rack-model", "benchmark"]) == 2
+    assert "--rack-model" in capsys.readouterr().err

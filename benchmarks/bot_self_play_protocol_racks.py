@@ -1,0 +1,45 @@
+"""Bot self-play as ``poolgym bench-bot`` plays it (two instances, alternating breaks, the
+tournament noise), on the NineBall-v1 protocol's racks (``RackModel`` "benchmark") with its
+12 m/s stroke cap, through the API every commit since the benchmark racks has: for timing and
+measuring a commit whose ``bench-bot`` has no ``--rack-model``.
+
+    python benchmarks/bot_self_play_protocol_racks.py BUDGET RACKS SEED OUT.json
+    # another commit: export it (``git archive``), link its agents/ folder in as
+    # poolgym/agents, and run this file with PYTHONPATH=<that tree>
+
+Writes the pooled figures of ``poolgym.agents.tools.bench_bot.pooled`` (as that commit
+computes them) and prints the break-and-run count, rate and interval and the moves per second.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from poolgym.racking import RackModel
+from poolgym.rules import get_ruleset
+
+from poolgym.agents.bot.player import HeuristicBot
+from poolgym.agents.evaluation.evaluate import run_match, summarize
+from poolgym.agents.tools.bench_bot import pooled
+
+
+def main(argv=None) -> int:
+    budget, racks, seed, out = (argv if argv is not None else sys.argv[1:])
+    racks, seed = int(racks), int(seed)
+    rules = get_ruleset("nine_ball").with_rack_model(RackModel.make("benchmark"))
+    bots = [HeuristicBot(rules, noise="tournament", budget=budget, seed=seed + i, max_speed=12.0) for i in range(2)]
+    started = time.perf_counter()
+    figures = pooled(summarize(run_match(rules, bots, ("bot", "bot"), racks, seed=seed, noise="tournament")))
+    figures["wall_s"] = time.perf_counter() - started
+    with open(out, "w") as f:
+        json.dump({"budget": budget, "racks": racks, "seed": seed, "rack_model": "benchmark", "max_speed": 12.0,
+                   "tournament": figures}, f, indent=1)
+    print(budget, figures["break_and_runs"], figures["break_and_run_rate"], figures["break_and_run_ci95"],
+          figures["moves_per_s_thinking"])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
