@@ -803,10 +803,10 @@ def build_parser() -> argparse.ArgumentParser:
                                               "random agent, save a learning curve and rendered shots")
     quick.add_argument("--out", default=os.path.join("runs", "quickstart"), metavar="DIR", type=_output_dir,
                        help="run directory (default runs/quickstart)")
-    quick.add_argument("--steps", type=_positive_int, help="training steps (default: the config's, 16384); "
+    quick.add_argument("--steps", type=_positive_int, help="training steps (default: the recipe's, 98,304); "
                                                            "a few hundred make a smoke test")
     quick.add_argument("--episodes", type=_positive_int, help="evaluation episodes per agent "
-                                                              "(default: the config's, 1000)")
+                                                              "(default: the recipe's, 2,000)")
     quick.add_argument("--racks", type=_positive_int, default=30,
                        help="9-ball racks against legal-random per agent (default 30; 1 for a smoke test)")
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
