@@ -187,3 +187,23 @@ def test_the_break_table_builder_measures_its_held_out_rows_again_on_fresh_racks
     assert all(table.rows[i] == fine.rows[i] for i in range(len(fine.rows)) if i not in again)
     with pytest.raises(ValueError, match="resume: the table was not built on this grid"):
         build(resume=replace(fine, seed=1), progress=None)
+
+
+def test_the_break_table_builder_measures_on_the_racks_it_is_asked_for():
+    """``rack_model="benchmark"``: the rows are measured on gapped racks (other figures than
+    on tight ones from the same generator), the table names those racks and the rung takes
+    it on such rules only; a tight table is no resume for it."""
+    from poolgym.racking import BENCHMARK_RACK
+
+    from poolgym.agents.tools.build_break_table import build
+
+    gapped = build(coarse=2, fine=2, top=1, rack_model="benchmark", progress=None)
+    tight = build(coarse=2, fine=2, top=1, progress=None)
+    assert gapped.rack == repr(BENCHMARK_RACK) and tight.rack == repr(RULES.rack_model)
+    assert [r.made for r in gapped.rows] != [r.made for r in tight.rows]
+    assert ProBot(RULES.with_rack_model(BENCHMARK_RACK), noise="tournament", break_table=gapped,
+                  **SMALL).break_table is gapped
+    with pytest.raises(ValueError, match="measured on racks"):
+        ProBot(RULES, noise="tournament", break_table=gapped, **SMALL)
+    with pytest.raises(ValueError, match="racks and seed"):
+        build(resume=tight, rack_model="benchmark", progress=None)
