@@ -114,3 +114,18 @@ def test_the_recipe_trains_the_same_model_to_the_last_bit_split_or_in_one_proces
         weights[vec_env] = MaskablePPO.load(tmp_path / vec_env / "model.zip").policy.state_dict()
     assert weights["split"].keys() == weights["dummy"].keys()
     assert all(torch.equal(weights["split"][k], weights["dummy"][k]) for k in weights["split"])
+
+
+def test_images_come_from_both_halves_as_a_dummy_vec_env_draws_them():
+    """``render()``'s images: the worker's env draws its frame there and sends it back."""
+    dummy = _vec(DummyVecEnv, render_mode="rgb_array", width=160)
+    split = _vec(SplitVecEnv, render_mode="rgb_array", width=160)
+    try:
+        dummy.reset()
+        split.reset()
+        expected, got = dummy.get_images(), split.get_images()
+    finally:
+        dummy.close()
+        split.close()
+    assert split.render_mode == "rgb_array" and len(got) == 3
+    assert all(np.array_equal(a, b) for a, b in zip(expected, got))
