@@ -95,7 +95,12 @@ class SplitVecEnv(VecEnv):
                                         daemon=True)
             self._process.start()
             child.close()
-            self._call("make", None)
+            try:
+                self._call("make", None)
+            except RuntimeError:  # an env the worker could not make: no worker left behind
+                self._process.terminate()
+                self.local.close()
+                raise
         # Last: VecEnv reads the envs' render modes through ``get_attr``.
         super().__init__(len(env_fns), self.local.observation_space, self.local.action_space)
 

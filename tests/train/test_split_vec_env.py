@@ -129,3 +129,17 @@ def test_images_come_from_both_halves_as_a_dummy_vec_env_draws_them():
         split.close()
     assert split.render_mode == "rgb_array" and len(got) == 3
     assert all(np.array_equal(a, b) for a, b in zip(expected, got))
+
+
+def test_an_env_the_worker_cannot_make_is_raised_and_no_worker_is_left():
+    import multiprocessing
+
+    def broken():
+        raise ValueError("no table today")
+
+    fns = [lambda: gym.make("poolgym/NineBall-v1", **KWARGS), broken]
+    with pytest.raises(RuntimeError, match="no table today"):
+        SplitVecEnv(fns)
+    for child in multiprocessing.active_children():
+        child.join(timeout=5)
+    assert not multiprocessing.active_children()
