@@ -135,7 +135,7 @@ def _train(args: argparse.Namespace) -> int:
         summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
                         progress_bar=not args.no_progress, progress=progress_factory(not args.no_progress),
                         resume=args.resume, replace=args.replace, eval_racks=args.eval_racks,
-                        evaluate=not args.no_eval)
+                        evaluate=not args.no_eval, update_threads=args.update_threads)
     except TrainingInterrupted as stop:
         out = os.path.dirname(stop.summary["model"])
         print(f"\npoolgym train: interrupted after {stop.summary['steps']} steps; saved {stop.summary['model']} "
@@ -744,6 +744,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "points (default: the config's; --steps scales training only)")
     train.add_argument("--no-eval", action="store_true",
                        help="no evaluation at all (periodic, final, curve): train and save the model only")
+    train.add_argument("--update-threads", type=_positive_int, default=2, metavar="N",
+                       help="torch threads for the gradient updates between rollouts (default 2, at most "
+                            "the machine's cores; 1 on a machine shared with other jobs)")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")

@@ -307,3 +307,23 @@ def test_envs_stepped_in_the_training_process_train_and_leave_torch_as_it_was(tm
     assert summary["steps"] >= 256 and summary["config"]["vec_env"] == "dummy"
     assert sorted(p.name for p in (tmp_path / "monitor").iterdir()) == ["0.monitor.csv", "1.monitor.csv"]
     assert torch.distributions.Distribution._validate_args == before
+
+
+def test_train_cli_passes_the_update_threads(monkeypatch, capsys):
+    """``--update-threads N`` reaches ``train`` (default 2); 0 is refused by name."""
+    import poolgym.agents.training.train as training
+
+    class Called(Exception):
+        pass
+
+    def called(config, **kwargs):
+        raise Called(kwargs)
+
+    monkeypatch.setattr(training, "train", called)
+    for extra, threads in (([], 2), (["--update-threads", "1"], 1)):
+        with pytest.raises(Called) as info:
+            main(["train", "--config", str(DEFAULT), "--no-progress", *extra])
+        assert info.value.args[0]["update_threads"] == threads
+    with pytest.raises(SystemExit):
+        main(["train", "--config", str(DEFAULT), "--update-threads", "0"])
+    assert "--update-threads: must be at least 1" in capsys.readouterr().err
