@@ -80,9 +80,7 @@ def _play_chunk(job: tuple, progress=None) -> list:
     """The rack records of one chunk: (level, noise, game, seed, rack numbers, rack model,
     stroke cap)."""
     level, noise, game, seed, numbers, rack_model, max_speed = job
-    rules = get_ruleset(game)
-    if not RackModel.make(rack_model).is_tight:
-        rules = rules.with_rack_model(RackModel.make(rack_model))
+    rules = get_ruleset(game).with_rack_model(RackModel.make(rack_model))
     bots = [make_bot(level, rules, seed=seed + i, noise=noise, max_speed=max_speed) for i in range(2)]
     return run_match(rules, bots, ("bot", "bot"), numbers, seed=seed, noise=noise, progress=progress).racks
 

@@ -58,9 +58,7 @@ def build(game: str = "nine_ball", noise: str = "tournament", coarse: int = 40, 
     name). ``resume``: a table of the same grid, game, noise, racks and seed whose rows stand
     for the coarse and fine stages (they are deterministic), so that only the held-out stage
     runs."""
-    rules = get_ruleset(game)
-    if not RackModel.make(rack_model).is_tight:
-        rules = rules.with_rack_model(RackModel.make(rack_model))
+    rules = get_ruleset(game).with_rack_model(RackModel.make(rack_model))
     simulator = Simulator(rules.table, noise=noise)
     sigma = max(Noise.preset(noise).angle_deg, PLANNING_SIGMA_DEG)
     rng = np.random.default_rng(seed)

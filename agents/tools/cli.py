@@ -551,17 +551,6 @@ def _count(text: str) -> int:
     return value
 
 
-def _stroke_cap(text: str) -> float:
-    """A stroke speed cap in m/s: above 0, at most the simulator's 15."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a speed in m/s, got {text!r}") from None
-    if not 0.0 < value <= 15.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 15] m/s, got {value:g}")
-    return value
-
-
 def _seed(text: str) -> int:
     """A seed: an integer >= 0 (what numpy's generators take)."""
     try:
@@ -858,7 +847,7 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--seed", type=_seed, default=0)
     bb.add_argument("--rack-model", default="tight", choices=sorted(RACK_PRESETS),
                     help="how the racks are racked (default tight; benchmark: NineBall-v1's gaps)")
-    bb.add_argument("--max-speed", type=_stroke_cap, default=10.0,
+    bb.add_argument("--max-speed", type=_max_speed, default=10.0,
                     help="the bots' stroke cap in m/s (default 10; NineBall-v1's is 12)")
     bb.add_argument("--json", metavar="FILE", type=_output_file, help="also write the report to FILE")
     bb.add_argument("--no-progress", action="store_true", help=no_progress)

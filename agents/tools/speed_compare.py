@@ -23,6 +23,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -201,23 +202,21 @@ def export(rev: str, dest: Path) -> str:
     return short
 
 
-# The repository's folders an install packages under ``poolgym`` (pyproject's package-dir).
-PACKAGED_FOLDERS = {"agents": "poolgym/agents", "configs": "poolgym/configs", "examples": "poolgym/examples"}
-
-
 def _link_packaged_folders(tree: Path) -> None:
-    """Make an exported tree's ``agents/``, ``configs/`` and ``examples/`` importable as
-    ``poolgym.agents`` (and so on) from the tree on PYTHONPATH, as an install maps them.
+    """Make an exported tree's folders that an install maps into ``poolgym`` (its
+    pyproject's ``[tool.setuptools.package-dir]``: ``agents/`` as ``poolgym.agents``, and so
+    on) importable so from the tree on PYTHONPATH.
 
     Without the links, any process started from a probe (a training recipe's env workers)
     would find them through the installed mapping, in this checkout, mixed with the
-    other commit's ``poolgym``. A commit from before ``agents/`` moved under
-    ``poolgym.agents`` (no ``agents/tools``) is left as it is (``_use_tree_agents``)."""
-    if not (tree / "agents" / "tools").is_dir():
-        return
-    for folder, package in PACKAGED_FOLDERS.items():
-        if (tree / folder).is_dir() and not (tree / package).exists():
-            (tree / package).symlink_to(Path("..") / folder, target_is_directory=True)
+    other commit's ``poolgym``. A commit whose pyproject maps none (``agents`` imported as
+    a top-level package then) is left as it is (``_use_tree_agents``)."""
+    with (tree / "pyproject.toml").open("rb") as f:
+        folders = tomllib.load(f).get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    for package, folder in folders.items():
+        link = tree / package.replace(".", "/")
+        if package.startswith("poolgym.") and (tree / folder).is_dir() and not link.exists():
+            link.symlink_to(Path(*[".."] * package.count(".")) / folder, target_is_directory=True)
 
 
 def measure(tree: Path, probe: str, params: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:

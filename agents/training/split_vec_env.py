@@ -173,7 +173,8 @@ class SplitVecEnv(VecEnv):
         self.closed = True
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        return self._both("get_images", (), {}, None)
+        images = list(self.local.get_images())
+        return images + list(self._call("get_images", ((), {}))) if self._remote_fns else images
 
     def has_attr(self, attr_name: str) -> bool:
         """Whether every env has ``attr_name``, asked in each process (the attribute itself,
@@ -205,11 +206,6 @@ class SplitVecEnv(VecEnv):
             [indices] if isinstance(indices, int) else list(indices)
         local = [i for i in chosen if i < self.count]
         remote = [i - self.count for i in chosen if i >= self.count]
-        if command == "get_images":
-            results = {i: image for i, image in enumerate(self.local.get_images())}
-            if self._remote_fns:
-                results.update({self.count + i: image for i, image in enumerate(self._call(command, ((), {})))})
-            return [results[i] for i in chosen]
         results = {}
         if local:
             results.update(zip(local, getattr(self.local, command)(*args, indices=local, **kwargs) or [None] * len(local)))

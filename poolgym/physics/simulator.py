@@ -290,14 +290,14 @@ class Simulator:
     def _executed(self, pairs: list) -> np.ndarray:
         """The strike rows of validated (shot, draw) pairs under this simulator's noise."""
         if self.noise.is_zero:
-            rows = [self._strike(s.speed, s.angle_deg, s.side, s.vertical, s.elevation_deg) for s, _ in pairs]
+            rows = [self.strike_state(s) for s, _ in pairs]
         else:
             rows = [self._strike(*self.noise.executed(s, d, self.params.max_speed)) for s, d in pairs]
         return np.array(rows, dtype=float).reshape(-1, 6)
 
     def simulate_facts(self, balls: dict[int, tuple[float, float]], strikes: np.ndarray) -> "PlayFacts":
-        """Play each strike row of ``strikes`` (``executed_strikes``) from the layout
-        ``balls`` (valid already, as for ``simulate_many_validated``) in one compiled call,
+        """Play each strike row of ``strikes`` (``strikes_under``, ``paired_strikes``) from
+        the layout ``balls`` (valid already, as for ``simulate_many_validated``) in one compiled call,
         and keep of each play only what a rules judge reads (``PlayFacts``): the plays of
         ``simulate_many_validated``, the same to the last bit, without a ``ShotResult``
         each. A play past ``PhysicsParams.max_events`` or a ball at rest outside the
