@@ -13,7 +13,6 @@ computes them) and prints the break-and-run count, rate and interval and the mov
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
@@ -23,6 +22,7 @@ from poolgym.rules import get_ruleset
 from poolgym.agents.bot.player import HeuristicBot
 from poolgym.agents.evaluation.evaluate import run_match, summarize
 from poolgym.agents.tools.bench_bot import pooled
+from poolgym.agents.tools.script_io import write_json
 
 
 def main(argv=None) -> int:
@@ -33,9 +33,8 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     figures = pooled(summarize(run_match(rules, bots, ("bot", "bot"), racks, seed=seed, noise="tournament")))
     figures["wall_s"] = time.perf_counter() - started
-    with open(out, "w") as f:
-        json.dump({"budget": budget, "racks": racks, "seed": seed, "rack_model": "benchmark", "max_speed": 12.0,
-                   "tournament": figures}, f, indent=1)
+    write_json(out, {"budget": budget, "racks": racks, "seed": seed, "rack_model": "benchmark", "max_speed": 12.0,
+                     "tournament": figures})
     print(budget, figures["break_and_runs"], figures["break_and_run_rate"], figures["break_and_run_ci95"],
           figures["moves_per_s_thinking"])
     return 0
