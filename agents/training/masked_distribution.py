@@ -6,7 +6,8 @@ each normalising and checking its own slice. On the choice modes' eight dimensio
 bookkeeping costs more than the network: about 1 ms of every rollout call on a batch of
 eight, and half the distribution's share of each minibatch update.
 ``PaddedMaskableMultiCategorical`` is the same distribution with the dimensions padded to
-one ``(batch, dimensions, widest)`` tensor: one masking, one log-softmax, one gather. The
+one ``(batch, dimensions, widest)`` tensor: one masking, one log-softmax (taken when first
+read, so the unmasked logits are not normalised for nothing before a masking), one gather. The
 masked logits are sb3-contrib's (-1e8 where the mask is False), the padding's are far below
 them, so probabilities, log-probabilities, entropies and modes are sb3-contrib's up to
 float rounding, and samples are drawn dimension by dimension as sb3-contrib draws them.
@@ -38,48 +39,57 @@ class PaddedMaskableMultiCategorical(MaskableMultiCategoricalDistribution):
         self._slots = th.tensor([d * self.width + i for d, n in enumerate(self.action_dims) for i in range(n)])
         self._padding = th.ones(len(self.action_dims) * self.width, dtype=th.bool)
         self._padding[self._slots] = False
-        self._logits: th.Tensor | None = None
-        self._log_probs: th.Tensor | None = None
+        self._logits: th.Tensor | None = None  # padded, unmasked
+        self._masked: th.Tensor | None = None  # padded, as last masked
+        self._log_probs: th.Tensor | None = None  # of ``_masked``, once read
 
     def proba_distribution(self, action_logits: th.Tensor) -> "PaddedMaskableMultiCategorical":
         flat = action_logits.reshape(-1, sum(self.action_dims))
         padded = flat.new_full((flat.shape[0], self._padding.numel()), PADDING_LOGIT)
         padded[:, self._slots] = flat
         self._logits = padded
-        self._normalise(padded)
+        self._masked = padded
+        self._log_probs = None
         return self
 
     def apply_masking(self, masks) -> None:
         """Masked choices get sb3-contrib's logit; None restores the unmasked logits."""
         if self._logits is None:
             raise RuntimeError("apply_masking before proba_distribution: the distribution has no logits")
+        self._log_probs = None
         if masks is None:
-            self._normalise(self._logits)
+            self._masked = self._logits
             return
         flat = th.as_tensor(masks, dtype=th.bool).reshape(-1, sum(self.action_dims))
         keep = self._padding.repeat(flat.shape[0], 1)
         keep[:, self._slots] = flat
-        self._normalise(th.where(keep, self._logits, th.tensor(MASKED_LOGIT, dtype=self._logits.dtype)))
+        self._masked = th.where(keep, self._logits, th.tensor(MASKED_LOGIT, dtype=self._logits.dtype))
 
-    def _normalise(self, padded: th.Tensor) -> None:
-        shaped = padded.view(-1, len(self.action_dims), self.width)
-        self._log_probs = shaped - shaped.logsumexp(-1, keepdim=True)
+    def _normalised(self) -> th.Tensor:
+        """The log-probabilities, ``(batch, dimensions, widest)``, of the logits as last masked."""
+        if self._log_probs is None:
+            if self._masked is None:
+                raise RuntimeError("the distribution has no logits: call proba_distribution first")
+            shaped = self._masked.view(-1, len(self.action_dims), self.width)
+            self._log_probs = shaped - shaped.logsumexp(-1, keepdim=True)
+        return self._log_probs
 
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
         chosen = actions.reshape(-1, len(self.action_dims)).long().unsqueeze(-1)
-        return self._log_probs.gather(2, chosen).squeeze(-1).sum(dim=1)
+        return self._normalised().gather(2, chosen).squeeze(-1).sum(dim=1)
 
     def entropy(self) -> th.Tensor:
         # Masked and padding choices have probability 0 (exp underflows), so they add nothing.
-        return -(self._log_probs.exp() * self._log_probs).sum(dim=(1, 2))
+        log_probs = self._normalised()
+        return -(log_probs.exp() * log_probs).sum(dim=(1, 2))
 
     def sample(self) -> th.Tensor:
-        probs = self._log_probs.exp()
+        probs = self._normalised().exp()
         return th.stack([th.multinomial(probs[:, d, :n], 1).squeeze(1) for d, n in enumerate(self.action_dims)],
                         dim=1)
 
     def mode(self) -> th.Tensor:
-        return self._log_probs.argmax(dim=-1)
+        return self._normalised().argmax(dim=-1)
 
 
 def use_padded_distribution(policy) -> None:
