@@ -211,3 +211,19 @@ def test_self_play_on_the_protocols_racks_matches_bench_bot(tmp_path):
                           max_speed=12.0)["settings"]["tournament"]
     keys = ("pot_attempts", "pots_made", "break_and_runs", "breaker_wins", "fouls_per_rack", "shots_per_rack")
     assert {k: ours[k] for k in keys} == {k: bench[k] for k in keys}
+
+
+def test_break_anatomy_splits_bench_bots_break_and_runs(tmp_path):
+    """``bot_break_anatomy.py`` plays bench-bot's racks: its break-and-runs are bench-bot's on
+    the same racks, and every rack's break is counted once."""
+    from poolgym.agents.tools import bench_bot
+
+    out = tmp_path / "anatomy.json"
+    assert _script("bot_break_anatomy").main(["--budgets", "fast", "--racks", "6", "--seeds", "13",
+                                              "--json", str(out)]) == 0
+    pooled = json.loads(out.read_text())["rungs"]["fast"]["pooled"]
+    bench = bench_bot.run(racks=6, budget="fast", seed=13, noises=("tournament",), rack_model="benchmark",
+                          max_speed=12.0)["settings"]["tournament"]
+    assert pooled["break_and_runs"]["count"] == bench["break_and_runs"]
+    assert sum(b["count"] for b in pooled["breaks"].values()) == 6
+    assert sum(pooled["break_and_runs_by_break"].values()) == bench["break_and_runs"]
