@@ -43,9 +43,7 @@ MIN_SPEED = 0.3
 class SearchBudget:
     """How much the bot searches. ``speeds`` are cue-ball launch speeds (m/s) tried on pots,
     ``spins`` the (side, vertical) tip offsets; breaks are tried from ``break_spots`` spots
-    across the kitchen (two rows when more than two) at ``break_speeds`` (one above the
-    stroke cap is played at the cap: ``strong`` breaks at 12 m/s where the cap allows it, as
-    the NineBall-v1 protocol's does, and as before under the default 10), hitting the head
+    across the kitchen (two rows when more than two) at ``break_speeds``, hitting the head
     ball ``break_offsets`` radii off centre; ``max_pairs`` caps the (ball, pocket) pots
     simulated per cue-ball position; ``top_k`` candidates are re-played ``noise_samples``
     times with execution noise; ``placements`` cue-ball spots are searched with ball in hand.
@@ -90,7 +88,7 @@ class SearchBudget:
                               (0.3, 0.0), (-0.3, 0.0), (0.3, 0.3), (-0.3, 0.3), (0.3, -0.3),
                               (-0.3, -0.3)),
                        max_pairs=8, top_k=10, noise_samples=16, placements=8,
-                       break_speeds=(6.0, 8.0, 10.0, 12.0),
+                       break_speeds=(6.0, 8.0, 10.0),
                        break_offsets=(-0.6, -0.3, 0.0, 0.3, 0.6), break_spots=7, bank_pairs=5)
         raise ValueError(f"unknown search budget {name!r}; choose 'weak', 'fast', 'normal' or 'strong'")
 
@@ -447,8 +445,6 @@ class ShotSearch:
         head_ball = min((b for b in balls if b != 0), key=lambda b: balls[b][0])
         head = balls[head_ball]
         n = self.budget.break_spots
-        # A speed above the stroke cap is played at the cap, and each speed once.
-        speeds = list(dict.fromkeys(min(max(s, MIN_SPEED), self.max_speed) for s in self.budget.break_speeds))
         ys = np.linspace(0.2, table.width - 0.2, n) if n > 1 else [table.width / 2.0]
         xs = (table.head_string_x - 3.0 * R, 0.6 * table.head_string_x)
         moves = []
@@ -461,7 +457,7 @@ class ShotSearch:
                 base = direction_deg(spot, head)
                 for k in self.budget.break_offsets:
                     angle = base + math.degrees(math.asin(k * R / d))
-                    for speed in speeds:
+                    for speed in self.budget.break_speeds:
                         moves.append(self.move(state, call, spot, angle, speed, target=head_ball))
                 for k in (-1.7, 1.7):
                     angle = base + math.degrees(math.asin(max(-1.0, min(1.0, k * R / d))))

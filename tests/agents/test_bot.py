@@ -126,19 +126,3 @@ def test_aim_refinement_takes_the_throw_out(from_corner):
     refined = search.aimed(state, move, cue, ball, target)
     after = object_ball_error(simulator.simulate(state.positions, refined.move.shot).events, 1, target)
     assert abs(after) < 0.2 and refined.pots
-
-
-def test_strong_breaks_at_the_stroke_cap_and_each_speed_once():
-    """bot:strong's break speeds are clipped to its stroke cap, each once: under the default
-    10 m/s cap it tries 6, 8 and 10 m/s as it always did; under the NineBall-v1 protocol's
-    12 m/s it tries 12 as well."""
-    rules = get_ruleset("nine_ball")
-    state = rules.new_game(rng=np.random.default_rng(3))
-    speeds = {}
-    for cap in (10.0, 12.0):
-        search = HeuristicBot(rules, budget="strong", seed=0, max_speed=cap).search
-        moves = [s.move for s in search.break_candidates(state)]
-        speeds[cap] = sorted({m.shot.speed for m in moves if m.shot.speed > 2.0})
-        # One candidate per (spot, aim, speed): no duplicates from clipped speeds.
-        assert len({(m.placement, round(m.shot.angle_deg, 9), m.shot.speed) for m in moves}) == len(moves)
-    assert speeds == {10.0: [6.0, 8.0, 10.0], 12.0: [6.0, 8.0, 10.0, 12.0]}
