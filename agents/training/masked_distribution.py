@@ -10,7 +10,8 @@ one ``(batch, dimensions, widest)`` tensor: one masking, one log-softmax (taken 
 read, so the unmasked logits are not normalised for nothing before a masking), one gather. The
 masked logits are sb3-contrib's (-1e8 where the mask is False), the padding's are far below
 them, so probabilities, log-probabilities, entropies and modes are sb3-contrib's up to
-float rounding, and samples are drawn dimension by dimension as sb3-contrib draws them.
+float rounding, and samples are the actions sb3-contrib draws from the same generator
+(``sample``: all dimensions' draws in one call).
 
 Training installs it on the policy (``use_padded_distribution``); a saved model keeps
 sb3-contrib's own, which SB3 builds again on loading (the distribution holds no weights).
@@ -42,6 +43,7 @@ class PaddedMaskableMultiCategorical(MaskableMultiCategoricalDistribution):
         self._logits: th.Tensor | None = None  # padded, unmasked
         self._masked: th.Tensor | None = None  # padded, as last masked
         self._log_probs: th.Tensor | None = None  # of ``_masked``, once read
+        self._orders: dict[int, th.Tensor] = {}  # ``_draw_order`` by batch size
 
     def proba_distribution(self, action_logits: th.Tensor) -> "PaddedMaskableMultiCategorical":
         flat = action_logits.reshape(-1, sum(self.action_dims))
@@ -84,9 +86,33 @@ class PaddedMaskableMultiCategorical(MaskableMultiCategoricalDistribution):
         return -(log_probs.exp() * log_probs).sum(dim=(1, 2))
 
     def sample(self) -> th.Tensor:
+        # sb3-contrib draws ``multinomial(probs_d, 1)`` dimension by dimension, and torch draws
+        # one sample as argmax(probs / q) with q exponential, filled row by row from the
+        # global generator. Drawing every dimension's q in one call, in the same order, and
+        # taking the argmax over the padded layout (padding: probability 0) picks the same
+        # actions and leaves the generator where those calls leave it.
         probs = self._normalised().exp()
-        return th.stack([th.multinomial(probs[:, d, :n], 1).squeeze(1) for d, n in enumerate(self.action_dims)],
-                        dim=1)
+        batch = probs.shape[0]
+        q = th.empty(batch * sum(self.action_dims) + 1, dtype=probs.dtype)
+        q[:-1].exponential_()  # the draws; the last is what the padding divides by
+        q[-1] = 1.0
+        return (probs / q[self._draw_order(batch)]).argmax(dim=-1)
+
+    def _draw_order(self, batch: int) -> th.Tensor:
+        """For each padded (row, dimension, choice), the index of its exponential draw:
+        dimension d's ``batch x n_d`` draws follow those of the dimensions before it, row by
+        row; padding points at the last draw (set to 1)."""
+        order = self._orders.get(batch)
+        if order is None:
+            dims, width = self.action_dims, self.width
+            padding = batch * sum(dims)
+            order = th.full((batch, len(dims), width), padding, dtype=th.long)
+            start = 0
+            for d, n in enumerate(dims):
+                order[:, d, :n] = start + th.arange(batch * n).view(batch, n)
+                start += batch * n
+            self._orders[batch] = order
+        return order
 
     def mode(self) -> th.Tensor:
         return self._normalised().argmax(dim=-1)

@@ -60,8 +60,9 @@ def simulate_moves(simulator: Simulator, rules: Ruleset, state: GameState, moves
     results = simulator.simulate_many_validated(layout, [m.shot for m in moves],
                                                 rng=None if simulator.noise.is_zero else rng,
                                                 trajectories=trajectories)
-    return [(ShotEvents.from_log(result.event_log, simulator.table, final_positions=result.positions,
-                                 options=rules.options), result)
+    table, options = simulator.table, rules.options
+    return [(ShotEvents.from_log(result.event_log, table, final_positions=result.positions, options=options),
+             result)
             for result in results]
 
 

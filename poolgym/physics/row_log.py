@@ -13,6 +13,10 @@ from __future__ import annotations
 from poolgym import events as ev
 from poolgym.physics import event_core as core
 
+# The row kinds the hot loops below compare against, as the floats the rows hold: local
+# float comparisons, not a module attribute and an int-float comparison per row.
+_BALL, _SEGMENT, _HOLE, _HEAD = float(core.BALL), float(core.SEGMENT), float(core.HOLE), float(core.HEAD)
+
 
 class RowLog:
     """The rows ``(kind, time, a, b, x1, y1, x2, y2, flag)`` of one shot's log (the compiled
@@ -56,11 +60,14 @@ class RowLog:
         ``off_table``)."""
         nums = self.nums
         pocketed, off_table = {}, {}
-        for kind, _, a, b, x1, y1, _, _, _ in self.rows:
-            if kind == core.HOLE:
-                pocketed[nums[int(a)]] = self.pocket_ids[int(b)]
-            elif kind != core.BALL and kind != core.SEGMENT and kind != core.HEAD:
-                off_table[nums[int(a)]] = (x1, y1)
+        for row in self.rows:
+            kind = row[0]
+            if kind == _SEGMENT or kind == _BALL or kind == _HEAD:  # most rows: nothing left the bed
+                continue
+            if kind == _HOLE:
+                pocketed[nums[int(row[2])]] = self.pocket_ids[int(row[3])]
+            else:
+                off_table[nums[int(row[2])]] = (row[4], row[5])
         return pocketed, off_table
 
     def log_facts(self, head_string_x: float) -> tuple:
@@ -74,19 +81,19 @@ class RowLog:
         if strike.ball == 0 and strike.position[0] >= head_string_x:
             before = ever = True
         for kind, t, a, b, x1, y1, x2, y2, flag in self.rows:
-            if kind == core.SEGMENT:
+            if kind == _SEGMENT:  # the kinds in the order of how often they come
                 if flag == 0.0:  # a ball frozen to this cushion (flag set) does not count
                     cushions.append((nums[int(a)], t))
-            elif kind == core.BALL:
+            elif kind == _BALL:
                 if contact is None:
                     na, nb = nums[int(a)], nums[int(b)]
                     if na == 0 or nb == 0:
                         contact = ev.BallBall(t, na, nb, (x1, y1), (x2, y2))
-            elif kind == core.HEAD:
+            elif kind == _HEAD:
                 if nums[int(a)] == 0 and flag != 0.0:
                     ever = True
                     before = before or contact is None
-            elif kind == core.HOLE:
+            elif kind == _HOLE:
                 drops.append(ev.Pocketed(t, nums[int(a)], self.pocket_ids[int(b)], (x1, y1)))
             else:
                 off.append(nums[int(a)])

@@ -11,6 +11,9 @@ import numpy as np
 from poolgym.numbers import quote, real
 from poolgym.table import BALL_RADIUS
 
+# Shot's fields in their order (``Shot.validate`` checks them in it).
+_FIELDS = ("speed", "angle_deg", "side", "vertical", "elevation_deg")
+
 
 @dataclass(frozen=True)
 class Shot:
@@ -53,30 +56,33 @@ class Shot:
         NumPy scalars of any precision are accepted and converted here: the simulation then
         runs in float64 whatever the caller passed, and its results are plain floats.
         """
-        values = {}
         plain = type(self) is Shot
-        for name in ("speed", "angle_deg", "side", "vertical", "elevation_deg"):
-            value = getattr(self, name)
+        values = []
+        for name, value in zip(_FIELDS, (self.speed, self.angle_deg, self.side, self.vertical,
+                                         self.elevation_deg)):
             if type(value) is not float:
-                value, plain = real(value, f"Shot.{name}"), False
+                # A float subclass (NumPy's float64) is a real number in the float range:
+                # float() is what real() would return, without its checks.
+                value = float(value) if isinstance(value, float) else real(value, f"Shot.{name}")
+                plain = False
             if not math.isfinite(value):
                 raise ValueError(f"Shot.{name} must be finite, got {value!r}")
-            values[name] = value
-        speed, side, vertical = values["speed"], values["side"], values["vertical"]
+            values.append(value)
+        speed, angle_deg, side, vertical, elevation_deg = values
         if not 0.0 < speed <= max_speed:
             raise ValueError(f"Shot.speed must be in (0, {max_speed}] m/s, got {speed!r}")
-        for name in ("side", "vertical"):
-            if not -1.0 < values[name] < 1.0:
+        for name, value in (("side", side), ("vertical", vertical)):
+            if not -1.0 < value < 1.0:
                 raise ValueError(f"Shot.{name} must be in (-1, 1) (fraction of the ball radius), "
-                                 f"got {values[name]!r}")
-        if not 0.0 <= values["elevation_deg"] <= self.MAX_ELEVATION_DEG:
+                                 f"got {value!r}")
+        if not 0.0 <= elevation_deg <= self.MAX_ELEVATION_DEG:
             raise ValueError(f"Shot.elevation_deg must be in [0, {self.MAX_ELEVATION_DEG}] degrees (the cue's "
-                             f"rise above level), got {values['elevation_deg']!r}")
+                             f"rise above level), got {elevation_deg!r}")
         if math.hypot(side, vertical) >= 1.0:
             raise ValueError("Shot.side and Shot.vertical must satisfy side**2 + vertical**2 < 1 "
                              f"(the tip must meet the ball), got side={side!r}, vertical={vertical!r}")
         # A Shot of plain floats is its own validated form (shots are values).
-        return self if plain else Shot(**values)
+        return self if plain else Shot(speed, angle_deg, side, vertical, elevation_deg)
 
 
 @dataclass(frozen=True)
@@ -156,13 +162,15 @@ class Noise:
         if self.is_zero:
             return shot
         speed, angle_deg, side, vertical, elevation = self.executed(shot, self.draws(rng), max_speed)
+        if type(shot) is Shot:  # every field given: what ``replace`` builds, without its field walk
+            return Shot(speed, angle_deg, side, vertical, elevation)
         return replace(shot, speed=speed, angle_deg=angle_deg, side=side, vertical=vertical,
                        elevation_deg=elevation)
 
     def draws(self, rng: np.random.Generator) -> tuple[float, ...]:
         """The standard normal draws ``apply`` takes from ``rng`` for one shot, in its order:
         speed, angle, side and vertical, then the elevation's when it has noise."""
-        draws = tuple(float(d) for d in rng.normal(0.0, 1.0, size=4))
+        draws = tuple(rng.normal(0.0, 1.0, size=4).tolist())  # tolist: plain floats, as float(d) gives
         if self.elevation_deg > 0.0:
             draws += (float(rng.normal(0.0, 1.0)),)
         return draws

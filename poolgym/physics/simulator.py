@@ -16,6 +16,7 @@ the shot up and turns the loop's arrays into the typed ``ShotResult``.
 from __future__ import annotations
 
 import math
+from itertools import compress
 from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -327,22 +328,26 @@ class Simulator:
 
     def _checked_shots(self, shots: Sequence[Shot]) -> list[Shot]:
         """Each of ``shots`` validated (plain floats), or ``ValueError`` naming the first bad one."""
-        if isinstance(shots, Shot) or not isinstance(shots, Sequence):
+        # A list (the usual argument) is a Sequence and no Shot: no ABC check for it.
+        if type(shots) is not list and (isinstance(shots, Shot) or not isinstance(shots, Sequence)):
             raise ValueError(f"shots must be a sequence of poolgym.physics.Shot, got {type(shots).__name__}")
+        max_speed = self.params.max_speed
         checked = []
         for i, shot in enumerate(shots):
             if not isinstance(shot, Shot):
                 raise ValueError(f"shots[{i}] must be a poolgym.physics.Shot, got {type(shot).__name__}")
-            checked.append(shot.validate(self.params.max_speed))  # plain floats from here on
+            checked.append(shot.validate(max_speed))  # plain floats from here on
         return checked
 
     def _play(self, balls: dict[int, tuple[float, float]], checked: list[Shot],
               rng: np.random.Generator | None, trajectories: bool) -> list[ShotResult]:
         start = _Start(self, balls)
-        if not self.noise.is_zero:
+        noise = self.noise
+        if not noise.is_zero:
             if rng is None:
                 raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")
-            checked = [self.noise.apply(shot, rng, self.params.max_speed) for shot in checked]
+            max_speed = self.params.max_speed
+            checked = [noise.apply(shot, rng, max_speed) for shot in checked]
         return [self._run(start, shot, trajectories) for shot in checked]
 
     def _run(self, start: _Start, shot: Shot, record: bool) -> ShotResult:
@@ -357,11 +362,14 @@ class Simulator:
             raise RuntimeError(f"shot exceeded PhysicsParams.max_events={max_events}; "
                                f"layout {start.layout()} shot {shot}")
         nums = start.nums
-        on = on.tolist()
         xs, ys = balls[:, core.X].tolist(), balls[:, core.Y].tolist()
-        positions = {nums[k]: (xs[k], ys[k]) for k in range(len(nums)) if on[k]}
+        positions = {num: (x, y) for num, x, y, kept in zip(nums, xs, ys, on.tolist()) if kept}
+        # A ball inside the table's rectangle is inside the outline (_check_at_rest's first
+        # test): only a ball outside it needs the full check, in the same order as before.
+        length, width = self.table.length, self.table.width
         for ball, (x, y) in positions.items():
-            self._check_at_rest(ball, x, y, start, shot)
+            if not (0.0 <= x <= length and 0.0 <= y <= width):
+                self._check_at_rest(ball, x, y, start, shot)
         log = RowLog(log[:counts[core.C_LOG]].tolist(), self._strike_event(start, shot), duration, nums,
                      self._cushion_ids, self._pocket_ids)
         pocketed, off_table = log.ends()
@@ -376,7 +384,7 @@ class Simulator:
 
     def _strike_event(self, start: _Start, shot: Shot) -> ev.Strike:
         miscue = math.hypot(shot.side, shot.vertical) > self.params.miscue_limit
-        return ev.Strike(0.0, 0, (start.X[start.cue], start.Y[start.cue]), shot.speed, shot.angle_deg,
+        return ev.Strike(0.0, 0, start.cue_position, shot.speed, shot.angle_deg,
                          shot.side, shot.vertical, miscue, start.cushion_frozen, start.cue_frozen,
                          shot.elevation_deg)
 
@@ -456,19 +464,19 @@ class _Start:
     contacts frozen at the strike (balls against cushions, balls against the cue ball)."""
 
     def __init__(self, sim: Simulator, balls: dict[int, tuple[float, float]]) -> None:
-        self.nums = sorted(balls)
-        self.cue = self.nums.index(0)
-        self.X = tuple(balls[b][0] for b in self.nums)
-        self.Y = tuple(balls[b][1] for b in self.nums)
-        self.x0, self.y0 = np.array(self.X, dtype=float), np.array(self.Y, dtype=float)
+        self.nums = nums = sorted(balls)
+        self.cue = cue = nums.index(0)
+        X, Y = zip(*[balls[b] for b in nums])  # each ball an (x, y) pair
+        self.X, self.Y = X, Y
+        self.cue_position = (X[cue], Y[cue])
+        self.x0, self.y0 = np.array(X, dtype=float), np.array(Y, dtype=float)
         # frozen[k, c]: ball k rests against cushion c (the compiled loop's cushion order).
         with compiled_call():
             self.frozen, on_cushion, on_cue = frozen_contacts(
-                self.x0, self.y0, self.cue, sim._segment_table, sim._segment_marks, sim._open_box_array,
+                self.x0, self.y0, cue, sim._segment_table, sim._segment_marks, sim._open_box_array,
                 sim.table.ball_radius, sim.params.frozen_tolerance)
-        cushion_frozen = [num for num, f in zip(self.nums, on_cushion.tolist()) if f]
-        cue_frozen = [num for num, f in zip(self.nums, on_cue.tolist()) if f]
-        self.cushion_frozen, self.cue_frozen = tuple(cushion_frozen), tuple(cue_frozen)
+        self.cushion_frozen = tuple(compress(nums, on_cushion.tolist()))
+        self.cue_frozen = tuple(compress(nums, on_cue.tolist()))
 
     def layout(self) -> dict[int, tuple[float, float]]:
         """The layout as ball -> (x, y)."""

@@ -30,7 +30,7 @@ def placement_foul(zone: CueBallZone, position: Point, balls: Mapping[int, Point
                             f"on or past the head string (x={table.head_string_x:.4f})")
     if not table.contains(x, y):
         return Foul("6.10", f"cue ball placed off the playing surface at ({x:.4f}, {y:.4f})")
-    others = {n: p for n, p in balls.items() if n != 0}
+    others = {n: p for n, p in balls.items() if n != 0} if 0 in balls else balls  # only read
     if not is_free(position, others, table.ball_radius):
         return Foul("6.10", f"cue ball placed overlapping a ball at ({x:.4f}, {y:.4f})")
     return None

@@ -377,17 +377,20 @@ class Ruleset:
         s = state.shooter
         over = verdict.winner is not None
         new, warning_to = self._next_state(state, verdict)
-        outcome = Outcome(
+        # Every field, in Outcome's order (``Outcome._of``: ``Outcome(...)`` without its
+        # frozen ``__init__``, a cost paid on every shot a bot judges).
+        outcome = Outcome._of(
             shooter=s, break_shot=state.awaiting_break, push_out=call.push_out,
             fouls=tuple(verdict.fouls), penalty=heaviest_penalty(verdict.fouls),
             pocketed=events.pocketed, driven_off=tuple(sorted(events.off_table)),
             pocketed_legally=tuple(verdict.pocketed_legally),
             spotted=tuple((b, x, y) for b, (x, y) in verdict.spotted),
-            reracked=tuple((b, x, y) for b, (x, y) in verdict.reracked),
             turn_kept=not over and new.shooter == s and new.pending is None,
             next_shooter=None if over else new.shooter, cue_ball_in_hand=new.cue_ball_in_hand,
-            points=tuple(verdict.points), winner=verdict.winner, end_reason=verdict.end_reason,
-            pending=new.pending, warning_to=warning_to, warnings=tuple(verdict.warnings))
+            points=tuple(verdict.points), winner=verdict.winner, stalemate=False,
+            end_reason=verdict.end_reason, pending=new.pending, warning_to=warning_to,
+            warnings=tuple(verdict.warnings),
+            reracked=tuple((b, x, y) for b, (x, y) in verdict.reracked))
         return new, outcome
 
     def _next_state(self, state: GameState, verdict: Verdict) -> tuple[GameState, int | None]:
@@ -464,7 +467,7 @@ class Ruleset:
         candidates = spot_request_candidates(state.positions, self.legal_targets(state), self.table)
         if not candidates:
             return state
-        return replace(state, pending=PendingDecision(
+        return state.evolve(pending=PendingDecision(
             DecisionKind.SPOT_REQUEST, state.shooter, (Choice.SPOT_BALL, Choice.DECLINE_SPOT),
             candidates))
 
@@ -475,7 +478,7 @@ class Ruleset:
             raise ValueError(f"player {player} is not on two fouls")
         warned = list(state.warned_on_two_fouls)
         warned[player] = True
-        return replace(state, warned_on_two_fouls=tuple(warned))
+        return state.evolve(warned_on_two_fouls=tuple(warned))
 
     def declare_no_progress(self, state: GameState) -> GameState:
         """The referee announces that the game is not progressing: three more innings each

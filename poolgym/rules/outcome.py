@@ -37,7 +37,7 @@ class Foul:
 
 def heaviest_penalty(fouls: tuple[Foul, ...] | list[Foul]) -> Penalty | None:
     """The penalty that applies when several fouls happen on one shot (WPA 6, introduction)."""
-    return max((f.penalty for f in fouls), default=None)
+    return max([f.penalty for f in fouls]) if fouls else None
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,15 @@ class Outcome:
     warning_to: int | None = None
     warnings: tuple[str, ...] = ()
     reracked: tuple[tuple[int, float, float], ...] = ()
+
+    @classmethod
+    def _of(cls, **values: Any) -> "Outcome":
+        """``Outcome(**values)`` for ``Ruleset.conclude``, which gives every field, in field
+        order, once a shot: the same value, without the frozen ``__init__`` setting the fields
+        one ``object.__setattr__`` at a time (it converts and checks nothing)."""
+        new = object.__new__(cls)
+        new.__dict__.update(values)
+        return new
 
     def __deepcopy__(self, memo: dict) -> "Outcome":
         # Immutable all the way down (frozen, its fields tuples, enums and frozen records):

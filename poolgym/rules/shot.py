@@ -172,37 +172,43 @@ class ShotEvents:
 
     def _check(self) -> None:
         """The checks of the facts in their stored form (``__post_init__`` converts first)."""
-        if self.final_positions is not None and len({r[0] for r in self.final_positions}) != len(self.final_positions):
+        final = self.final_positions
+        at_rest = None if final is None else {r[0] for r in final}
+        if final is not None and len(at_rest) != len(final):
             raise ValueError("final_positions lists a ball twice")
         if self.first_contact == 0:
             raise ValueError("first_contact names an object ball; the cue ball cannot hit itself")
         pocketed = self.pocketed
+        if not pocketed and not self.off_table:
+            return  # nothing left the table: the checks below have nothing to find
         balls = [b for b, _ in pocketed]
-        if len(set(balls)) != len(balls):
+        dropped = set(balls)
+        if len(dropped) != len(balls):
             raise ValueError(f"a ball is pocketed twice on one shot: {balls}")
         for b, p in pocketed:
             if p not in POCKET_IDS:
                 raise ValueError(f"ball {b} went into unknown pocket {p!r}; pockets are {list(POCKET_IDS)}")
-        both = set(balls) & self.off_table
+        both = dropped & self.off_table
         if both:
             raise ValueError(f"balls {sorted(both)} cannot be both pocketed and off the table")
-        if self.final_positions is not None:
-            gone = {r[0] for r in self.final_positions} & (set(balls) | self.off_table)
+        if final is not None:
+            gone = at_rest & (dropped | self.off_table)
             if gone:
                 raise ValueError(f"balls {sorted(gone)} left the table but have a final position")
 
     # ----------------------------------------------------------------- derived facts
     @property
     def pocketed_balls(self) -> tuple[int, ...]:
-        return tuple(b for b, _ in self.pocketed)
+        return tuple([b for b, _ in self.pocketed])
 
     @property
     def object_balls_pocketed(self) -> tuple[int, ...]:
-        return tuple(b for b, _ in self.pocketed if b != 0)
+        return tuple([b for b, _ in self.pocketed if b != 0])
 
     @property
     def object_balls_off_table(self) -> tuple[int, ...]:
-        return tuple(sorted(b for b in self.off_table if b != 0))
+        off = self.off_table
+        return tuple(sorted([b for b in off if b != 0])) if off else ()  # mostly none
 
     @property
     def cue_ball_scratched(self) -> bool:
@@ -220,8 +226,10 @@ class ShotEvents:
         """Balls counted as driven to a cushion after contact: WPA 8.4 adds pocketed and
         off-table balls to those that touched a cushion. An object ball moves only once the
         cue ball has touched a ball, so any cushion it reached counts too."""
-        anytime = frozenset(b for b in self.cushion_balls or () if b != 0)
-        return self.cushion_after_contact | anytime | set(self.pocketed_balls) | self.off_table
+        anytime = self.cushion_balls or frozenset()
+        if 0 in anytime:
+            anytime = anytime - {0}
+        return self.cushion_after_contact.union(anytime, self.pocketed_balls, self.off_table)
 
     @property
     def distinct_object_balls_to_cushion(self) -> frozenset[int]:
@@ -293,20 +301,32 @@ class ShotEvents:
             declared_fouls=tuple(declared_fouls),
         )
         if own_facts and not called_off and not facts["declared_fouls"]:
-            rows = None if final is None else tuple(sorted((n, x, y) for n, (x, y) in final.items()))
-            if rows is None or all(type(x) is float and type(y) is float and math.isfinite(x) and math.isfinite(y)
-                                   for _, x, y in rows):
-                return cls._stored(**dict(facts, final_positions=rows))
+            rows = None if final is None else _plain_rows(final)
+            if final is None or rows is not None:
+                facts["final_positions"] = rows
+                return cls._stored(facts)
         return cls(**facts)
 
     @classmethod
-    def _stored(cls, **facts) -> "ShotEvents":
+    def _stored(cls, facts: dict) -> "ShotEvents":
         """Facts already in their stored form (plain ints, floats and strings, frozensets,
-        sorted rows; every field given): set as they are, then checked as any."""
+        sorted rows; every field given, in field order): set as they are, then checked as
+        any."""
         new = object.__new__(cls)
         new.__dict__.update(facts)
         new._check()
         return new
+
+
+def _plain_rows(final: Mapping[int, Point]) -> tuple[tuple[int, float, float], ...] | None:
+    """``final``'s rows ``(ball, x, y)`` sorted, when every position is a pair of finite
+    plain floats (the simulator's, stored as they are); None otherwise (for the conversions)."""
+    rows = sorted([(n, x, y) for n, (x, y) in final.items()])
+    isfinite = math.isfinite
+    for _, x, y in rows:
+        if type(x) is not float or type(y) is not float or not (isfinite(x) and isfinite(y)):
+            return None
+    return tuple(rows)
 
 
 def _ball(value) -> int:

@@ -167,16 +167,36 @@ class GameState:
         new = object.__new__(type(self))
         values = new.__dict__
         values.update(self.__dict__)
+        if "balls" in names:
+            for view in _BALL_VIEWS:  # made from the old balls
+                values.pop(view, None)
         values.update(changes)
         new._normalize(names)
         new._check(names)
         return new
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields alone, without the views cached from ``balls`` (``_BALL_VIEWS``): a
+        pickle or a copy holds what it held before they were cached, and the copy makes
+        its own on first use."""
+        values = self.__dict__
+        if any(view in values for view in _BALL_VIEWS):
+            values = {k: v for k, v in values.items() if k not in _BALL_VIEWS}
+        return values
+
     # ----------------------------------------------------------------- queries
+    # ``positions`` and ``object_balls_on_table`` are read many times from each state (the
+    # rules, an env's observation, masks and candidates, a bot's search). A state never
+    # changes (its fields are frozen, ``balls`` a tuple of tuples of ints and floats), so
+    # each is made once, on first use, and kept in the instance's ``__dict__`` under the
+    # names in ``_BALL_VIEWS``: not fields, so equality, hash and repr do not see them.
     @property
     def positions(self) -> dict[int, Point]:
         """Balls on the table and their centres (a fresh dict)."""
-        return {n: (x, y) for n, x, y in self.balls}
+        cached = self.__dict__.get("_positions")
+        if cached is None:
+            cached = self.__dict__["_positions"] = {n: (x, y) for n, x, y in self.balls}
+        return cached.copy()  # the caller may change its dict; the points are tuples
 
     @property
     def on_table(self) -> tuple[int, ...]:
@@ -187,8 +207,12 @@ class GameState:
     def object_balls_on_table(self) -> tuple[int, ...]:
         """Numbers of the object balls on the table (the stored balls are sorted by number,
         so the cue ball, when there, is the first)."""
-        balls = self.balls
-        return tuple([b[0] for b in (balls[1:] if balls and balls[0][0] == CUE_BALL else balls)])
+        cached = self.__dict__.get("_object_balls_on_table")
+        if cached is None:
+            balls = self.balls
+            cached = self.__dict__["_object_balls_on_table"] = tuple(
+                [b[0] for b in (balls[1:] if balls and balls[0][0] == CUE_BALL else balls)])
+        return cached
 
     def position(self, ball: int) -> Point:
         for n, x, y in self.balls:
@@ -276,6 +300,8 @@ class GameState:
 
 
 _FIELD_NAMES = frozenset(f.name for f in fields(GameState))
+# The views of ``balls`` a state caches in its ``__dict__`` (see ``GameState.positions``).
+_BALL_VIEWS = ("_positions", "_object_balls_on_table")
 
 
 def _stored_balls(balls: tuple) -> bool:

@@ -46,18 +46,26 @@ def test_log_probs_entropies_modes_and_gradients_are_sb3_contribs(all_masked_dim
     assert th.allclose(grads[0], grads[1], atol=1e-5)
 
 
-def test_samples_are_drawn_as_sb3_contrib_draws_them_and_only_allowed_choices():
-    rng = np.random.default_rng(1)
-    logits = th.randn(BATCH, sum(DIMS), generator=th.Generator().manual_seed(1))
-    masks = _masks(rng)
+@pytest.mark.parametrize("batch", [1, 8, BATCH])
+@pytest.mark.parametrize("all_masked_dim", [None, 3])
+def test_samples_are_drawn_as_sb3_contrib_draws_them_and_only_allowed_choices(batch, all_masked_dim):
+    """The same actions from the same generator, and the generator left where sb3-contrib's
+    draws leave it, at the batch sizes of a rollout (8 envs), a single prediction and more."""
+    rng = np.random.default_rng(batch)
+    logits = th.randn(batch, sum(DIMS), generator=th.Generator().manual_seed(batch))
+    masks = _masks(rng, all_masked_dim)[:batch]
     stock, padded = _pair(logits, masks)
-    th.manual_seed(7)
-    expected = stock.sample()
-    th.manual_seed(7)
-    drawn = padded.sample()
-    assert th.equal(drawn, expected)
+    for seed in range(3):
+        th.manual_seed(seed)
+        expected, after_stock = stock.sample(), th.rand(4)
+        th.manual_seed(seed)
+        drawn, after_padded = padded.sample(), th.rand(4)
+        assert th.equal(drawn, expected) and th.equal(after_padded, after_stock)
     starts = np.cumsum([0] + DIMS[:-1])
-    assert masks[np.arange(BATCH)[:, None], starts + drawn.numpy()].all()
+    allowed = masks[np.arange(batch)[:, None], starts + drawn.numpy()]
+    if all_masked_dim is not None:
+        allowed[:, all_masked_dim] = True  # nothing allowed there: uniform, as sb3-contrib
+    assert allowed.all()
 
 
 def test_masks_none_restores_the_unmasked_distribution():
