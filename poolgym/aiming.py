@@ -202,8 +202,13 @@ def tolerance_of(cut_deg: float, d1: float, d2: float, half_width: float, radius
 def chance_within(tolerance: float, sigma_deg: float) -> float:
     """The chance that a Gaussian aim error of ``sigma_deg`` stays within ``tolerance``
     radians either side (0 for a tolerance of 0)."""
-    sigma = math.radians(max(sigma_deg, 1e-6))
-    return math.erf(tolerance / (sigma * math.sqrt(2.0)))
+    return math.erf(tolerance / chance_divisor(sigma_deg))
+
+
+def chance_divisor(sigma_deg: float) -> float:
+    """``chance_within(t, sigma_deg)`` is ``math.erf(t / chance_divisor(sigma_deg))``: for
+    callers that weigh many tolerances under one error."""
+    return math.radians(max(sigma_deg, 1e-6)) * math.sqrt(2.0)
 
 
 def usable_half_width(table: Table, pocket_id: str, ball: Point, target: Point) -> float:

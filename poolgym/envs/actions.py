@@ -111,6 +111,12 @@ class ActionMapper:
     def validate(self, action) -> np.ndarray:
         """The action as a float array, or ``ValueError`` naming what is wrong with it."""
         a = real_array(action, self.components, "numbers").astype(np.float64)
+        # The common case in two reductions: min and max are NaN when any component is, and
+        # beyond the bounds when any is infinite or out of range; within [-1, 1] the clip
+        # below changes nothing (``astype`` has copied already). Else the checks below name it.
+        low, high = a.min(), a.max()
+        if -1.0 <= low and high <= 1.0:
+            return a
         if not np.all(np.isfinite(a)):
             bad = [self.components[i] for i in np.flatnonzero(~np.isfinite(a))]
             raise ValueError(f"action components {bad} are not finite: {a.tolist()}")
@@ -191,7 +197,12 @@ class ActionMapper:
                 a["cut"] = wrap_deg(shot.angle_deg - ghost) / self.max_cut_deg
             a["push_out"] = 1.0 if move.call.push_out else -1.0
             a["safety"] = 1.0 if move.call.safety else -1.0
-        return np.clip(np.array([a[c] for c in self.components], dtype=np.float64), -1.0, 1.0)
+        action = np.array([a[c] for c in self.components], dtype=np.float64)
+        # Mostly within the bounds already: then the clip would only copy it (NaN compares
+        # false and is clipped as before).
+        if -1.0 <= action.min() and action.max() <= 1.0:
+            return action
+        return np.clip(action, -1.0, 1.0)
 
     def _placement_action(self, placement: Point, state: GameState) -> tuple[float, float]:
         R = self.table.ball_radius
@@ -314,14 +325,16 @@ def real_array(action, components: tuple[str, ...], what: str) -> np.ndarray:
     """``action`` as an array of one real value per component (``what`` they are, for the
     message), or ``ValueError`` naming what is wrong with it: not an array, not of a real
     dtype, or not of the components' shape."""
-    expected = f"an array of {len(components)} {what} ({', '.join(components)})"
+    # The message's description is written only when it is needed (this runs every move).
+    def expected() -> str:
+        return f"an array of {len(components)} {what} ({', '.join(components)})"
     try:
         given = np.asarray(action)
     except (TypeError, ValueError):
-        raise ValueError(f"action must be {expected}, got {action!r}") from None
+        raise ValueError(f"action must be {expected()}, got {action!r}") from None
     # Booleans, strings and complex numbers would convert silently; none is a real action.
     if given.dtype.kind not in "fiu":
-        raise ValueError(f"action must be {expected} of a real dtype (float or int), "
+        raise ValueError(f"action must be {expected()} of a real dtype (float or int), "
                          f"got dtype {given.dtype}: {action!r}")
     if given.shape != (len(components),):
         raise ValueError(f"action must have shape ({len(components)},) "

@@ -68,9 +68,17 @@ def decision_options(state: GameState) -> list[Decision]:
 
 def is_free_spot(table: Table, state: GameState, spot: Point) -> bool:
     """Whether the cue ball fits at ``spot``: on the surface, touching no object ball."""
-    R = table.ball_radius
-    return table.contains(*spot) and all(math.hypot(spot[0] - x, spot[1] - y) > 2 * R + 1e-4
-                                         for n, (x, y) in state.positions.items() if n != 0)
+    if not table.contains(*spot):
+        return False
+    # ``state.balls`` directly: ``state.positions`` would build a fresh dict per call, and
+    # ``random_spot`` asks up to 200 times per state.
+    clearance = 2 * table.ball_radius + 1e-4
+    sx, sy = spot
+    hypot = math.hypot
+    for n, x, y in state.balls:
+        if n != 0 and not hypot(sx - x, sy - y) > clearance:
+            return False
+    return True
 
 
 def in_zone(table: Table, zone: CueBallZone, spot: Point) -> bool:
@@ -81,17 +89,26 @@ def in_zone(table: Table, zone: CueBallZone, spot: Point) -> bool:
 def first_ball_hit(table: Table, state: GameState, cue: Point, angle_deg: float) -> int | None:
     """The object ball the cue ball, rolling straight from ``cue`` along ``angle_deg``,
     would touch first (None when it touches none)."""
-    dx, dy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
-    reach = 2 * table.ball_radius
+    return _first_ball_hit(state.balls, 2 * table.ball_radius, cue, angle_deg)
+
+
+def _first_ball_hit(balls, reach: float, cue: Point, angle_deg: float) -> int | None:
+    """``first_ball_hit`` over a state's ``balls`` (number, x, y), in their order (that of
+    ``state.positions``), for a contact distance ``reach``: read straight from the stored
+    tuple, as the legal-random agent asks up to ``LEGAL_AIM_TRIES`` times per shot."""
+    radians = math.radians(angle_deg)
+    dx, dy = math.cos(radians), math.sin(radians)
+    cx, cy = cue
+    reach2 = reach * reach
     best, best_t = None, math.inf
-    for ball, (x, y) in state.positions.items():
+    for ball, x, y in balls:
         if ball == 0:
             continue
-        along = (x - cue[0]) * dx + (y - cue[1]) * dy
-        across2 = (x - cue[0]) ** 2 + (y - cue[1]) ** 2 - along * along
-        if along <= 0 or across2 >= reach * reach:
+        along = (x - cx) * dx + (y - cy) * dy
+        across2 = (x - cx) ** 2 + (y - cy) ** 2 - along * along
+        if along <= 0 or across2 >= reach2:
             continue
-        t = along - math.sqrt(reach * reach - across2)
+        t = along - math.sqrt(reach2 - across2)
         if t < best_t:
             best, best_t = ball, t
     return best
@@ -174,20 +191,26 @@ class LegalRandomAgent(RandomAgent):
     """
 
     def aim(self, state: GameState, cue: Point) -> tuple[float, float]:
-        targets = sorted(b for b in self.rules.legal_targets(state) if b in state.object_balls_on_table)
+        on_table = state.object_balls_on_table
+        targets = sorted([b for b in self.rules.legal_targets(state) if b in on_table])
         if not targets:  # nothing legal to hit: any ball, the rules will judge it
-            targets = sorted(state.object_balls_on_table)
+            targets = sorted(on_table)
         if not targets:
             return super().aim(state, cue)
+        # Read once per shot, not per draw: the balls, the radius, the generator.
+        balls, rng, n = state.balls, self.rng, len(targets)
+        reach = 2 * self.table.ball_radius
+        positions = {b: (x, y) for b, x, y in balls}
+        cx, cy = cue
         for _ in range(LEGAL_AIM_TRIES):
-            ball = targets[int(self.rng.integers(len(targets)))]
-            bx, by = state.position(ball)
-            d = math.hypot(bx - cue[0], by - cue[1])
-            centre = math.degrees(math.atan2(by - cue[1], bx - cue[0]))
-            half = math.degrees(math.asin(min(1.0, 2 * self.table.ball_radius / max(d, 1e-9))))
+            ball = targets[int(rng.integers(n))]
+            bx, by = positions[ball]
+            d = math.hypot(bx - cx, by - cy)
+            centre = math.degrees(math.atan2(by - cy, bx - cx))
+            half = math.degrees(math.asin(min(1.0, reach / max(d, 1e-9))))
             # A hair inside the tangent lines, so the contact is never a numerical graze.
-            angle = centre + float(self.rng.uniform(-0.98 * half, 0.98 * half))
-            if first_ball_hit(self.table, state, cue, angle) == ball:
+            angle = centre + float(rng.uniform(-0.98 * half, 0.98 * half))
+            if _first_ball_hit(balls, reach, cue, angle) == ball:
                 break
         return angle, min(reach_speed(REACH_FACTOR * d), self.max_speed)
 

@@ -24,11 +24,13 @@ the rack is over.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import itemgetter
 
 import numpy as np
 
-from poolgym.aiming import aim_point, chance_within, direction_deg, ghost_ball, path_is_clear, stroke_per_object_ball_deg
+from poolgym.aiming import (aim_point, chance_divisor, chance_within, direction_deg, ghost_ball, path_is_clear,
+                            stroke_per_object_ball_deg)
 from poolgym.envs.actions import difficulty_of
 from poolgym.physics import pot_geometry as geometry
 from poolgym.physics.jit import compiled_call
@@ -89,6 +91,24 @@ class Slot:
     make_probability: float = 0.0
 
 
+# The calls the slots play, built once: a ``ShotCall`` is a frozen value compared by
+# value, and making one runs its checks, which cost more than the rest of a safety slot.
+_NO_CALL = ShotCall()
+_SAFETY_CALL = ShotCall.safety_shot()
+_PUSH_CALL = ShotCall.push()
+_SLOT_FIELDS = tuple(f.name for f in fields(Slot))
+
+
+def _new_slot(*values) -> Slot:
+    """``Slot(*values)`` (every field given, in field order), without the frozen
+    dataclass's ``__init__``, which sets each of its 13 fields through
+    ``object.__setattr__`` and was most of the cost of a pot slot; the instance is the
+    same (the same ``__dict__``, so equality, hash, repr and pickling are unchanged)."""
+    slot = object.__new__(Slot)
+    object.__setattr__(slot, "__dict__", dict(zip(_SLOT_FIELDS, values)))
+    return slot
+
+
 def shot_is_due(state: GameState) -> bool:
     """Whether the next move is a shot (not a decision, and the rack is not over)."""
     return state.pending is None and state.winner is None and not state.stalemate
@@ -110,8 +130,8 @@ def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
         slots[i] = slot
     for i, slot in enumerate(_safety_slots(state, table, calls, targets)):
         slots[N_POT_SLOTS + i] = slot
-    if ShotCall.push() in calls:
-        slots[PUSH_OUT_SLOT] = Slot("push_out", ShotCall.push(), targets[0] if targets else None, None,
+    if _PUSH_CALL in calls:
+        slots[PUSH_OUT_SLOT] = Slot("push_out", _PUSH_CALL, targets[0] if targets else None, None,
                                     None, None)
     return tuple(slots)
 
@@ -139,14 +159,19 @@ def slot_features(slots: tuple[Slot | None, ...], table: Table) -> np.ndarray:
             continue
         row = features[i]
         row[0] = 1.0
-        row[1 + KINDS.index(s.kind)] = 1.0
+        row[_KIND_COLUMN[s.kind]] = 1.0
         row[4] = (s.ball or 0) / 15.0
         if s.pocket is not None:
-            row[5 + POCKET_IDS.index(s.pocket)] = 1.0
+            row[_POCKET_COLUMN[s.pocket]] = 1.0
         row[11:18] = (s.cut_deg / 180.0, s.cue_to_contact / diagonal, s.ball_to_pocket / diagonal,
                       float(s.cue_blocked), float(s.ball_blocked), s.visible_angle / math.pi,
                       s.make_probability)
-    return np.clip(features, 0.0, 1.0).reshape(-1)
+    return np.clip(features, 0.0, 1.0, out=features).reshape(-1)  # in place: no second array
+
+
+# The columns of a row's kind and pocket one-hots, looked up rather than searched for.
+_KIND_COLUMN = {k: 1 + i for i, k in enumerate(KINDS)}
+_POCKET_COLUMN = {p: 5 + i for i, p in enumerate(POCKET_IDS)}
 
 
 # ---------------------------------------------------------------------- placement
@@ -245,12 +270,12 @@ def _cue_spot(state: GameState, table: Table) -> Point:
 
 def _pot_pairs(calls, targets: list[int]) -> list[tuple[int, str, ShotCall]]:
     """The (ball, pocket, call) pots of the pot slots, before ranking (module docstring)."""
-    ball_calls = [c for c in calls if c.names_ball]
+    ball_calls = [c for c in calls if c.ball is not None]  # ``c.names_ball``, without the property
     if ball_calls:
         on_first = [c for c in ball_calls if c.ball in targets]
         return [(c.ball, c.pocket, c) for c in (on_first or ball_calls)]
-    if ShotCall() in calls:
-        return [(b, p, ShotCall()) for b in targets for p in POCKET_IDS]
+    if _NO_CALL in calls:
+        return [(b, p, _NO_CALL) for b in targets for p in POCKET_IDS]
     return []
 
 
@@ -279,31 +304,37 @@ def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: l
     pairs = _pot_pairs(calls, targets)
     if not pairs:
         return []
-    rank = {p: i for i, p in enumerate(POCKET_IDS)}
     rows = _pot_rows(state, table, pairs)
-    scored = []
-    for k, (ball, pocket, _) in enumerate(pairs):
-        row = rows[k]
-        cut, d1, d2 = row[geometry.CUT], row[geometry.D1], row[geometry.D2]
-        reference = chance_within(row[geometry.TOLERANCE], RANKING_SIGMA_DEG)
-        # ``shot_difficulty(table, cue, ball, pocket)``, from the parts worked out already.
-        scored.append(((-reference, difficulty_of(cut, d1 + d2), ball, rank[pocket]), k))
-    scored.sort(key=lambda item: item[0])
-    return [_pot_slot_of(pairs[k], rows[k], sigma_deg) for _, k in scored[:N_POT_SLOTS]]
+    tol, cut, d1, d2 = geometry.TOLERANCE, geometry.CUT, geometry.D1, geometry.D2
+    # ``chance_within(tolerance, RANKING_SIGMA_DEG)`` with its divisor worked out once.
+    ranking = chance_divisor(RANKING_SIGMA_DEG)
+    erf = math.erf
+    # ``shot_difficulty(table, cue, ball, pocket)``, from the parts worked out already.
+    scored = [((-erf(row[tol] / ranking), difficulty_of(row[cut], row[d1] + row[d2]), ball, _POCKET_ROW[pocket]), k)
+              for k, ((ball, pocket, _), row) in enumerate(zip(pairs, rows))]
+    scored.sort(key=_RANK_KEY)
+    divisor = chance_divisor(sigma_deg)
+    return [_pot_slot_of(pairs[k], rows[k], sigma_deg, divisor) for _, k in scored[:N_POT_SLOTS]]
+
+
+_RANK_KEY = itemgetter(0)
 
 
 def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
     """The geometry of each pot of ``pairs`` (``poolgym.physics.pot_geometry``'s rows, the
     cue ball's spot or default placement included), computed for all the pots in one call."""
-    positions = state.positions
-    nums = list(positions)
-    index = {n: i for i, n in enumerate(nums)}
-    cue = _cue_spot(state, table)
+    # ``state.balls`` is what ``state.positions`` is made from, in the same order, read
+    # directly rather than through the property's fresh copy of the dict.
+    balls = state.balls
+    index = {n: i for i, (n, _, _) in enumerate(balls)}
+    xs, ys = [b[1] for b in balls], [b[2] for b in balls]
+    cue_index = index.get(0, -1)
+    cue = (xs[cue_index], ys[cue_index]) if cue_index >= 0 else table.head_spot  # ``_cue_spot``
     place = _NOT_IN_HAND if state.cue_ball_in_hand is CueBallZone.NONE else in_hand_place(state.cue_ball_in_hand, table)
     with compiled_call():
         rows = geometry.pot_geometry(
-            np.array([positions[n][0] for n in nums]), np.array([positions[n][1] for n in nums]),
-            index.get(0, -1), np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
+            np.array(xs), np.array(ys),
+            cue_index, np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
             np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64), cue[0], cue[1],
             table.surface_arrays[0], table.ball_radius, place)
     return rows.tolist()
@@ -318,15 +349,20 @@ def in_hand_place(zone: CueBallZone, table: Table) -> np.ndarray:
     return np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(zone, table)])
 
 
-def _pot_slot_of(pair, row: list[float], sigma_deg: float) -> Slot:
-    """The pot slot of ``pair`` (ball, pocket, call) from its ``_pot_rows`` geometry."""
+def _pot_slot_of(pair, row: list[float], sigma_deg: float, divisor: float | None = None) -> Slot:
+    """The pot slot of ``pair`` (ball, pocket, call) from its ``_pot_rows`` geometry;
+    ``divisor``, when given, is ``chance_divisor(sigma_deg)`` worked out already."""
     ball, pocket, call = pair
-    return Slot("pot", call, ball, pocket, (row[geometry.GHOST_X], row[geometry.GHOST_Y]),
-                (row[geometry.CUE_X], row[geometry.CUE_Y]),
-                cut_deg=row[geometry.CUT], cue_to_contact=row[geometry.D1], ball_to_pocket=row[geometry.D2],
-                cue_blocked=row[geometry.CUE_BLOCKED] != 0.0, ball_blocked=row[geometry.BALL_BLOCKED] != 0.0,
-                visible_angle=row[geometry.VISIBLE],
-                make_probability=chance_within(row[geometry.TOLERANCE], sigma_deg))
+    if divisor is None:
+        divisor = chance_divisor(sigma_deg)
+    return _new_slot("pot", call, ball, pocket, (row[_GHOST_X], row[_GHOST_Y]), (row[_CUE_X], row[_CUE_Y]),
+                     row[_CUT], row[_D1], row[_D2], row[_CUE_BLOCKED] != 0.0, row[_BALL_BLOCKED] != 0.0,
+                     row[_VISIBLE], math.erf(row[_TOLERANCE] / divisor))  # chance_within(tolerance, sigma_deg)
+
+
+(_GHOST_X, _GHOST_Y, _CUE_X, _CUE_Y, _CUT, _D1, _D2, _CUE_BLOCKED, _BALL_BLOCKED, _VISIBLE, _TOLERANCE) = (
+    geometry.GHOST_X, geometry.GHOST_Y, geometry.CUE_X, geometry.CUE_Y, geometry.CUT, geometry.D1, geometry.D2,
+    geometry.CUE_BLOCKED, geometry.BALL_BLOCKED, geometry.VISIBLE, geometry.TOLERANCE)
 
 
 _POCKET_ROW = {p: i for i, p in enumerate(POCKET_IDS)}
@@ -339,25 +375,27 @@ def _cue_for(state: GameState, table: Table, slot: Slot) -> Point:
 
 
 def _safety_slots(state: GameState, table: Table, calls, targets: list[int]) -> list[Slot]:
-    if ShotCall.safety_shot() in calls:
-        call = ShotCall.safety_shot()
-    elif ShotCall() in calls:
-        call = ShotCall()
+    if _SAFETY_CALL in calls:
+        call = _SAFETY_CALL
+    elif _NO_CALL in calls:
+        call = _NO_CALL
     else:
         return []
     R = table.ball_radius
-    origin = _cue_spot(state, table)
-    nearest = sorted(targets, key=lambda b: (math.dist(origin, state.position(b)), b))[:N_SAFETY_SLOTS]
+    positions = state.positions  # one copy, for every ball's position below
+    origin = positions.get(0, table.head_spot)  # ``_cue_spot``
+    in_hand = state.cue_ball_in_hand is not CueBallZone.NONE
+    nearest = sorted(targets, key=lambda b: (math.dist(origin, positions[b]), b))[:N_SAFETY_SLOTS]
     slots = []
     for ball in nearest:
-        position = state.position(ball)
-        bare = Slot("safety", call, ball, None, None, None)
-        cue = _cue_for(state, table, bare)
+        position = positions[ball]
+        # ``_cue_for``: the default placement in hand, else the cue ball's spot (``origin``).
+        cue = _cue_for(state, table, Slot("safety", call, ball, None, None, None)) if in_hand else origin
         to_ball = _unit((position[0] - cue[0], position[1] - cue[1]))
         contact = (position[0] - 2 * R * to_ball[0], position[1] - 2 * R * to_ball[1])
-        others = [p for n, p in state.positions.items() if n not in (0, ball)]
-        slots.append(Slot("safety", call, ball, None, contact, cue, cue_to_contact=math.dist(cue, contact),
-                          cue_blocked=not path_is_clear(cue, contact, others, R)))
+        others = [p for n, p in positions.items() if n != 0 and n != ball]
+        slots.append(_new_slot("safety", call, ball, None, contact, cue, 0.0, math.dist(cue, contact), 0.0,
+                               not path_is_clear(cue, contact, others, R), False, 0.0, 0.0))
     return slots
 
 

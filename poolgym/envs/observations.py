@@ -171,15 +171,20 @@ def observe_game(state: GameState, rules, table: Table, player: int,
 def observe(state: GameState, targets, table: Table, player: int) -> dict:
     """The state seen from ``player``'s side (scores and fouls put ``player`` first);
     ``targets`` are the balls that may be hit first."""
-    balls = np.zeros((N_BALLS, 3), dtype=np.float32)
+    # The values go into Python lists, then into each array in one conversion (the same
+    # float32 rounding as element writes): a numpy element write per value cost more.
+    coords = [0.0] * (N_BALLS * 3)
+    length, width = table.length, table.width
     for number, x, y in state.balls:
         if number < N_BALLS:
-            balls[number] = (x / table.length, y / table.width, 1.0)
+            coords[3 * number:3 * number + 3] = (x / length, y / width, 1.0)
+    balls = np.array(coords, dtype=np.float32)
     np.clip(balls, _COORD_LOW, _COORD_HIGH, out=balls)
-    target_flags = np.zeros(N_BALLS, dtype=np.int8)
+    flags = [0] * N_BALLS
     for b in targets:
         if b < N_BALLS:
-            target_flags[b] = 1
+            flags[b] = 1
+    target_flags = np.array(flags, dtype=np.int8)
     choices = np.zeros(len(CHOICES), dtype=np.int8)
     pending = 0
     if state.pending is not None:
@@ -191,20 +196,25 @@ def observe(state: GameState, targets, table: Table, player: int) -> dict:
         group = GROUPS.index(state.groups[player])
     other = 1 - player
     target = float(state.target_score or 0) or 1.0
-    scores = np.clip(np.array([state.scores[player], state.scores[other]], dtype=np.float32) / target,
-                     -2.0, 2.0)
-    fouls = np.clip(np.array([state.consecutive_fouls[player], state.consecutive_fouls[other]],
-                             dtype=np.float32) / 3.0, 0.0, 1.0)
+    # Divided and clipped as Python floats, then rounded to float32 once: the same values as
+    # dividing and clipping in float32, since the counts (whole numbers far below 2**24) are
+    # exact in float32, a float64 quotient rounded to float32 is the float32 quotient
+    # (53 >= 2 * 24 + 2 bits), and rounding keeps the order the bounds clip by.
+    scores, fouls = state.scores, state.consecutive_fouls
+    scores = np.array([min(max(scores[player] / target, -2.0), 2.0), min(max(scores[other] / target, -2.0), 2.0)],
+                      dtype=np.float32)
+    fouls = np.array([min(max(fouls[player] / 3.0, 0.0), 1.0), min(max(fouls[other] / 3.0, 0.0), 1.0)],
+                     dtype=np.float32)
     return {
-        "balls": balls.reshape(-1),
+        "balls": balls,
         "targets": target_flags,
         "cue_ball_in_hand": ZONES.index(state.cue_ball_in_hand),
         "pending": pending,
         "choices": choices,
         "push_out_available": int(state.push_out_available),
         "group": group,
-        "scores": scores.astype(np.float32),
-        "fouls": fouls.astype(np.float32),
+        "scores": scores,
+        "fouls": fouls,
         "breaking": int(state.awaiting_break),
         "player": player,
     }

@@ -417,7 +417,7 @@ class PoolEnv(RenderMixin, gym.Env):
         with self._all_or_nothing():
             self._before_first_move = None
             outcomes: list[Outcome] = list(first or [])
-            potential_before = self.potential()
+            potential_before = self._remembered_potential()
             if self._done:
                 # The opponent won the match before the agent's first move: nothing to play.
                 self.mapper.validate(action)
@@ -429,7 +429,7 @@ class PoolEnv(RenderMixin, gym.Env):
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
                 terms[name] += value
         if self.weights.shaping:
-            terms["shaping"] = self.shaping.term(potential_before, self.potential())
+            terms["shaping"] = self.shaping.term(potential_before, self._remembered_potential())
         reward = weigh(terms, self.weights)
         player = actor(self.state) if self.solo else self.agent
         self._render_human()
@@ -477,15 +477,19 @@ class PoolEnv(RenderMixin, gym.Env):
         agent is not to act, appending their outcomes to ``outcomes``. An agent opponent's
         move is encoded with ``opponent_mapper``; a policy's action is the env's own. Any
         failure is raised as an ``OpponentError`` naming the opponent."""
-        while not self._done and not self.solo and actor(self.state) != self.agent:
-            theirs = 1 - self.agent
+        if self.solo:
+            return
+        opponent, agent = self.opponent, self.agent
+        while not self._done and actor(self.state) != agent:
+            theirs = 1 - agent
             try:
-                if hasattr(self.opponent, "choose"):
-                    move = self.opponent.choose(self.state)
-                    action = self.opponent_mapper.encode(move, self.state, self.rules)
+                if hasattr(opponent, "choose"):
+                    state = self.state
+                    move = opponent.choose(state)
+                    action = self.opponent_mapper.encode(move, state, self.rules)
                     record = self.play_move(action, mapping=self.opponent_mapper.mode)
                 else:
-                    action = self.opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
+                    action = opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
                     record = self.play_move(action)
             except Exception as exc:
                 raise OpponentError(f"the opponent's move failed ({self.opponent_name or self.opponent!r}): "
@@ -559,7 +563,10 @@ class PoolEnv(RenderMixin, gym.Env):
         else:
             self._enter(self.rules.apply_decision(before, move))
             result = None
-        record = MoveRecord(player, tuple(float(v) for v in np.atleast_1d(action)), move, before, result,
+        # ``tolist`` converts the components in one call (exactly, as ``float`` each would);
+        # ``float`` then makes whole-number actions (the discrete modes) floats.
+        values = action if type(action) is np.ndarray and action.ndim == 1 else np.atleast_1d(action)
+        record = MoveRecord(player, tuple(map(float, values.tolist())), move, before, result,
                             outcome, self.state, mapper.mode)
         self._tell_listeners(record)
         return record
@@ -615,6 +622,21 @@ class PoolEnv(RenderMixin, gym.Env):
         slots = self.mapper.slots(self.state, self.rules) if self.choice else None
         return PotentialShaping.potential(self.state, self.rules, self.simulator.noise.angle_deg, player, slots)
 
+    def _remembered_potential(self) -> float:
+        """``potential()``, kept with everything it is worked out from (the state, the
+        weights, rules, mapping and noise, the episode's flags): a step's first call finds
+        what the previous step's last call did, unless any of them changed between (a state
+        set from outside, a reset, a swapped simulator)."""
+        state = self.state
+        inputs = (self.weights, self.rules, self.mapper, self.simulator.noise.angle_deg, self._done, self.agent,
+                  self.solo)
+        memo = self.__dict__.get("_potential_memo")
+        if memo is not None and memo[0] is state and memo[1] == inputs:
+            return memo[2]
+        value = self.potential()
+        self._potential_memo = (state, inputs, value)
+        return value
+
     @property
     def last_shot(self) -> ShotResult | None:
         """The last shot's ``ShotResult`` (its event log, and paths with ``trajectories``):
@@ -651,9 +673,15 @@ def _generators(opponent: Any) -> list[np.random.Generator]:
     """The numpy generators an opponent draws from: its attributes' and, one level down,
     their attributes' (a bot keeps its generator in its search)."""
     found = []
-    for value in vars(opponent).values() if hasattr(opponent, "__dict__") else ():
-        if isinstance(value, np.random.Generator):
+    # Read on every step (``_all_or_nothing``): one ``getattr`` per object, not a
+    # ``hasattr`` then ``vars``.
+    generator = np.random.Generator
+    attributes = getattr(opponent, "__dict__", None)
+    for value in attributes.values() if attributes is not None else ():
+        if isinstance(value, generator):
             found.append(value)
-        elif hasattr(value, "__dict__"):
-            found += [v for v in vars(value).values() if isinstance(v, np.random.Generator)]
+        else:
+            inner = getattr(value, "__dict__", None)
+            if inner is not None:
+                found += [v for v in inner.values() if isinstance(v, generator)]
     return found
