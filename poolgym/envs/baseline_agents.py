@@ -200,7 +200,7 @@ class LegalRandomAgent(RandomAgent):
         # Read once per shot, not per draw: the balls, the radius, the generator.
         balls, rng, n = state.balls, self.rng, len(targets)
         reach = 2 * self.table.ball_radius
-        positions = {b: (x, y) for b, x, y in balls}
+        positions = state.positions
         cx, cy = cue
         for _ in range(LEGAL_AIM_TRIES):
             ball = targets[int(rng.integers(n))]

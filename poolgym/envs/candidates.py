@@ -24,7 +24,7 @@ the rack is over.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from operator import itemgetter
 
 import numpy as np
@@ -34,6 +34,7 @@ from poolgym.aiming import (aim_point, chance_divisor, chance_within, direction_
 from poolgym.envs.actions import difficulty_of
 from poolgym.physics import pot_geometry as geometry
 from poolgym.physics.jit import compiled_call
+from poolgym.records import stored
 from poolgym.envs.derived import PerStateCache
 from poolgym.rules import CueBallZone, GameState, Ruleset, ShotCall
 from poolgym.table import POCKET_IDS, Table
@@ -96,17 +97,6 @@ class Slot:
 _NO_CALL = ShotCall()
 _SAFETY_CALL = ShotCall.safety_shot()
 _PUSH_CALL = ShotCall.push()
-_SLOT_FIELDS = tuple(f.name for f in fields(Slot))
-
-
-def _new_slot(*values) -> Slot:
-    """``Slot(*values)`` (every field given, in field order), without the frozen
-    dataclass's ``__init__``, which sets each of its 13 fields through
-    ``object.__setattr__`` and was most of the cost of a pot slot; the instance is the
-    same (the same ``__dict__``, so equality, hash, repr and pickling are unchanged)."""
-    slot = object.__new__(Slot)
-    object.__setattr__(slot, "__dict__", dict(zip(_SLOT_FIELDS, values)))
-    return slot
 
 
 def shot_is_due(state: GameState) -> bool:
@@ -270,7 +260,7 @@ def _cue_spot(state: GameState, table: Table) -> Point:
 
 def _pot_pairs(calls, targets: list[int]) -> list[tuple[int, str, ShotCall]]:
     """The (ball, pocket, call) pots of the pot slots, before ranking (module docstring)."""
-    ball_calls = [c for c in calls if c.ball is not None]  # ``c.names_ball``, without the property
+    ball_calls = [c for c in calls if c.names_ball]
     if ball_calls:
         on_first = [c for c in ball_calls if c.ball in targets]
         return [(c.ball, c.pocket, c) for c in (on_first or ball_calls)]
@@ -314,7 +304,7 @@ def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: l
               for k, ((ball, pocket, _), row) in enumerate(zip(pairs, rows))]
     scored.sort(key=_RANK_KEY)
     divisor = chance_divisor(sigma_deg)
-    return [_pot_slot_of(pairs[k], rows[k], sigma_deg, divisor) for _, k in scored[:N_POT_SLOTS]]
+    return [_pot_slot_of(pairs[k], rows[k], divisor) for _, k in scored[:N_POT_SLOTS]]
 
 
 _RANK_KEY = itemgetter(0)
@@ -328,13 +318,12 @@ def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
     balls = state.balls
     index = {n: i for i, (n, _, _) in enumerate(balls)}
     xs, ys = [b[1] for b in balls], [b[2] for b in balls]
-    cue_index = index.get(0, -1)
-    cue = (xs[cue_index], ys[cue_index]) if cue_index >= 0 else table.head_spot  # ``_cue_spot``
+    cue = _cue_spot(state, table)
     place = _NOT_IN_HAND if state.cue_ball_in_hand is CueBallZone.NONE else in_hand_place(state.cue_ball_in_hand, table)
     with compiled_call():
         rows = geometry.pot_geometry(
             np.array(xs), np.array(ys),
-            cue_index, np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
+            index.get(0, -1), np.array([index[b] for b, _, _ in pairs], dtype=np.int64),
             np.array([_POCKET_ROW[p] for _, p, _ in pairs], dtype=np.int64), cue[0], cue[1],
             table.surface_arrays[0], table.ball_radius, place)
     return rows.tolist()
@@ -349,20 +338,17 @@ def in_hand_place(zone: CueBallZone, table: Table) -> np.ndarray:
     return np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(zone, table)])
 
 
-def _pot_slot_of(pair, row: list[float], sigma_deg: float, divisor: float | None = None) -> Slot:
-    """The pot slot of ``pair`` (ball, pocket, call) from its ``_pot_rows`` geometry;
-    ``divisor``, when given, is ``chance_divisor(sigma_deg)`` worked out already."""
+def _pot_slot_of(pair, row: list[float], divisor: float) -> Slot:
+    """The pot slot of ``pair`` (ball, pocket, call) from its ``_pot_rows`` geometry, its make
+    probability ``chance_within(tolerance, sigma_deg)`` with ``divisor`` its
+    ``chance_divisor(sigma_deg)``."""
     ball, pocket, call = pair
-    if divisor is None:
-        divisor = chance_divisor(sigma_deg)
-    return _new_slot("pot", call, ball, pocket, (row[_GHOST_X], row[_GHOST_Y]), (row[_CUE_X], row[_CUE_Y]),
-                     row[_CUT], row[_D1], row[_D2], row[_CUE_BLOCKED] != 0.0, row[_BALL_BLOCKED] != 0.0,
-                     row[_VISIBLE], math.erf(row[_TOLERANCE] / divisor))  # chance_within(tolerance, sigma_deg)
-
-
-(_GHOST_X, _GHOST_Y, _CUE_X, _CUE_Y, _CUT, _D1, _D2, _CUE_BLOCKED, _BALL_BLOCKED, _VISIBLE, _TOLERANCE) = (
-    geometry.GHOST_X, geometry.GHOST_Y, geometry.CUE_X, geometry.CUE_Y, geometry.CUT, geometry.D1, geometry.D2,
-    geometry.CUE_BLOCKED, geometry.BALL_BLOCKED, geometry.VISIBLE, geometry.TOLERANCE)
+    return stored(Slot, kind="pot", call=call, ball=ball, pocket=pocket,
+                  contact=(row[geometry.GHOST_X], row[geometry.GHOST_Y]),
+                  cue=(row[geometry.CUE_X], row[geometry.CUE_Y]),
+                  cut_deg=row[geometry.CUT], cue_to_contact=row[geometry.D1], ball_to_pocket=row[geometry.D2],
+                  cue_blocked=row[geometry.CUE_BLOCKED] != 0.0, ball_blocked=row[geometry.BALL_BLOCKED] != 0.0,
+                  visible_angle=row[geometry.VISIBLE], make_probability=math.erf(row[geometry.TOLERANCE] / divisor))
 
 
 _POCKET_ROW = {p: i for i, p in enumerate(POCKET_IDS)}
@@ -383,19 +369,19 @@ def _safety_slots(state: GameState, table: Table, calls, targets: list[int]) -> 
         return []
     R = table.ball_radius
     positions = state.positions  # one copy, for every ball's position below
-    origin = positions.get(0, table.head_spot)  # ``_cue_spot``
-    in_hand = state.cue_ball_in_hand is not CueBallZone.NONE
+    origin = _cue_spot(state, table)
     nearest = sorted(targets, key=lambda b: (math.dist(origin, positions[b]), b))[:N_SAFETY_SLOTS]
     slots = []
     for ball in nearest:
         position = positions[ball]
-        # ``_cue_for``: the default placement in hand, else the cue ball's spot (``origin``).
-        cue = _cue_for(state, table, Slot("safety", call, ball, None, None, None)) if in_hand else origin
+        cue = _cue_for(state, table, Slot("safety", call, ball, None, None, None))
         to_ball = _unit((position[0] - cue[0], position[1] - cue[1]))
         contact = (position[0] - 2 * R * to_ball[0], position[1] - 2 * R * to_ball[1])
         others = [p for n, p in positions.items() if n != 0 and n != ball]
-        slots.append(_new_slot("safety", call, ball, None, contact, cue, 0.0, math.dist(cue, contact), 0.0,
-                               not path_is_clear(cue, contact, others, R), False, 0.0, 0.0))
+        slots.append(stored(Slot, kind="safety", call=call, ball=ball, pocket=None, contact=contact, cue=cue,
+                            cut_deg=0.0, cue_to_contact=math.dist(cue, contact), ball_to_pocket=0.0,
+                            cue_blocked=not path_is_clear(cue, contact, others, R), ball_blocked=False,
+                            visible_angle=0.0, make_probability=0.0))
     return slots
 
 

@@ -29,6 +29,7 @@ from poolgym.rules.shot import ShotCall, ShotEvents
 from poolgym.rules.spotting import spot_balls, spot_position
 from poolgym.rules.state import CUE_BALL, CueBallZone, GameState
 from poolgym.racking import RackModel
+from poolgym.records import stored
 from poolgym.table import Table
 
 Point = tuple[float, float]
@@ -377,9 +378,10 @@ class Ruleset:
         s = state.shooter
         over = verdict.winner is not None
         new, warning_to = self._next_state(state, verdict)
-        # Every field, in Outcome's order (``Outcome._of``: ``Outcome(...)`` without its
-        # frozen ``__init__``, a cost paid on every shot a bot judges).
-        outcome = Outcome._of(
+        # Every field (``stored``: ``Outcome(...)`` without its frozen ``__init__``, a cost
+        # paid on every shot a bot judges).
+        outcome = stored(
+            Outcome,
             shooter=s, break_shot=state.awaiting_break, push_out=call.push_out,
             fouls=tuple(verdict.fouls), penalty=heaviest_penalty(verdict.fouls),
             pocketed=events.pocketed, driven_off=tuple(sorted(events.off_table)),

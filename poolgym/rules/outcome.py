@@ -74,15 +74,6 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     reracked: tuple[tuple[int, float, float], ...] = ()
 
-    @classmethod
-    def _of(cls, **values: Any) -> "Outcome":
-        """``Outcome(**values)`` for ``Ruleset.conclude``, which gives every field, in field
-        order, once a shot: the same value, without the frozen ``__init__`` setting the fields
-        one ``object.__setattr__`` at a time (it converts and checks nothing)."""
-        new = object.__new__(cls)
-        new.__dict__.update(values)
-        return new
-
     def __deepcopy__(self, memo: dict) -> "Outcome":
         # Immutable all the way down (frozen, its fields tuples, enums and frozen records):
         # a copy would be equal in every respect, and vector envs deep-copy every step's

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from poolgym import events as ev
 from poolgym.numbers import quote
+from poolgym.records import stored
 from poolgym.rules.options import RuleOptions
 from poolgym.rules.outcome import Penalty
 from poolgym.table import POCKET_IDS, Table
@@ -312,8 +313,7 @@ class ShotEvents:
         """Facts already in their stored form (plain ints, floats and strings, frozensets,
         sorted rows; every field given, in field order): set as they are, then checked as
         any."""
-        new = object.__new__(cls)
-        new.__dict__.update(facts)
+        new = stored(cls, **facts)
         new._check()
         return new
 

@@ -1,5 +1,5 @@
 """The rules' per-shot shortcuts give what the plain code gives: the views a state caches
-(``positions``, ``object_balls_on_table``), ``Outcome._of``, ``ShotEvents.from_log``'s
+(``positions``, ``object_balls_on_table``), ``poolgym.records.stored``, ``ShotEvents.from_log``'s
 stored facts and the derived facts of ``ShotEvents``, ``evolve`` where ``replace`` was."""
 
 from __future__ import annotations
