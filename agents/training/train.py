@@ -306,15 +306,22 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
     return vec_env
 
 
-def _foreach_updates(policy) -> None:
-    """The policy optimizer's multi-tensor (``foreach``) step on the CPU too, unless the config
-    chose: torch takes it by default on GPUs only, and on the CPU it updates the network's
-    tensors in one pass of each op instead of a loop over them (Adam on the recipes'
-    two-layer 256-unit networks: 0.71 against 1.09 ms a step), to the same bits."""
+def _fused_updates(policy) -> None:
+    """The policy optimizer's fused step on the CPU, unless the config chose ``foreach`` or
+    ``fused``: torch's CPU default loops over the network's tensors op by op, while the fused
+    kernel updates each tensor in one pass (Adam over the MaskablePPO recipe's network: 0.18
+    ms a step against 0.75-0.81 for the loop and 0.66-0.70 for the multi-tensor step, the
+    same values to float rounding). Left as it is
+    for parameters off the CPU (torch picks its own multi-tensor step there) and for an
+    optimizer without a fused form."""
     optimizer = getattr(policy, "optimizer", None)
-    for group in getattr(optimizer, "param_groups", ()):
-        if "foreach" in group and group["foreach"] is None:
-            group["foreach"] = True
+    params = [p for group in getattr(optimizer, "param_groups", ()) for p in group["params"]]
+    if not params or any(p.device.type != "cpu" or not p.is_floating_point() for p in params):
+        return
+    for group in optimizer.param_groups:
+        if (group.get("fused", False) is None and group.get("foreach", False) is None
+                and not group.get("differentiable", False)):
+            group["fused"] = True
 
 
 def _update_threads(rollout: int, update: int):
@@ -555,7 +562,7 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                     from poolgym.agents.training.masked_distribution import use_padded_distribution
 
                     use_padded_distribution(model.policy)
-                    _foreach_updates(model.policy)
+                    _fused_updates(model.policy)
                     # The starting policy, frozen: scored beside the trained one at the end.
                     untrained = copy.deepcopy(model.policy)
                     if cfg.curve is not None:

@@ -329,21 +329,23 @@ def test_train_cli_passes_the_update_threads(monkeypatch, capsys):
     assert "--update-threads: must be at least 1" in capsys.readouterr().err
 
 
-def test_foreach_updates_give_the_loops_bits_and_keep_a_chosen_setting():
-    """``_foreach_updates``: the MaskablePPO recipe's network takes the same Adam steps with
-    the multi-tensor update as with torch's CPU default (a loop over tensors), to the last bit;
-    an optimizer whose ``foreach`` the config set is left as it is."""
+def test_fused_updates_follow_the_loop_and_keep_a_chosen_setting():
+    """``_fused_updates``: the MaskablePPO recipe's network takes the same Adam steps with
+    the fused update as with torch's CPU default (a loop over tensors), to float rounding,
+    and they move it; an optimizer whose ``foreach`` or ``fused`` the config set is left as
+    it is."""
     import gymnasium as gym
     import torch
     from sb3_contrib import MaskablePPO
 
-    from poolgym.agents.training.train import _foreach_updates
+    from poolgym.agents.training.train import _fused_updates
 
     env = gym.make("poolgym/NineBall-v1", obs_mode="flat", action_mode="choice_discrete")
     models = [MaskablePPO("MlpPolicy", env, seed=3, policy_kwargs={"net_arch": [256, 256]}) for _ in range(2)]
-    _foreach_updates(models[1].policy)
-    assert [g["foreach"] for g in models[0].policy.optimizer.param_groups] == [None]
-    assert [g["foreach"] for g in models[1].policy.optimizer.param_groups] == [True]
+    start = [p.detach().clone() for p in models[0].policy.parameters()]
+    _fused_updates(models[1].policy)
+    assert [g["fused"] for g in models[0].policy.optimizer.param_groups] == [None]
+    assert [g["fused"] for g in models[1].policy.optimizer.param_groups] == [True]
     obs = torch.as_tensor(np.random.default_rng(0).random((64, env.observation_space.shape[0]), dtype=np.float32))
     for model in models:
         for _ in range(5):
@@ -352,8 +354,13 @@ def test_foreach_updates_give_the_loops_bits_and_keep_a_chosen_setting():
             model.policy.optimizer.zero_grad()
             loss.backward()
             model.policy.optimizer.step()
-    for a, b in zip(models[0].policy.parameters(), models[1].policy.parameters()):
-        assert torch.equal(a, b)
-    chosen = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8], "optimizer_kwargs": {"foreach": False}})
-    _foreach_updates(chosen.policy)
-    assert chosen.policy.optimizer.param_groups[0]["foreach"] is False
+    moved = 0.0
+    for a, b, first in zip(models[0].policy.parameters(), models[1].policy.parameters(), start):
+        torch.testing.assert_close(b, a, rtol=1e-5, atol=1e-6)
+        moved = max(moved, float((a.detach() - first).abs().max()))
+    assert moved > 1e-4  # five steps at SB3's learning rate moved the weights
+    for chosen_kwargs in ({"foreach": False}, {"foreach": True}, {"fused": False}):
+        chosen = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8], "optimizer_kwargs": chosen_kwargs})
+        _fused_updates(chosen.policy)
+        group = chosen.policy.optimizer.param_groups[0]
+        assert {k: group[k] for k in chosen_kwargs} == chosen_kwargs and not group["fused"]
