@@ -6,6 +6,8 @@ measuring a commit whose ``bench-bot`` has no ``--rack-model``.
     python benchmarks/bot_self_play_protocol_racks.py BUDGET RACKS SEED OUT.json
     # another commit: export it (``git archive``), link its agents/ folder in as
     # poolgym/agents, and run this file with PYTHONPATH=<that tree>
+    python benchmarks/bot_self_play_protocol_racks.py pro RACKS SEED OUT.json '{"top_k": 16}'
+    # the top rung (``ProBot``) with these keyword arguments in place of its defaults
 
 Writes the pooled figures of ``poolgym.agents.tools.bench_bot.pooled`` (as that commit
 computes them) and prints the break-and-run count, rate and interval and the moves per second.
@@ -13,6 +15,7 @@ computes them) and prints the break-and-run count, rate and interval and the mov
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -26,15 +29,27 @@ from poolgym.agents.tools.script_io import write_json
 
 
 def main(argv=None) -> int:
-    budget, racks, seed, out = (argv if argv is not None else sys.argv[1:])
+    args = list(argv if argv is not None else sys.argv[1:])
+    budget, racks, seed, out = args[:4]
     racks, seed = int(racks), int(seed)
     rules = get_ruleset("nine_ball").with_rack_model(RackModel.make("benchmark"))
-    bots = [HeuristicBot(rules, noise="tournament", budget=budget, seed=seed + i, max_speed=12.0) for i in range(2)]
+    if budget == "pro":
+        from poolgym.agents.bot.pro import ProBot
+
+        pro_kwargs = json.loads(args[4]) if len(args) > 4 else {}
+        bots = [ProBot(rules, noise="tournament", seed=seed + i, max_speed=12.0, **pro_kwargs) for i in range(2)]
+    else:
+        pro_kwargs = None
+        bots = [HeuristicBot(rules, noise="tournament", budget=budget, seed=seed + i, max_speed=12.0)
+                for i in range(2)]
     started = time.perf_counter()
     figures = pooled(summarize(run_match(rules, bots, ("bot", "bot"), racks, seed=seed, noise="tournament")))
     figures["wall_s"] = time.perf_counter() - started
-    write_json(out, {"budget": budget, "racks": racks, "seed": seed, "rack_model": "benchmark", "max_speed": 12.0,
-                     "tournament": figures})
+    report = {"budget": budget, "racks": racks, "seed": seed, "rack_model": "benchmark", "max_speed": 12.0,
+              "tournament": figures}
+    if pro_kwargs is not None:
+        report["pro_kwargs"] = pro_kwargs
+    write_json(out, report)
     print(budget, figures["break_and_runs"], figures["break_and_run_rate"], figures["break_and_run_ci95"],
           figures["moves_per_s_thinking"])
     return 0

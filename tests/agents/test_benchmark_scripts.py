@@ -213,6 +213,27 @@ def test_self_play_on_the_protocols_racks_matches_bench_bot(tmp_path):
     assert {k: ours[k] for k in keys} == {k: bench[k] for k in keys}
 
 
+def test_protocol_racks_script_plays_the_top_rung_with_given_arguments(tmp_path):
+    """``bot_self_play_protocol_racks.py pro``: without arguments it plays bench-bot's bot:pro
+    (the same racks, the same figures); with a JSON of ``ProBot`` arguments it plays that
+    search and names it in the report."""
+    from poolgym.agents.tools import bench_bot
+
+    default = tmp_path / "pro.json"
+    assert _script("bot_self_play_protocol_racks").main(["pro", "1", "11", str(default)]) == 0
+    ours = json.loads(default.read_text())
+    bench = bench_bot.run(racks=1, budget="pro", seed=11, noises=("tournament",), rack_model="benchmark",
+                          max_speed=12.0)["settings"]["tournament"]
+    keys = ("pot_attempts", "pots_made", "break_and_runs", "breaker_wins", "fouls_per_rack", "shots_per_rack")
+    assert {k: ours["tournament"][k] for k in keys} == {k: bench[k] for k in keys}
+    assert ours["pro_kwargs"] == {}
+    small = tmp_path / "small.json"
+    kwargs = {"top_k": 2, "noise_samples": 3, "lookahead": 1, "clusters": 2}
+    assert _script("bot_self_play_protocol_racks").main(["pro", "1", "11", str(small), json.dumps(kwargs)]) == 0
+    report = json.loads(small.read_text())
+    assert report["pro_kwargs"] == kwargs and report["tournament"]["shots_per_rack"] > 0
+
+
 def test_break_anatomy_splits_bench_bots_break_and_runs(tmp_path):
     """``bot_break_anatomy.py`` plays bench-bot's racks: its break-and-runs are bench-bot's on
     the same racks, and every rack's break is counted once."""
