@@ -311,9 +311,8 @@ def _fused_updates(policy) -> None:
     ``fused``: torch's CPU default loops over the network's tensors op by op, while the fused
     kernel updates each tensor in one pass (Adam over the MaskablePPO recipe's network: 0.18
     ms a step against 0.75-0.81 for the loop and 0.66-0.70 for the multi-tensor step, the
-    same values to float rounding). Left as it is
-    for parameters off the CPU (torch picks its own multi-tensor step there) and for an
-    optimizer without a fused form."""
+    same values to float rounding). Left as it is for parameters off the CPU (torch picks its
+    own multi-tensor step there) and for an optimizer without a fused form."""
     optimizer = getattr(policy, "optimizer", None)
     params = [p for group in getattr(optimizer, "param_groups", ()) for p in group["params"]]
     if not params or any(p.device.type != "cpu" or not p.is_floating_point() for p in params):
