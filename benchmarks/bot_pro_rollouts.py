@@ -23,6 +23,7 @@ from pathlib import Path
 from poolgym.agents.bot.player import HeuristicBot
 from poolgym.agents.bot.position import WIN, state_value
 from poolgym.agents.bot.pro import ProBot
+from poolgym.agents.bot.shot_search import Outcomes
 from poolgym.envs.observations import actor
 from poolgym.envs.play import simulate_move
 from poolgym.physics import Simulator
@@ -45,9 +46,10 @@ class RolloutProBot(ProBot):
         super().reseed(seed)
         self.roller.search.rng = self.search.rng
 
-    def outcome_mean(self, after: list[GameState], values: list[float], player: int) -> float:
-        kept = list(zip(after, values))[:self.rollouts]
-        return sum(v if a.is_over else self.rollout(a, player) for a, v in kept) / len(kept)
+    def outcome_mean(self, outcomes: Outcomes, player: int) -> float:
+        kept = range(min(self.rollouts, len(outcomes)))
+        return sum(outcomes.values[i] if outcomes.ended[i] else self.rollout(outcomes.state(i), player)
+                   for i in kept) / len(kept)
 
     def rollout(self, state: GameState, player: int) -> float:
         """The inning played on from ``state`` by bot:fast, valued for ``player``."""

@@ -379,7 +379,7 @@ def test_demo_describes_a_raised_cue_and_a_ball_leaving_the_table():
     (["check-benchmark", "breaks", "--speed", "nan", "-n", "1"], "--speed", "[0.3, 12] m/s"),
     (["play", "--gif", "x.gif", "--fps", "0.001"], "--fps", "at least 0.01 frames per second"),
     (["play", "--gif", "x.txt"], "--gif", "a .gif file"),
-    (["eval", "-a", "bot:", "--games", "1"], "'bot:'", "the bot rungs are ['weak', 'fast', 'normal', 'strong', 'pro']"),
+    (["eval", "-a", "bot:", "--games", "1"], "'bot:'", "the bot rungs are ['weak', 'fast', 'normal', 'strong', 'pro', 'pro-deep']"),
     (["baselines", "--agents", "", "--racks", "1"], "--agents", "name at least one agent"),
     (["baselines", "--agents", " , ", "--racks", "1"], "--agents", "name at least one agent"),
 ])

@@ -1,11 +1,14 @@
-"""The top rung of the bot ladder (``bot:pro``): the search bot of ``poolgym.agents.bot.player``
-with the choices the computational-pool tournament winners made (PickPocket, Smith 2007;
-CueCard, Archibald et al. 2009).
+"""The top of the bot ladder (``bot:pro``, and with ``DEEP_SEARCH`` the top rung
+``bot:pro-deep``): the search bot of ``poolgym.agents.bot.player`` with the choices the
+computational-pool tournament winners made (PickPocket, Smith 2007; CueCard, Archibald et
+al. 2009).
 
 - **Position over noisy outcomes, two shots deep.** Pots are generated and scored as the
   strong search does (``ShotSearch.pot_candidates``: exact simulation, the next shot's
   closed-form chance). The best ``top_k`` are played ``noise_samples`` times with the
-  table's execution noise; each outcome is judged by ``state_value``. The best
+  table's execution noise; each outcome is valued by ``state_value`` (played, judged and
+  valued in bulk, ``ShotSearch.outcomes``: only the outcomes searched deeper become game
+  states). The best
   ``lookahead`` of them are then valued one shot deeper (an expectimax over the next
   shot's best candidates, pruned): their non-final outcomes are grouped by value into
   ``clusters`` groups, and from the middle outcome of each group the player at the table
@@ -40,8 +43,8 @@ from poolgym.table import Table
 from poolgym.aiming import pot_chance
 from poolgym.agents.bot.breaks import NINE_BALL_TABLE, BreakTable, best_break, load_break_table
 from poolgym.agents.bot.player import GOOD_ENOUGH, HeuristicBot
-from poolgym.agents.bot.position import WIN, state_value
-from poolgym.agents.bot.shot_search import Scored, SearchBudget, ShotSearch
+from poolgym.agents.bot.position import WIN
+from poolgym.agents.bot.shot_search import Outcomes, Scored, SearchBudget, ShotSearch
 
 # Below this noisy mean a pot is not likely enough: safeties are searched too.
 SAFETY_WHEN_BELOW = GOOD_ENOUGH
@@ -50,13 +53,17 @@ MISS_VALUE = -0.5
 # The value of a position with no pot open to its shooter (he has a safety to play).
 NO_POT_VALUE = -0.1
 
+# ``bot:pro-deep``: the same search, deeper (docs/bots.md): the best 16 pots re-played 64
+# times each, the best 8 of them valued two shots deep from 5 groups of outcomes.
+DEEP_SEARCH = {"top_k": 16, "noise_samples": 64, "lookahead": 8, "clusters": 5}
+
 # The next shot's search in ``reply_value``: the two best pots, few strokes, no aim retry.
 REPLY_BUDGET = SearchBudget(speeds=(0.9, 1.5, 2.4, 3.6), spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.4)),
                             max_pairs=2, refine_aim=False, top_k=1, noise_samples=1)
 
 
 class ProBot(HeuristicBot):
-    """The top rung (module docstring). ``top_k`` pots are re-played ``noise_samples``
+    """``bot:pro`` (module docstring). ``top_k`` pots are re-played ``noise_samples``
     times with noise, the best ``lookahead`` of them valued two shots deep from
     ``clusters`` groups of outcomes; ``break_table`` is a ``BreakTable``, a path to one, or
     None for the shipped 9-ball table (used only for 9-ball on its tight racks); a table
@@ -130,35 +137,33 @@ class ProBot(HeuristicBot):
             return []
         ranked = sorted(scored, key=lambda s: s.value, reverse=True)[:self.top_k]
         n = self.noise_samples
-        # Every candidate's replays in one batch (``ShotSearch.replayed``), the noise drawn
+        # Every candidate's replays in one batch (``ShotSearch.outcomes``), the noise drawn
         # in the order of replaying the candidates one after another.
-        replays = self.search.replayed(self.search.noisy, state, [s.move for s in ranked for _ in range(n)])
-        samples = {}
+        outcomes = self.search.outcomes(state, [s.move for s in ranked for _ in range(n)])
+        parts = {}
         for i, s in enumerate(ranked):
-            after = replays[i * n:(i + 1) * n]
-            values = [state_value(a, self.rules, state.shooter, self.search.sigma_deg) for a in after]
-            samples[id(s)] = (after, values)
-            s.value = float(np.mean(values))
+            parts[id(s)] = outcomes.part(i * n, (i + 1) * n)
+            s.value = float(np.mean(parts[id(s)].values))
         ranked.sort(key=lambda s: s.value, reverse=True)
         head = ranked[:self.lookahead]
         for s in head:
-            after, values = samples[id(s)]
-            s.value = self.outcome_mean(after, values, state.shooter)
+            s.value = self.outcome_mean(parts[id(s)], state.shooter)
         head.sort(key=lambda s: s.value, reverse=True)
         return head + ranked[self.lookahead:]
 
-    def outcome_mean(self, after: list[GameState], values: list[float], player: int) -> float:
-        """The mean over noisy outcomes, two shots deep, for ``player``: a finished rack
+    def outcome_mean(self, outcomes: Outcomes, player: int) -> float:
+        """The mean over noisy ``outcomes``, two shots deep, for ``player``: a finished rack
         keeps its value; the rest are split by value into ``clusters`` groups and each
         takes the two-shot value of its middle outcome (``table_value``)."""
-        total = sum(v for a, v in zip(after, values) if a.is_over)
-        open_ = sorted((v, i) for i, (a, v) in enumerate(zip(after, values)) if not a.is_over)
+        values, ended = outcomes.values, outcomes.ended
+        total = sum(v for v, e in zip(values, ended) if e)
+        open_ = sorted((v, i) for i, (v, e) in enumerate(zip(values, ended)) if not e)
         for group in np.array_split(np.arange(len(open_)), min(self.clusters, len(open_)) or 1):
             if len(group) == 0:
                 continue
             middle = open_[int(group[len(group) // 2])][1]
-            total += len(group) * self.table_value(after[middle], values[middle], player)
-        return total / len(after)
+            total += len(group) * self.table_value(outcomes.state(middle), values[middle], player)
+        return total / len(values)
 
     def table_value(self, state: GameState, closed_form: float, player: int) -> float:
         """``state`` for ``player``: the next shot's value for whoever shoots it

@@ -10,7 +10,7 @@ again a few times with noise and ranked by their mean.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby
 
 import numpy as np
@@ -103,6 +103,45 @@ class Scored:
     faulted: bool = False  # a foul, or a decision handed to the opponent (a dry break)
 
 
+@dataclass(frozen=True)
+class Play:
+    """A noisy play judged in bulk (``ShotSearch.outcomes``): the move, its noise draw
+    (``Noise.draws``), the shooter's value of the state it leaves and whether that state
+    ends the rack; the state itself is built only when asked for."""
+
+    move: ShotMove
+    draw: tuple[float, ...]
+    value: float
+    ended: bool
+
+
+class Outcomes:
+    """Noisy plays of moves from one state (``ShotSearch.outcomes``), in order: each play's
+    ``values`` (the shooter's ``state_value`` of the state it leaves), whether it ``ended``
+    the rack, and that state (``state(i)``). A play judged in bulk has its state built on
+    the first ask, from its executed stroke on the exact simulator (the same play)."""
+
+    def __init__(self, search: "ShotSearch", state: GameState, plays: list, values: list[float],
+                 ended: list[bool]) -> None:
+        self._search, self._state, self._plays = search, state, plays
+        self.values, self.ended = values, ended
+
+    def __len__(self) -> int:
+        return len(self._plays)
+
+    def state(self, i: int) -> GameState:
+        """The state play ``i`` leaves."""
+        play = self._plays[i]
+        if type(play) is Play:
+            play = self._plays[i] = self._search._executed_state(self._state, play)
+        return play
+
+    def part(self, start: int, stop: int) -> "Outcomes":
+        """Plays ``start`` to ``stop`` (one candidate's replays of a batch)."""
+        return Outcomes(self._search, self._state, self._plays[start:stop], self.values[start:stop],
+                        self.ended[start:stop])
+
+
 class ShotSearch:
     """Generates and scores shots for the shooter of a state (see the module docstring).
     ``jump``: when every line to a legal ball is blocked, jump shots over the blockers are
@@ -143,42 +182,57 @@ class ShotSearch:
         return [after(state, move.call, events, simulated=True)
                 for move, events, _ in self._simulated(simulator, state, moves)]
 
-    def replay_values(self, state: GameState, moves: list[ShotMove]) -> list[float]:
-        """The shooter's ``state_value`` of the state each of ``moves`` leaves when played on
-        the noisy simulator (its noise drawn from ``rng`` move by move in order): the noisy
-        re-checks' values. A run of moves from one cue-ball placement whose shots the rules
-        judge in bulk is played, judged and valued together (``_bulk``: ``Simulator.simulate_facts``,
-        ``NineBall.plain_verdicts``, ``pot_geometry.chances_after``), the same values as
-        through ``replayed`` to the last bit; the others go through ``replayed``."""
-        out = []
+    def outcomes(self, state: GameState, moves: list[ShotMove]) -> Outcomes:
+        """Each of ``moves`` played on the noisy simulator (its noise drawn from ``rng`` move
+        by move in order): the shooter's ``state_value`` of the state each play leaves,
+        whether it ended the rack, and that state on demand (``Outcomes``). A run of moves
+        from one cue-ball placement whose shots the rules judge in bulk is played, judged
+        and valued together (``_judged``), the same values as through ``replayed`` to the
+        last bit; a play of such a run that needs its own judgement (a ball spotted, one
+        dropped after the rest) and every move of the other runs go through the rules one by
+        one."""
+        plays = []
         for _, run in groupby(moves, key=lambda m: m.placement):
             run = list(run)
-            bulk = self._bulk(self.noisy, state, run)
+            bulk = self._judged(self.noisy, state, run)
             if bulk is None:
-                out.extend(state_value(after, self.rules, state.shooter, self.sigma_deg)
-                           for after in self.replayed(self.noisy, state, run))
-            else:
-                out.extend(bulk[2])
-        return out
+                plays.extend(self.replayed(self.noisy, state, run))
+                continue
+            facts, verdict, values, draws = bulk
+            own = (verdict.spot | facts.late_drop).tolist()
+            over = (verdict.won | verdict.lost).tolist()
+            for p, move in enumerate(run):
+                play = Play(move, draws[p], values[p], over[p])
+                plays.append(self._executed_state(state, play) if own[p] else play)
+        shooter = state.shooter
+        values = [p.value if type(p) is Play else state_value(p, self.rules, shooter, self.sigma_deg) for p in plays]
+        ended = [p.ended if type(p) is Play else p.is_over for p in plays]
+        return Outcomes(self, state, plays, values, ended)
 
-    def _bulk(self, simulator: Simulator, state: GameState, run: list[ShotMove]):
+    def _executed_state(self, state: GameState, play: Play) -> GameState:
+        """The state ``play`` (a move and its noise draw) leaves: its executed stroke
+        (``Noise.executed``, as ``Noise.apply`` executes it on the noisy simulator) played
+        on the exact simulator, the same play to the last bit."""
+        noisy = self.noisy
+        executed = Shot(*noisy.noise.executed(play.move.shot, play.draw, noisy.params.max_speed))
+        return self.replayed(self.exact, state, [replace(play.move, shot=executed)])[0]
+
+    def _judged(self, simulator: Simulator, state: GameState, run: list[ShotMove]):
         """``run`` (moves from one placement) played on ``simulator`` (its noise drawn from
         ``rng`` move by move), judged and valued in bulk: (``PlayFacts``, ``PlainVerdicts``,
-        the shooter's ``state_value`` of each play's state); or None (and ``rng`` as it was)
-        where the rules do not judge them so or a play needs their own judgement."""
+        the shooter's ``state_value`` of each play's state, each play's noise draw); or None
+        (``rng`` untouched) where the rules do not judge them so. A play with
+        ``verdict.spot`` or ``facts.late_drop`` needs the rules' own judgement: its value
+        here is not its state's."""
         call = run[0].call
         layout = (None if any(m.call != call for m in run)
                   else bulk_layout(simulator, self.rules, state, call, run[0].placement))
         if layout is None:
             return None
-        before = self.rng.bit_generator.state
         noise = simulator.noise
         draws = [() if noise.is_zero else noise.draws(self.rng) for _ in run]
         facts, verdict = judged_in_bulk(simulator, self.rules, state, layout,
                                         simulator.paired_strikes([m.shot for m in run], draws))
-        if verdict.spot.any() or facts.late_drop.any():
-            self.rng.bit_generator.state = before
-            return None
         with compiled_call():
             chances = chances_after(np.array(facts.nums, dtype=np.int64), facts.xs, facts.ys, facts.on,
                                     verdict.foul, ~(verdict.won | verdict.lost), float(self.sigma_deg),
@@ -188,7 +242,7 @@ class ShotSearch:
         values = [WIN if won else -WIN if lost else chance if kept else -chance
                   for won, lost, kept, chance in zip(verdict.won.tolist(), verdict.lost.tolist(),
                                                      verdict.kept.tolist(), chances.tolist())]
-        return facts, verdict, values
+        return facts, verdict, values, draws
 
     def _simulated(self, simulator: Simulator, state: GameState, moves: list[ShotMove]):
         """(move, events, result) of each of ``moves`` on ``simulator``, simulated in one
@@ -205,26 +259,38 @@ class ShotSearch:
         """Each of ``moves`` scored from its exact simulation (``play_many``, in batches),
         beside what ``object_ball_error`` reads of it: the simulation's result (None where
         none ran: a placement that cannot be played), whose event log is decoded only if it
-        is read, or for a run of moves the rules judge in bulk (``_bulk``) the first-contact
-        ball's ``Departure``."""
+        is read, or for a run of moves the rules judge in bulk (``_judged``) the first-contact
+        ball's ``Departure``; a play of such a run that needs the rules' own judgement is
+        played again on its own."""
         out = []
         for _, run in groupby(moves, key=lambda m: m.placement):
             run = list(run)
-            bulk = self._bulk(self.exact, state, run)
-            if bulk is not None:
-                facts, verdict, values = bulk
-                for p, move in enumerate(run):
-                    made = move.pocket is not None and not verdict.foul[p] and bool(
-                        facts.pocketed[p, facts.nums.index(move.target)])
-                    out.append((Scored(move, values[p], made, bool(verdict.foul[p])),
-                                Departure(facts, p)))
+            bulk = self._judged(self.exact, state, run)
+            if bulk is None:
+                out.extend(self._exactly_scored(state, run))
                 continue
-            for move, (next_state, outcome, result) in zip(run, self.play_many(self.exact, state, run)):
-                made = move.pocket is not None and move.target in outcome.pocketed_legally
-                faulted = bool(outcome.fouls) or (outcome.pending is not None
-                                                  and outcome.pending.player != state.shooter)
-                value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
-                out.append((Scored(move, value, made, faulted), result))
+            facts, verdict, values, _ = bulk
+            own = np.flatnonzero(verdict.spot | facts.late_drop).tolist()
+            alone = dict(zip(own, self._exactly_scored(state, [run[p] for p in own])))
+            for p, move in enumerate(run):
+                if p in alone:
+                    out.append(alone[p])
+                    continue
+                made = move.pocket is not None and not verdict.foul[p] and bool(
+                    facts.pocketed[p, facts.nums.index(move.target)])
+                out.append((Scored(move, values[p], made, bool(verdict.foul[p])), Departure(facts, p)))
+        return out
+
+    def _exactly_scored(self, state: GameState, run: list[ShotMove]) -> list[tuple[Scored, object]]:
+        """``score_many``'s items for moves from one placement, each judged by the rules on
+        its own (``play_many``)."""
+        out = []
+        for move, (next_state, outcome, result) in zip(run, self.play_many(self.exact, state, run)):
+            made = move.pocket is not None and move.target in outcome.pocketed_legally
+            faulted = bool(outcome.fouls) or (outcome.pending is not None
+                                              and outcome.pending.player != state.shooter)
+            value = state_value(next_state, self.rules, state.shooter, self.sigma_deg)
+            out.append((Scored(move, value, made, faulted), result))
         return out
 
     def scored(self, state: GameState, moves: list[ShotMove]) -> list[Scored]:
@@ -241,7 +307,7 @@ class ShotSearch:
         n = self.budget.noise_samples
         # Every candidate's replays in one batch: the noise is drawn in the same order as
         # replaying the candidates one after another.
-        values = self.replay_values(state, [s.move for s in head for _ in range(n)])
+        values = self.outcomes(state, [s.move for s in head for _ in range(n)]).values
         for i, s in enumerate(head):
             # The exact play counts as one more sample.
             s.value = (sum(values[i * n:(i + 1) * n]) + s.value) / (n + 1)

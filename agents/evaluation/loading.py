@@ -4,7 +4,8 @@ states.
 A spec is a ladder name -- ``random``, ``legal-random``, ``fixed``
 (``poolgym.envs.baseline_agents``), ``bot:weak``, ``bot:fast``, ``bot:normal`` (also
 ``bot``), ``bot:strong`` (``poolgym.agents.bot.player.HeuristicBot`` search budgets), ``bot:pro``
-(the top rung, ``poolgym.agents.bot.pro.ProBot``) -- ``lookahead-greedy`` (the best
+(``poolgym.agents.bot.pro.ProBot``), ``bot:pro-deep`` (the top rung: ``ProBot`` with a deeper
+search) -- ``lookahead-greedy`` (the best
 canonical stroke by the choice modes' lookahead features,
 ``poolgym.envs.lookahead_agent``) -- a pretrained agent shipped
 with poolgym (``pretrained:nine_ball``, ``poolgym.agents.pretrained``) -- a saved
@@ -36,12 +37,12 @@ from poolgym.rules import GameState, Ruleset
 
 from poolgym.agents.bot.jumps import rules_allow_jump_shots
 from poolgym.agents.bot.player import HeuristicBot
-from poolgym.agents.bot.pro import ProBot
+from poolgym.agents.bot.pro import DEEP_SEARCH, ProBot
 from poolgym.agents.pretrained import PREFIX, PRETRAINED, pretrained_card, pretrained_model
 
 BOT_BUDGETS = ("weak", "fast", "normal", "strong")
-# The bot rungs, weakest first: the search budgets, then the top rung (``ProBot``).
-BOT_LEVELS = BOT_BUDGETS + ("pro",)
+# The bot rungs, weakest first: the search budgets, then ``ProBot`` and the top rung (its deeper search).
+BOT_LEVELS = BOT_BUDGETS + ("pro", "pro-deep")
 # The greedy reader of the lookahead features (``poolgym.envs.lookahead_agent``): the
 # heuristic a network over those features is measured against.
 LOOKAHEAD_GREEDY = "lookahead-greedy"
@@ -179,10 +180,11 @@ def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
 def make_bot(level: str, rules: Ruleset, seed: int = 0, noise: Any = "none", max_speed: float = 10.0,
              jump: bool = False) -> HeuristicBot:
     """The bot rung ``bot:<level>`` (``BOT_LEVELS``): a ``HeuristicBot`` with that search
-    budget, or the top rung ``ProBot`` for ``"pro"``. An unknown level is a ``ValueError``
-    naming the levels."""
-    if level == "pro":
-        return ProBot(rules, noise=noise, seed=seed, max_speed=max_speed, jump=jump)
+    budget, or ``ProBot`` for ``"pro"`` and, with its deeper search (``pro.DEEP_SEARCH``),
+    for the top rung ``"pro-deep"``. An unknown level is a ``ValueError`` naming the levels."""
+    if level in ("pro", "pro-deep"):
+        search = DEEP_SEARCH if level == "pro-deep" else {}
+        return ProBot(rules, noise=noise, seed=seed, max_speed=max_speed, jump=jump, **search)
     if level not in BOT_BUDGETS:
         raise ValueError(f"unknown bot level {level!r}: the bot rungs are {list(BOT_LEVELS)}")
     return HeuristicBot(rules, noise=noise, budget=level, seed=seed, max_speed=max_speed, jump=jump)

@@ -7,9 +7,9 @@ opponents; in the masked action modes (``choice_discrete``, ``choice_canonical``
 Names that config files and the command line use:
 
 - opponents: the ladder names (``"random"``, ``"legal-random"``, ``"fixed"``,
-  ``"bot:weak"``, ``"bot:fast"``, ``"bot:normal"``, ``"bot"``, ``"bot:strong"``, ``"bot:pro"``), a saved
-  model ``"[ALGO:]path.zip"``, ``"uniform-action"`` and ``"solo"`` go to the env as they are
-  (``poolgym.envs.opponents``);
+  ``"bot:weak"``, ``"bot:fast"``, ``"bot:normal"``, ``"bot"``, ``"bot:strong"``, ``"bot:pro"``,
+  ``"bot:pro-deep"``), a saved model ``"[ALGO:]path.zip"``, ``"uniform-action"`` and
+  ``"solo"`` go to the env as they are (``poolgym.envs.opponents``);
 - agents (the side being scored): ``"uniform-action"`` (uniform random actions,
   ``poolgym.envs.opponents.RandomPolicy``); the baseline ladder agents ``"random"``,
   ``"legal-random"`` and ``"fixed"`` (``LadderPolicy``: their moves encoded in the env's

@@ -5,7 +5,8 @@ The env's ``opponent`` argument (``make_opponent``) is one of:
 - a name of the opponent ladder, the same names as ``poolgym eval -a/-b``: ``"random"``,
   ``"legal-random"``, ``"fixed"`` (``poolgym.envs.baseline_agents``), ``"bot:weak"``,
   ``"bot:fast"``, ``"bot:normal"`` (``"bot"``), ``"bot:strong"`` (``poolgym.agents.bot.player.HeuristicBot``),
-  ``"bot:pro"`` (the top rung, ``poolgym.agents.bot.pro.ProBot``),
+  ``"bot:pro"`` (``poolgym.agents.bot.pro.ProBot``), ``"bot:pro-deep"`` (the top rung: ``ProBot``
+  with a deeper search),
   a pretrained agent shipped with poolgym (``"pretrained:nine_ball"``), or a saved
   stable-baselines3 model ``"path.zip"`` / ``"ALGO:path.zip"`` (both play with their own
   recorded observation format and action mapping);
@@ -38,7 +39,8 @@ from poolgym.rules import Ruleset
 Policy = Callable[[Any, dict], Any]
 UNIFORM_ACTION = "uniform-action"
 SOLO = "solo"
-LADDER = ("random", "legal-random", "fixed", "bot:weak", "bot:fast", "bot:normal", "bot:strong", "bot:pro")
+LADDER = ("random", "legal-random", "fixed", "bot:weak", "bot:fast", "bot:normal", "bot:strong", "bot:pro",
+          "bot:pro-deep")
 
 
 class RandomPolicy:

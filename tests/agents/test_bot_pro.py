@@ -17,6 +17,7 @@ from poolgym.agents.bot.player import HeuristicBot
 from poolgym.agents.bot.position import shot_quality, state_value
 from poolgym.agents.bot.pro import ProBot
 from poolgym.agents.evaluation.loading import make_agent
+from poolgym.agents.evaluation.evaluate import run_match
 from poolgym.agents.evaluation.match import play_rack
 
 RULES = get_ruleset("nine_ball")
@@ -93,6 +94,16 @@ def test_the_break_table_is_played_only_on_the_racks_it_was_measured_on(tmp_path
         ProBot(gapped, noise="tournament", break_table=str(NINE_BALL_TABLE), **SMALL)
 
 
+def test_the_top_rung_is_the_pro_search_made_deeper():
+    from poolgym.envs.opponents import LADDER
+
+    top = make_agent("bot:pro-deep", RULES, seed=4, noise="tournament")
+    pro = make_agent("bot:pro", RULES, seed=4, noise="tournament")
+    assert type(top) is ProBot and type(pro) is ProBot and LADDER[-2:] == ("bot:pro", "bot:pro-deep")
+    assert (top.top_k, top.noise_samples, top.lookahead, top.clusters) == (16, 64, 8, 5)
+    assert (pro.top_k, pro.noise_samples, pro.lookahead, pro.clusters) == (8, 20, 4, 3)
+
+
 def test_bad_search_sizes_are_refused_naming_the_argument():
     with pytest.raises(ValueError, match="noise_samples must be an integer >= 1, got 0"):
         ProBot(RULES, noise="tournament", noise_samples=0)
@@ -129,6 +140,36 @@ def test_the_rung_plays_safe_when_no_pot_is_likely_and_leaves_a_worse_reply():
     assert pots, "the position has a pot to attempt"
     samples = 12
     assert _opponent_reply(bot, state, move, samples) < _opponent_reply(bot, state, pots[0].move, samples)
+
+
+def test_the_two_shot_values_in_bulk_are_those_of_the_replayed_states(monkeypatch):
+    """``ProBot.deep`` over noisy plays judged in bulk (``ShotSearch.outcomes``) gives every
+    candidate the value it gets with every play replayed through the rules one by one, to
+    the last bit, in the same order, and leaves the generator where they leave it; on the
+    positions of a played rack (pots, banks and safeties)."""
+    from poolgym.agents.bot import shot_search
+
+    agents = [make_agent("bot:fast", RULES, seed=1, noise="tournament"), make_agent("legal-random", RULES, seed=2)]
+    states = [m.state for r in run_match(RULES, agents, ("a", "b"), 2, seed=9, noise="tournament").racks
+              for m in r.moves if not m.state.awaiting_break and m.state.pending is None
+              and m.state.cue_ball_in_hand is CueBallZone.NONE][:8]
+    bot = ProBot(RULES, noise="tournament", seed=3, top_k=4, noise_samples=6, lookahead=3, clusters=2)
+    compared = 0
+    for k, state in enumerate(states):
+        cue = state.position(0)
+        for candidates in (bot.search.pot_candidates(state, cue, None), bot.search.safety_candidates(state, cue, None)):
+            runs = []
+            for bulk in (True, False):
+                with monkeypatch.context() as m:
+                    if not bulk:
+                        m.setattr(shot_search.ShotSearch, "_judged", lambda self, *args: None)
+                    bot.search.rng = bot.reply_search.rng = np.random.default_rng(k)
+                    scored = bot.deep(state, [shot_search.Scored(s.move, s.value, s.pots, s.faulted)
+                                              for s in candidates])
+                    runs.append(([(s.move, s.value) for s in scored], bot.search.rng.bit_generator.state))
+            assert runs[0] == runs[1]
+            compared += len(runs[0][0])
+    assert compared >= 20
 
 
 # ---------------------------------------------------------------------- a rack

@@ -287,18 +287,37 @@ def test_a_game_that_overrides_hand_table_to_still_hands_the_table_through_it():
     assert calls == [1] and got == expected and expected.shooter == 1 and outcome.next_shooter == 1
 
 
-@pytest.mark.parametrize("game", ["nine_ball", "ten_ball"])
-def test_replay_values_in_bulk_are_the_replayed_states_values(game, monkeypatch):
-    """``ShotSearch.replay_values``: a 9-ball run of noisy re-checks played, judged and
-    valued in bulk gives the values ``state_value`` gives each replayed state, to the last
-    bit, and leaves the generator where the one-by-one replays leave it; on played positions
-    (the cue ball in hand or not), with a third foul pending, from pots, banks and safeties.
-    Ten-ball goes through the replays."""
+def _mark_own_judgement(monkeypatch, every: int) -> None:
+    """Every ``every``-th play the bot's search judges in bulk marked as needing the rules'
+    own judgement (as a spotted nine is)."""
+    from poolgym.agents.bot import shot_search
+
+    judged = shot_search.judged_in_bulk
+
+    def marked(*args):
+        facts, verdict = judged(*args)
+        return facts, verdict._replace(spot=verdict.spot | (np.arange(len(verdict.spot)) % every == 0))
+    monkeypatch.setattr(shot_search, "judged_in_bulk", marked)
+
+
+@pytest.mark.parametrize("game, own_every", [("nine_ball", 0), ("nine_ball", 3), ("ten_ball", 0)])
+def test_outcomes_in_bulk_are_the_replayed_states(game, own_every, monkeypatch):
+    """``ShotSearch.outcomes``: a 9-ball run of noisy plays played, judged and valued in
+    bulk gives the values ``state_value`` gives each replayed state to the last bit, the
+    same ended racks, and on asking the same states (built from each play's executed
+    stroke), and leaves the generator where the one-by-one replays leave it; on played
+    positions (the cue ball in hand or not), with a third foul pending, from pots, banks and
+    safeties. With ``own_every`` every third play of a bulk run is marked as needing its
+    own judgement (as a spotted nine does) and goes through the rules alone: the same
+    outcomes. Ten-ball goes through the replays."""
+    from poolgym.agents.bot import shot_search
     from poolgym.agents.bot.player import HeuristicBot
     from poolgym.agents.bot.position import state_value
     from poolgym.agents.evaluation.evaluate import run_match
     from poolgym.agents.evaluation.loading import make_agent
 
+    if own_every:
+        _mark_own_judgement(monkeypatch, own_every)
     rules = get_ruleset(game)
     agents = [make_agent("bot:weak", rules, seed=1, noise="tournament"), make_agent("legal-random", rules, seed=2)]
     states = [m.state for r in run_match(rules, agents, ("a", "b"), 3, seed=6, noise="tournament").racks
@@ -306,7 +325,7 @@ def test_replay_values_in_bulk_are_the_replayed_states_values(game, monkeypatch)
     states.append(states[1].evolve(consecutive_fouls=(2, 2), warned_on_two_fouls=(True, True)))
     bot = HeuristicBot(rules, noise="tournament", budget="fast", seed=3)
     search = bot.search
-    bulk = 0
+    bulk = ended = 0
     for k, state in enumerate(states):
         spot = None if 0 in state.on_table else search.placement_spots(state)[0]
         cue = state.position(0) if spot is None else spot
@@ -315,23 +334,33 @@ def test_replay_values_in_bulk_are_the_replayed_states_values(game, monkeypatch)
         if not moves:
             continue
         search.rng = np.random.default_rng(k)
-        got = search.replay_values(state, moves)
+        got = search.outcomes(state, moves)
         after_bulk = search.rng.bit_generator.state
-        bulk += search._bulk(search.noisy, state, moves[:1]) is not None
+        bulk += sum(type(play) is shot_search.Play for play in got._plays)
         search.rng = np.random.default_rng(k)
-        expected = [state_value(s, rules, state.shooter, search.sigma_deg)
-                    for s in search.replayed(search.noisy, state, moves)]
-        assert got == expected
+        replayed = search.replayed(search.noisy, state, moves)
+        assert got.values == [state_value(s, rules, state.shooter, search.sigma_deg) for s in replayed]
+        assert got.ended == [s.is_over for s in replayed]
         assert search.rng.bit_generator.state == after_bulk
-    assert (bulk >= 10) if game == "nine_ball" else bulk == 0
+        assert [got.state(i) for i in range(len(got))] == replayed
+        part = got.part(3, 6)
+        assert part.values == got.values[3:6] and [part.state(i) for i in range(len(part))] == replayed[3:6]
+        ended += sum(got.ended)
+    assert (bulk >= 100) if game == "nine_ball" else bulk == 0
+    assert ended >= 1
 
 
-@pytest.mark.parametrize("game", ["nine_ball", "eight_ball"])
-def test_exact_scores_in_bulk_are_the_rules_scores(game, monkeypatch):
+@pytest.mark.parametrize("game, own_every", [("nine_ball", 0), ("nine_ball", 3), ("eight_ball", 0)])
+def test_exact_scores_in_bulk_are_the_rules_scores(game, own_every, monkeypatch):
     """``ShotSearch.score_many``: 9-ball candidates scored in bulk have the value, the made
     pot and the foul the rules give each exact play, and the object ball's departure gives
-    ``object_ball_error``'s degrees from the result's events; 8-ball goes one by one."""
+    ``object_ball_error``'s degrees from the result's events; 8-ball goes one by one. With
+    ``own_every`` every third play of a bulk run is marked as needing its own judgement
+    and is scored alone: the same scores."""
     from poolgym.agents.bot import shot_search
+
+    if own_every:
+        _mark_own_judgement(monkeypatch, own_every)
     from poolgym.agents.bot.player import HeuristicBot
     from poolgym.agents.evaluation.evaluate import run_match
     from poolgym.agents.evaluation.loading import make_agent
@@ -351,7 +380,7 @@ def test_exact_scores_in_bulk_are_the_rules_scores(game, monkeypatch):
             continue
         got = search.score_many(state, moves)
         with monkeypatch.context() as m:
-            m.setattr(shot_search.ShotSearch, "_bulk", lambda self, *args: None)
+            m.setattr(shot_search.ShotSearch, "_judged", lambda self, *args: None)
             expected = search.score_many(state, moves)
         for (a, departure), (b, result), move in zip(got, expected, moves):
             assert (a.value, a.pots, a.faulted) == (b.value, b.pots, b.faulted)

@@ -3,7 +3,8 @@
 ``tests/agents/test_bot_same_moves.py`` plays the same racks and compares every move with
 the recorded ones, so that a faster search is shown to choose exactly what the recording
 commit's search chose. Run from the repository root, on the commit whose choices are the
-reference: ``python tests/agents/data/record_bot_moves.py``.
+reference: ``python tests/agents/data/record_bot_moves.py`` records the cases the file does
+not hold yet, each with the commit it was recorded on, and keeps the others as they are.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ CASES = (
     ("nine_ball", "normal", "tournament", 77, [1]),
     ("nine_ball", "strong", "tournament", 77, [2]),
     ("nine_ball", "pro", "tournament", 77, [3]),
+    ("nine_ball", "pro-deep", "tournament", 77, [3]),
 )
 
 
@@ -53,10 +55,18 @@ def play_case(game: str, level: str, noise: str, seed: int, racks: list[int]) ->
 
 def main() -> None:
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    cases = [{"game": g, "level": lv, "noise": n, "seed": s, "racks": r, "moves": play_case(g, lv, n, s, r)}
-             for g, lv, n, s, r in CASES]
-    atomic_write_text(OUT, json.dumps({"commit": commit, "cases": cases}, indent=1) + "\n")
-    print(f"{OUT}: {sum(len(c['moves']) for c in cases)} moves from {commit}")
+    held = json.loads(OUT.read_text())["cases"] if OUT.exists() else []
+    kept = {(c["game"], c["level"], c["noise"], c["seed"], tuple(c["racks"])): c for c in held}
+    cases, added = [], 0
+    for g, lv, n, s, r in CASES:
+        case = kept.get((g, lv, n, s, tuple(r)))
+        if case is None:
+            case = {"game": g, "level": lv, "noise": n, "seed": s, "racks": r, "commit": commit,
+                    "moves": play_case(g, lv, n, s, r)}
+            added += 1
+        cases.append(case)
+    atomic_write_text(OUT, json.dumps({"cases": cases}, indent=1) + "\n")
+    print(f"{OUT}: {added} of {len(cases)} cases recorded on {commit}")
 
 
 if __name__ == "__main__":
