@@ -248,3 +248,25 @@ def test_break_anatomy_splits_bench_bots_break_and_runs(tmp_path):
     assert pooled["break_and_runs"]["count"] == bench["break_and_runs"]
     assert sum(b["count"] for b in pooled["breaks"].values()) == 6
     assert sum(pooled["break_and_runs_by_break"].values()) == bench["break_and_runs"]
+
+
+def test_afterstate_value_probe_keeps_each_racks_positions_together_and_scores_four_fits(tmp_path):
+    """``afterstate_value_probe.py``: its positions' features read the layout and the
+    closed-form chance of the state they come from; the racks are split whole, and each of
+    the four predictors is scored on the test racks."""
+    probe = _script("afterstate_value_probe")
+    from poolgym.agents.bot.position import shot_quality
+    from poolgym.agents.evaluation.protocol import protocol
+
+    p = protocol("poolgym/NineBall-v1")
+    state = p.rules.new_game(rng=np.random.default_rng(3)).evolve(awaiting_break=False, cue_ball_in_hand="none")
+    f = probe.features(state, p.rules, 0.2)
+    assert f[3 * 9] == 1.0 and f[3 * 9 + 1] == state.position(9)[0] / p.rules.table.length
+    assert f[42] == shot_quality(state, p.rules, 0.2) and f[33] == 1.0 and f[43] == 1.0
+    out = tmp_path / "probe.json"
+    assert probe.main(["--racks", "20", "--seed", "5", "--epochs", "2", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert sum(report["positions"].values()) > 20 and min(report["positions"].values()) > 0
+    assert len(report["fits"]) == 4
+    for fit in report["fits"].values():
+        assert 0.0 < fit["test_log_loss"] < 2.0 and 0.0 <= fit["test_auc"] <= 1.0
