@@ -270,3 +270,29 @@ def test_afterstate_value_probe_keeps_each_racks_positions_together_and_scores_f
     assert len(report["fits"]) == 4
     for fit in report["fits"].values():
         assert 0.0 < fit["test_log_loss"] < 2.0 and 0.0 <= fit["test_auc"] <= 1.0
+
+
+def test_budget_parts_put_one_group_of_the_strong_fields_into_the_normal_budget(tmp_path):
+    """``bot_budget_parts.py``: each part is bot:normal's budget with that group of
+    bot:strong's fields and no other; the parts cover every field in which the two differ;
+    a part plays a rack against bot:normal and reports both sides' time."""
+    from dataclasses import fields
+
+    from poolgym.agents.bot.shot_search import SearchBudget
+
+    parts = _script("bot_budget_parts")
+    normal, strong = SearchBudget.preset("normal"), SearchBudget.preset("strong")
+    differ = {f.name for f in fields(SearchBudget) if getattr(normal, f.name) != getattr(strong, f.name)}
+    assert differ == {name for group in parts.PARTS.values() for name in group}
+    for part, group in parts.PARTS.items():
+        budget = parts.budget(part)
+        for f in fields(SearchBudget):
+            want = strong if f.name in group else normal
+            assert getattr(budget, f.name) == getattr(want, f.name), (part, f.name)
+    assert parts.budget("strong") == strong and parts.budget("normal") == normal
+    with pytest.raises(ValueError, match="unknown part 'huge'"):
+        parts.budget("huge")
+    out = tmp_path / "parts.json"
+    assert parts.main(["--parts", "breaks", "--racks", "1", "--seed", "3", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["part"] == "breaks" and row["racks"] == 1 and row["cpu_s_per_move"] > 0 < row["normal_cpu_s_per_move"]
