@@ -25,7 +25,9 @@ al. 2009).
   the stroke with the best measured value on fresh racks; the strong break search where
   the table has no stroke for the position (another game, a blocked spot) and on racks
   other than the table's (the shipped table's are tight; the benchmark protocol's have
-  gaps).
+  gaps), its best ``break_top_k`` breaks re-played ``break_noise_samples`` times each
+  under the noise (``bot:pro-deep`` re-plays 40, 64 times each: which break makes a ball
+  on this rack's gaps is read from the noisy plays, and 16 of them pick mostly noise).
 
 Ball in hand, decisions and calls go through ``HeuristicBot``'s machinery, and so does
 every shot on a table without execution noise (there are no outcomes to sample).
@@ -54,8 +56,10 @@ MISS_VALUE = -0.5
 NO_POT_VALUE = -0.1
 
 # ``bot:pro-deep``: the same search, deeper (docs/bots.md): the best 16 pots re-played 64
-# times each, the best 8 of them valued two shots deep from 5 groups of outcomes.
-DEEP_SEARCH = {"top_k": 16, "noise_samples": 64, "lookahead": 8, "clusters": 5}
+# times each, the best 8 of them valued two shots deep from 5 groups of outcomes; a searched
+# break's best 40 re-played 64 times each.
+DEEP_SEARCH = {"top_k": 16, "noise_samples": 64, "lookahead": 8, "clusters": 5, "break_top_k": 40,
+               "break_noise_samples": 64}
 
 # The next shot's search in ``reply_value``: the two best pots, few strokes, no aim retry.
 REPLY_BUDGET = SearchBudget(speeds=(0.9, 1.5, 2.4, 3.6), spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.4)),
@@ -67,21 +71,26 @@ class ProBot(HeuristicBot):
     times with noise, the best ``lookahead`` of them valued two shots deep from
     ``clusters`` groups of outcomes; ``break_table`` is a ``BreakTable``, a path to one, or
     None for the shipped 9-ball table (used only for 9-ball on its tight racks); a table
-    measured on other racks than the rules' is a ``ValueError``. Other arguments as
-    ``HeuristicBot``'s; the first-level search uses the ``"strong"`` budget."""
+    measured on other racks than the rules' is a ``ValueError``. Where no table gives the
+    break, it is searched: the best ``break_top_k`` breaks by their exact play are re-played
+    ``break_noise_samples`` times each (the strong budget's 10 and 16 unless given). Other
+    arguments as ``HeuristicBot``'s; the first-level search uses the ``"strong"`` budget."""
 
     def __init__(self, rules: Ruleset | str = "nine_ball", noise: Noise | str = "none",
                  seed: int | None = 0, max_speed: float = 10.0, table: Table | str | None = None,
                  jump: bool = False, top_k: int = 8, noise_samples: int = 20, lookahead: int = 4,
-                 clusters: int = 3, break_table: BreakTable | str | None = None) -> None:
+                 clusters: int = 3, break_table: BreakTable | str | None = None, break_top_k: int = 10,
+                 break_noise_samples: int = 16) -> None:
         for name, value, low in (("top_k", top_k, 1), ("noise_samples", noise_samples, 1),
-                                 ("lookahead", lookahead, 0), ("clusters", clusters, 1)):
+                                 ("lookahead", lookahead, 0), ("clusters", clusters, 1),
+                                 ("break_top_k", break_top_k, 1), ("break_noise_samples", break_noise_samples, 1)):
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
         super().__init__(rules, noise=noise, budget="strong", seed=seed, max_speed=max_speed,
                          table=table, jump=jump)
         self.top_k, self.noise_samples = top_k, noise_samples
         self.lookahead, self.clusters = lookahead, clusters
+        self.break_top_k, self.break_noise_samples = break_top_k, break_noise_samples
         racks = repr(self.rules.rack_model)
         if break_table is None:
             shipped = load_break_table(NINE_BALL_TABLE) if self.rules.name == "nine_ball" else None
@@ -107,14 +116,18 @@ class ProBot(HeuristicBot):
 
     # ------------------------------------------------------------------ the shot
     def shoot(self, state: GameState) -> ShotMove:
-        """A break from the table, else the best pot, bank, safety or push out (module
-        docstring); ball in hand, and every shot on a table without execution noise (no
-        outcomes to sample), as ``HeuristicBot.shoot`` at the strong budget."""
+        """A break from the table or searched (its own re-check), else the best pot, bank,
+        safety or push out (module docstring); ball in hand, and every shot on a table
+        without execution noise (no outcomes to sample), as ``HeuristicBot.shoot`` at the
+        strong budget."""
         if state.awaiting_break and self.break_table is not None:
             move = best_break(self.break_table, self.rules, state, self.max_speed)
             if move is not None:
                 return move
-        if state.awaiting_break or state.cue_ball_in_hand is not CueBallZone.NONE or self.search.noisy is None:
+        if state.awaiting_break:
+            breaks = self.search.break_candidates(state)
+            return self.search.recheck(state, breaks, self.break_top_k, self.break_noise_samples)[0].move
+        if state.cue_ball_in_hand is not CueBallZone.NONE or self.search.noisy is None:
             return super().shoot(state)
         cue = state.position(0)
         pots = self.deep(state, self.search.pot_candidates(state, cue, None))

@@ -297,21 +297,24 @@ class ShotSearch:
         """Each of ``moves`` scored (``score_many`` without the results)."""
         return [scored for scored, _ in self.score_many(state, moves)]
 
-    def recheck(self, state: GameState, scored: list[Scored]) -> list[Scored]:
-        """The best ``top_k`` re-scored by their mean value over noisy plays (no-op without
-        noise); returns every candidate, best first."""
+    def recheck(self, state: GameState, scored: list[Scored], top_k: int | None = None,
+                samples: int | None = None) -> list[Scored]:
+        """The best ``top_k`` (the budget's unless given) re-scored by their mean value over
+        ``samples`` noisy plays each (the budget's ``noise_samples`` unless given; no-op
+        without noise); returns every candidate, best first."""
         scored = sorted(scored, key=lambda s: s.value, reverse=True)
         if self.noisy is None or self.noisy.noise.is_zero or not scored:
             return scored
-        head = scored[:self.budget.top_k]
-        n = self.budget.noise_samples
+        top_k = self.budget.top_k if top_k is None else top_k
+        head = scored[:top_k]
+        n = self.budget.noise_samples if samples is None else samples
         # Every candidate's replays in one batch: the noise is drawn in the same order as
         # replaying the candidates one after another.
         values = self.outcomes(state, [s.move for s in head for _ in range(n)]).values
         for i, s in enumerate(head):
             # The exact play counts as one more sample.
             s.value = (sum(values[i * n:(i + 1) * n]) + s.value) / (n + 1)
-        return sorted(head, key=lambda s: s.value, reverse=True) + scored[self.budget.top_k:]
+        return sorted(head, key=lambda s: s.value, reverse=True) + scored[top_k:]
 
     # ------------------------------------------------------------------ moves
     def move(self, state: GameState, call: ShotCall, placement: Point | None, angle: float,

@@ -296,3 +296,16 @@ def test_budget_parts_put_one_group_of_the_strong_fields_into_the_normal_budget(
     assert parts.main(["--parts", "breaks", "--racks", "1", "--seed", "3", "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())["rows"]
     assert row["part"] == "breaks" and row["racks"] == 1 and row["cpu_s_per_move"] > 0 < row["normal_cpu_s_per_move"]
+
+
+def test_break_rechecks_replay_each_sizes_chosen_break(tmp_path):
+    """``bot_break_rechecks.py``: every re-check size chooses a break on the same racks, each
+    replayed the same number of times; the shares are shares of those plays."""
+    out = tmp_path / "breaks.json"
+    assert _script("bot_break_rechecks").main(["--sizes", "10x16,3x2", "--racks", "2", "--seed", "3",
+                                                "--replays", "3", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["break_top_k"], r["break_noise_samples"]) for r in rows] == [(10, 16), (3, 2)]
+    for r in rows:
+        assert r["plays"] == 6 and 0.0 <= r["made"] + r["fouled"] <= 1.0 and r["cpu_s_per_break"] > 0.0
+        assert r["made_ci95"][0] <= r["made"] <= r["made_ci95"][1]

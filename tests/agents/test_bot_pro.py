@@ -80,7 +80,8 @@ def test_a_break_table_of_another_game_is_refused(tmp_path):
 
 def test_the_break_table_is_played_only_on_the_racks_it_was_measured_on(tmp_path):
     """The shipped table was measured on tight racks: on the benchmark protocol's racks the
-    rung searches its break as bot:strong does; a table named for other racks is refused."""
+    rung searches its break as bot:strong does (with its own re-check sizes where given); a
+    table named for other racks is refused."""
     from poolgym.racking import BENCHMARK_RACK
 
     gapped = RULES.with_rack_model(BENCHMARK_RACK)
@@ -90,6 +91,10 @@ def test_the_break_table_is_played_only_on_the_racks_it_was_measured_on(tmp_path
     state = gapped.new_game(rng=np.random.default_rng(4))
     strong = HeuristicBot(gapped, noise="tournament", budget="strong", seed=0)
     assert bot.choose(state) == strong.choose(state)
+    # Its own re-check of the searched break: the best break_top_k, break_noise_samples plays each.
+    wide = ProBot(gapped, noise="tournament", seed=0, break_top_k=12, break_noise_samples=5, **SMALL)
+    search = HeuristicBot(gapped, noise="tournament", budget="strong", seed=0).search
+    assert wide.choose(state) == search.recheck(state, search.break_candidates(state), 12, 5)[0].move
     with pytest.raises(ValueError, match="measured on racks RackModel\\(spacing_mm=0.0, jitter_mm=0.0\\)"):
         ProBot(gapped, noise="tournament", break_table=str(NINE_BALL_TABLE), **SMALL)
 
@@ -102,11 +107,15 @@ def test_the_top_rung_is_the_pro_search_made_deeper():
     assert type(top) is ProBot and type(pro) is ProBot and LADDER[-2:] == ("bot:pro", "bot:pro-deep")
     assert (top.top_k, top.noise_samples, top.lookahead, top.clusters) == (16, 64, 8, 5)
     assert (pro.top_k, pro.noise_samples, pro.lookahead, pro.clusters) == (8, 20, 4, 3)
+    assert (top.break_top_k, top.break_noise_samples) == (40, 64)
+    assert (pro.break_top_k, pro.break_noise_samples) == (10, 16)
 
 
 def test_bad_search_sizes_are_refused_naming_the_argument():
     with pytest.raises(ValueError, match="noise_samples must be an integer >= 1, got 0"):
         ProBot(RULES, noise="tournament", noise_samples=0)
+    with pytest.raises(ValueError, match="break_top_k must be an integer >= 1, got 0"):
+        ProBot(RULES, noise="tournament", break_top_k=0)
 
 
 # ---------------------------------------------------------------------- choices
