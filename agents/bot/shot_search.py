@@ -199,7 +199,7 @@ class ShotSearch:
                 plays.extend(self.replayed(self.noisy, state, run))
                 continue
             facts, verdict, values, draws = bulk
-            own = (verdict.spot | facts.late_drop).tolist()
+            own = _needs_own_judgement(facts, verdict).tolist()
             over = (verdict.won | verdict.lost).tolist()
             for p, move in enumerate(run):
                 play = Play(move, draws[p], values[p], over[p])
@@ -221,9 +221,9 @@ class ShotSearch:
         """``run`` (moves from one placement) played on ``simulator`` (its noise drawn from
         ``rng`` move by move), judged and valued in bulk: (``PlayFacts``, ``PlainVerdicts``,
         the shooter's ``state_value`` of each play's state, each play's noise draw); or None
-        (``rng`` untouched) where the rules do not judge them so. A play with
-        ``verdict.spot`` or ``facts.late_drop`` needs the rules' own judgement: its value
-        here is not its state's."""
+        (``rng`` untouched) where the rules do not judge them so. A play that needs the
+        rules' own judgement (``_needs_own_judgement``) has a value here that is not its
+        state's."""
         call = run[0].call
         layout = (None if any(m.call != call for m in run)
                   else bulk_layout(simulator, self.rules, state, call, run[0].placement))
@@ -270,7 +270,7 @@ class ShotSearch:
                 out.extend(self._exactly_scored(state, run))
                 continue
             facts, verdict, values, _ = bulk
-            own = np.flatnonzero(verdict.spot | facts.late_drop).tolist()
+            own = np.flatnonzero(_needs_own_judgement(facts, verdict)).tolist()
             alone = dict(zip(own, self._exactly_scored(state, [run[p] for p in own])))
             for p, move in enumerate(run):
                 if p in alone:
@@ -634,6 +634,12 @@ def _departure_error(contact: Point, next_position: Point, target: Point) -> flo
     if math.dist(contact, next_position) < 1e-3:
         return None
     return _wrap(direction_deg(contact, next_position) - direction_deg(contact, target))
+
+
+def _needs_own_judgement(facts, verdict) -> np.ndarray:
+    """Which plays of a run judged in bulk (``ShotSearch._judged``) the rules must judge one
+    by one: a ball to spot (``verdict.spot``) or one dropped after the rest."""
+    return verdict.spot | facts.late_drop
 
 
 def object_ball_error(events, ball: int, target: Point) -> float | None:
