@@ -835,7 +835,7 @@ def build_parser() -> argparse.ArgumentParser:
     bb.add_argument("--racks", type=_positive_int, default=200, help="racks per setting (default 200)")
     bb.add_argument("--game", default="nine_ball", help=f"a registered ruleset: {games} (default nine_ball)")
     bb.add_argument("--budget", default="normal",
-                    help="the bot rung: weak, fast, normal, strong or pro; a comma-separated list "
+                    help="the bot rung: weak, fast, normal, strong, pro or pro-deep; a comma-separated list "
                          "benches each on the same racks")
     bb.add_argument("--compare", metavar="REV", help="report moves/s only, beside commit REV's, "
                                                      "measured in the same run")

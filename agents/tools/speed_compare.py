@@ -110,15 +110,24 @@ def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
     # ``masked`` is newer than the probe's oldest trees, whose one masked mode is choice_discrete.
     masked = getattr(mapper, "masked", getattr(mapper, "mode", None) == "choice_discrete")
     one_index = isinstance(env.action_space, gym.spaces.Discrete)  # choice_canonical
-    sizes = None if one_index or not masked else np.asarray(env.action_space.nvec)
+    bounds = [] if one_index or not masked else np.cumsum(np.concatenate([[0], env.action_space.nvec])).tolist()
+    spans = list(zip(bounds[:-1], bounds[1:]))
 
+    # ``allowed[rng.integers(len(allowed))]`` is the draw ``rng.choice(allowed)`` makes, bit for
+    # bit, without its argument handling (a sixth of the step's time at today's speeds):
+    # the probe times the env, not the sampler.
     def action():
         if not masked:
             return env.action_space.sample()
+        mask = env.unwrapped.action_masks()
         if one_index:
-            return np.int64(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
-        masks = np.split(env.unwrapped.action_masks(), np.cumsum(sizes)[:-1])
-        return np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
+            allowed = np.flatnonzero(mask)
+            return np.int64(allowed[rng.integers(len(allowed))])
+        picks = []
+        for lo, hi in spans:
+            allowed = np.flatnonzero(mask[lo:hi])
+            picks.append(allowed[rng.integers(len(allowed))])
+        return np.array(picks, dtype=np.int64)
 
     return _stepped(env, steps, seed, action)
 

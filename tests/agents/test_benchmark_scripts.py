@@ -309,3 +309,28 @@ def test_break_rechecks_replay_each_sizes_chosen_break(tmp_path):
     for r in rows:
         assert r["plays"] == 6 and 0.0 <= r["made"] + r["fouled"] <= 1.0 and r["cpu_s_per_break"] > 0.0
         assert r["made_ci95"][0] <= r["made"] <= r["made_ci95"][1]
+
+
+def test_pro_search_sizes_search_bot_normal_strokes_with_their_sizes():
+    """The variants are bot:pro's search with bot:normal's strokes and break re-check: their
+    pots from a played position are bot:normal's speeds and tips, and they play it."""
+    from poolgym.agents.bot.shot_search import SearchBudget
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.envs.actions import ShotMove
+
+    sizes = _script("pro_search_sizes")
+    normal = SearchBudget.preset("normal")
+    bot = sizes.normal_strokes_4_12
+    assert (bot.top_k, bot.noise_samples, bot.lookahead, bot.clusters) == (4, 12, 2, 2)
+    assert (bot.break_top_k, bot.break_noise_samples) == (normal.top_k, normal.noise_samples)
+    p = sizes._P
+    states = [m.state for r in run_match(p.rules, [bot, sizes.normal_strokes_6_8], ("a", "b"), 1, seed=3,
+                                         noise=p.noise).racks
+              for m in r.moves if not m.state.awaiting_break and m.state.pending is None
+              and m.state.cue_ball_in_hand.name == "NONE"]
+    assert states
+    state = states[0]
+    pots = bot.search.pot_candidates(state, state.positions[0], None)
+    assert pots and {c.move.shot.speed for c in pots} <= set(normal.speeds)
+    assert {(c.move.shot.side, c.move.shot.vertical) for c in pots} <= set(normal.spins)
+    assert isinstance(bot.choose(state), ShotMove)
