@@ -28,7 +28,7 @@ evaluation schedule::
       racks: 100                        # per opponent and evaluation point
       opponents: [legal-random, bot:weak]
       final_racks: 200
-      final_opponents: [legal-random, bot:weak, bot:fast]
+      final_opponents: [legal-random, bot:weak, bot:fast, bot:pro-deep]
       protocol: poolgym/NineBall-v1     # the game env whose rules, racks and noise are played
     stages:                             # a curriculum (poolgym.agents.training.curriculum); `env` is the last
       - {id: poolgym/PotBall-v1, kwargs: {...}, steps: 100000}
@@ -183,7 +183,7 @@ _CURVE: dict[str, tuple[tuple[type, ...], Any]] = {
     "racks": ((int,), 100),
     "opponents": ((list,), ["legal-random", "bot:weak"]),
     "final_racks": ((int,), 200),
-    "final_opponents": ((list,), ["legal-random", "bot:weak", "bot:fast"]),
+    "final_opponents": ((list,), ["legal-random", "bot:weak", "bot:fast", "bot:pro-deep"]),
     "protocol": ((str,), "poolgym/NineBall-v1"),
     "deterministic": ((bool,), True),
 }
@@ -227,7 +227,7 @@ class CurveConfig:
     racks: int = 100
     opponents: tuple[str, ...] = ("legal-random", "bot:weak")
     final_racks: int = 200
-    final_opponents: tuple[str, ...] = ("legal-random", "bot:weak", "bot:fast")
+    final_opponents: tuple[str, ...] = ("legal-random", "bot:weak", "bot:fast", "bot:pro-deep")
     protocol: str = "poolgym/NineBall-v1"
     deterministic: bool = True
 

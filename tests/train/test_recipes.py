@@ -76,7 +76,7 @@ def test_shipped_recipes_parse_with_real_budgets():
     for name in RECIPES:
         cfg = load_config(recipe(name))
         assert cfg.total_steps >= 300_000 and cfg.curve is not None and cfg.normalize_reward
-        assert set(cfg.curve.final_opponents) >= {"legal-random", "bot:weak", "bot:fast"}
+        assert set(cfg.curve.final_opponents) >= {"legal-random", "bot:weak", "bot:fast", "bot:pro-deep"}
     assert [s.env_id for s in load_config(recipe("curriculum")).stages] == [
         "poolgym/PotBall-v1", "poolgym/NineBallSolo-v1", "poolgym/NineBall-v1", "poolgym/NineBall-v1"]
 

@@ -271,20 +271,21 @@ def test_train_no_eval_only_trains_and_eval_racks_sets_every_budget(tmp_path, ca
                  "--eval-racks", "2"]) == 0
     err = capsys.readouterr().err  # the bars say what each phase plays
     assert "curve point at 0 steps (legal-random, bot:weak)" in err
-    assert "curve's final racks (legal-random, bot:weak, bot:fast)" in err
+    assert "curve's final racks (legal-random, bot:weak, bot:fast, bot:pro-deep)" in err
     assert "final evaluation (2 episodes of poolgym/NineBall-v1" in err
     summary = json.loads((tmp_path / "short" / "summary.json").read_text())
     assert {s["episodes"] for row in summary["final"] for s in (row["trained"], *row["references"].values())} == {2}
     curve = json.loads((tmp_path / "short" / "curve.json").read_text())
     assert {r["racks"] for r in curve["points"] + curve["references"]} == {2}
-    assert [f["trained"]["racks"] for f in curve["final"]] == [2, 2, 2]
+    assert [(f["opponent"], f["trained"]["racks"]) for f in curve["final"]] == [
+        ("legal-random", 2), ("bot:weak", 2), ("bot:fast", 2), ("bot:pro-deep", 2)]
     # The curve's points are tensorboard scalars, at the step each was measured.
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     events = EventAccumulator(str(next((tmp_path / "short" / "tb").iterdir()))).Reload()
     tags = events.Tags()["scalars"]
     assert {"curve/legal-random/racks_won", "curve/bot:weak/racks_won",
-            "curve_final/bot:fast/trained", "curve_final/bot:fast/fixed"} <= set(tags)
+            "curve_final/bot:fast/trained", "curve_final/bot:fast/fixed", "curve_final/bot:pro-deep/trained"} <= set(tags)
     point = events.Scalars("curve/legal-random/racks_won")
     assert [(p.step, p.value) for p in point] == [(0, curve["points"][0]["win_rate"])]
     assert events.Scalars("curve_final/bot:fast/trained")[0].step == summary["steps"]
