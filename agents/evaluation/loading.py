@@ -93,6 +93,13 @@ class PolicyAgent:
                    noise=noise if samples is not None else "none")
 
     def choose(self, state: GameState):
+        obs, info = self.observe(state)
+        action = self.policy(obs, info)
+        return self.mapper.decode(self.mapper.validate(action), state, self.rules)
+
+    def observe(self, state: GameState) -> tuple:
+        """The observation and info the policy is given in ``state`` (class docstring): what
+        ``choose`` passes it, for a caller that reads the policy's distribution itself."""
         player = actor(state)
         # A rack played on states is a race to one, none of it won yet.
         match = ((0, 0), 1) if self.observe_match else None
@@ -107,8 +114,7 @@ class PolicyAgent:
         info = {"state": state, "player": player}
         if self.mapper.masked:
             info["action_masks"] = self.mapper.action_masks(state, self.rules)
-        action = self.policy(obs, info)
-        return self.mapper.decode(self.mapper.validate(action), state, self.rules)
+        return obs, info
 
 
 def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None = None,

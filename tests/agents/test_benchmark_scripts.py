@@ -334,3 +334,26 @@ def test_pro_search_sizes_search_bot_normal_strokes_with_their_sizes():
     assert pots and {c.move.shot.speed for c in pots} <= set(normal.speeds)
     assert {(c.move.shot.side, c.move.shot.vertical) for c in pots} <= set(normal.spins)
     assert isinstance(bot.choose(state), ShotMove)
+
+
+def test_learned_search_plays_one_of_the_networks_likeliest_shots():
+    """The network's K likeliest shots (its distribution within the masks, the first of them
+    its own deterministic choice) are what the variant re-plays and chooses among."""
+    from poolgym.agents.evaluation.evaluate import run_match
+    from poolgym.envs.actions import ShotMove
+
+    variants = _script("learned_search")
+    agent = variants.top_4x8
+    p = variants._P
+    states = [m.state for r in run_match(p.rules, [agent, variants.top_8x8], ("a", "b"), 1, seed=5,
+                                         noise=p.noise).racks
+              for m in r.moves if not m.state.awaiting_break and m.state.pending is None]
+    assert states
+    for state in states[:3]:
+        shots = agent.shots(state)
+        assert 1 <= len(shots) <= 4 and all(isinstance(m, ShotMove) for m in shots)
+        own = agent.network.choose(state)
+        if isinstance(own, ShotMove):
+            assert shots[0] == own
+        agent.reseed(1)
+        assert agent.choose(state) in shots
