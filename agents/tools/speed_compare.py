@@ -114,7 +114,7 @@ def masked_env_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
     spans = list(zip(bounds[:-1], bounds[1:]))
 
     # ``allowed[rng.integers(len(allowed))]`` is the draw ``rng.choice(allowed)`` makes, bit for
-    # bit, without its argument handling (a sixth of the step's time at today's speeds):
+    # bit, without its argument handling (a sixth of the probe's time at today's speeds):
     # the probe times the env, not the sampler.
     def action():
         if not masked:
