@@ -55,6 +55,11 @@ class HeuristicBot:
     where the rules allow jump shots (``rules_allow_jump_shots``: every WPA game, 8.16).
     """
 
+    # The searched break's re-check: its best ``break_top_k`` strokes re-played
+    # ``break_noise_samples`` times each; None for the budget's ``top_k`` and ``noise_samples``.
+    break_top_k: int | None = None
+    break_noise_samples: int | None = None
+
     def __init__(self, rules: Ruleset | str = "nine_ball", noise: Noise | str = "none",
                  budget: SearchBudget | str = "normal", seed: int | None = 0,
                  max_speed: float = 10.0, table: Table | str | None = None, jump: bool = False) -> None:
@@ -107,7 +112,8 @@ class HeuristicBot:
         banks, push outs and safeties when no pot is good enough."""
         search = self.search
         if state.awaiting_break:
-            return search.recheck(state, search.break_candidates(state))[0].move
+            return search.recheck(state, search.break_candidates(state), self.break_top_k,
+                                  self.break_noise_samples)[0].move
         if state.cue_ball_in_hand is CueBallZone.NONE:
             spots = [None]
         else:

@@ -116,18 +116,15 @@ class ProBot(HeuristicBot):
 
     # ------------------------------------------------------------------ the shot
     def shoot(self, state: GameState) -> ShotMove:
-        """A break from the table or searched (its own re-check), else the best pot, bank,
-        safety or push out (module docstring); ball in hand, and every shot on a table
-        without execution noise (no outcomes to sample), as ``HeuristicBot.shoot`` at the
-        strong budget."""
+        """A break from the table, else the best pot, bank, safety or push out (module
+        docstring); a searched break (with this bot's re-check sizes), ball in hand, and
+        every shot on a table without execution noise (no outcomes to sample), as
+        ``HeuristicBot.shoot`` at the strong budget."""
         if state.awaiting_break and self.break_table is not None:
             move = best_break(self.break_table, self.rules, state, self.max_speed)
             if move is not None:
                 return move
-        if state.awaiting_break:
-            breaks = self.search.break_candidates(state)
-            return self.search.recheck(state, breaks, self.break_top_k, self.break_noise_samples)[0].move
-        if state.cue_ball_in_hand is not CueBallZone.NONE or self.search.noisy is None:
+        if state.awaiting_break or state.cue_ball_in_hand is not CueBallZone.NONE or self.search.noisy is None:
             return super().shoot(state)
         cue = state.position(0)
         pots = self.deep(state, self.search.pot_candidates(state, cue, None))
