@@ -20,7 +20,7 @@ from pathlib import Path
 
 from poolgym.agents.bot.player import HeuristicBot
 from poolgym.agents.bot.shot_search import SearchBudget
-from poolgym.agents.evaluation.evaluate import run_match, summarize, wilson_interval
+from poolgym.agents.evaluation.evaluate import run_match, summarize
 from poolgym.agents.evaluation.protocol import protocol
 from poolgym.agents.tools.script_io import write_json
 
@@ -61,7 +61,7 @@ def play(part: str, racks: int, seed: int) -> dict:
     match = run_match(p.rules, bots, (part, "bot:normal"), racks, seed=seed, noise=p.noise)
     stats = summarize(match)["agents"][part]
     return {"part": part, "fields": list(PARTS.get(part, ())), "racks": racks, "seed": seed,
-            "wins": stats["wins"], "win_rate": stats["win_rate"], "win_rate_ci95": list(wilson_interval(stats["wins"], racks)),
+            "wins": stats["wins"], "win_rate": stats["win_rate"], "win_rate_ci95": stats["win_rate_ci95"],
             "break_and_runs": stats["break_and_runs"], "pot_success": stats["pot_success"],
             "cpu_s_per_move": clocks[0][1] / max(clocks[0][0], 1),
             "normal_cpu_s_per_move": clocks[1][1] / max(clocks[1][0], 1)}
