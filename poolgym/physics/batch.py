@@ -20,11 +20,13 @@ INF = np.inf
 
 
 @kernel()
-def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen, max_events):
-    """``core.run_shot`` (without paths) of each strike row of ``strikes`` from the same
-    layout, and per play (row p) the facts of its log:
+def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen, max_events, air):
+    """``core.run_shot`` (without paths, with its ``air``: None for the level core, True for
+    the airborne one) of each strike row of ``strikes`` from the same layout, and per play
+    (row p) the facts of its log:
 
-    - ``status[p]``: ``run_shot``'s status (``core.DONE``, or ``core.TOO_MANY_EVENTS``);
+    - ``status[p]``: ``run_shot``'s status (``core.DONE``, ``core.TOO_MANY_EVENTS``, or
+      ``core.AIRBORNE_SHOT`` from the level core: that play's facts are not filled in);
     - ``xs[p]``, ``ys[p]``, ``on[p]``: every ball's resting place and whether it is on the
       table (in the layout's ball order);
     - ``first[p]``: the ball index the cue ball touched first (-1 for none);
@@ -50,8 +52,10 @@ def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen,
     departure = np.full((plays, 4), np.nan)
     for p in range(plays):
         done, balls, flags, log, _, counts, _, duration = core.run_shot(
-            x0, y0, cue, strikes[p], P, segments, tips, holes, open_box, frozen, max_events, False)
+            x0, y0, cue, strikes[p], P, segments, tips, holes, open_box, frozen, max_events, False, air)
         status[p] = done
+        if done == core.AIRBORNE_SHOT:
+            continue
         for k in range(n):
             xs[p, k], ys[p, k], on[p, k] = balls[k, core.X], balls[k, core.Y], flags[k]
         rows = counts[core.C_LOG]

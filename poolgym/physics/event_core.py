@@ -22,7 +22,7 @@ import numpy as np
 from poolgym.physics.contact_time import INF, point_entry, quadratic_entry, quartic_entry
 from poolgym.physics.contacts import ball_ball_impulse, ball_ball_impulse_3d, cushion_impulse, surface_impulse
 from poolgym.physics.hypot import hypot
-from poolgym.physics.jit import kernel
+from poolgym.physics.jit import compile_later, kernel
 
 # Motion modes of a phase. A ball on a surface (sliding, rolling, still) is on the bed or
 # on a rail top (its height column says which); an airborne one flies under gravity.
@@ -67,8 +67,9 @@ E_KIND, E_SEQ, E_K, E_OTHER, E_VER_K, E_VER_OTHER = range(6)
 # Counters shared by the kernels: events queued so far (the sequence), heap size, log rows
 # and recorded phases.
 C_SEQ, C_HEAP, C_LOG, C_PHASES = range(4)
-# Return codes of ``run_shot``.
-DONE, TOO_MANY_EVENTS = 0, 1
+# Return codes of ``run_shot``. ``AIRBORNE_SHOT``: the level core (``air`` None) met a shot
+# that leaves the bed, which only the airborne core (``air=True``, ``airborne_core``) plays.
+DONE, TOO_MANY_EVENTS, AIRBORNE_SHOT = 0, 1, 2
 
 _SLIP_EPS = 1e-7
 # After a grazing root (gap closed but not closing), contacts are searched again this much
@@ -646,16 +647,20 @@ def _schedule_head_string(B, ver, on, k, after, P, times, events, count):
 
 
 @kernel()
-def _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count):
-    """Queue every event ball k may take part in from time t on its current phase."""
+def _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count, air):
+    """Queue every event ball k may take part in from time t on its current phase. ``air``
+    as ``run_shot``'s: in the level core no ball flies or rides a rail top, and the
+    scheduling of those is not compiled there."""
     if mode[k] == AIRBORNE:
-        _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, events, count)
-        if k == cue:
-            _schedule_head_string(B, ver, on, k, t, P, times, events, count)
+        if air is not None:
+            _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, events, count)
+            if k == cue:
+                _schedule_head_string(B, ver, on, k, t, P, times, events, count)
     elif mode[k] != STILL:
         _push(times, events, count, on, ver, B[k, TEND], TRANSITION, k, -1, 0)
         if B[k, Z] > 0.0:
-            _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count)
+            if air is not None:
+                _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count)
         else:
             _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
         if k == cue:
@@ -687,16 +692,12 @@ def _grown(rows, used, needed):
 
 @kernel(inline=True)
 def _ball_ball(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_box, times, events, count,
-               log, record, phases):
-    """Resolve the contact of balls k and j at time t (or pass a grazing touch), log it and
-    schedule both balls' new phases."""
+               log, record, phases, air):
+    """Resolve the contact of balls k and j, both on the bed or both on a rail top, at time
+    t (or pass a grazing touch), log it and schedule both balls' new phases."""
     R, spin_dec = P[P_R], P[P_SPIN_DEC]
     sk = state_at(B, mode, k, t, R, spin_dec)
     sj = state_at(B, mode, j, t, R, spin_dec)
-    if mode[k] == AIRBORNE or mode[j] == AIRBORNE or B[k, Z] != B[j, Z]:
-        _ball_ball_3d(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_box, times, events,
-                      count, log, record, phases, sk, sj)
-        return
     nx, ny = sj[0] - sk[0], sj[1] - sk[1]
     dist = hypot(nx, ny)
     nx, ny = nx / dist, ny / dist
@@ -721,17 +722,19 @@ def _ball_ball(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_bo
                B[k, Z])
     _set_phase(B, mode, ver, j, t, sj[0], sj[1], vxj, vyj, wj[0], wj[1], wj[2], False, P, record, phases, count,
                B[j, Z])
-    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
-    _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count)
+    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count, air)
+    _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count, air)
 
 
 @kernel(inline=True)
 def _ball_ball_3d(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open_box, times, events, count,
-                  log, record, phases, sk, sj):
+                  log, record, phases, air):
     """``_ball_ball`` for balls at different heights (one in the air or on a rail top):
     the contact normal is 3-D (``ball_ball_impulse_3d``), and a ball on a surface driven
     down into it bounces off it (``_resume``)."""
-    R = P[P_R]
+    R, spin_dec = P[P_R], P[P_SPIN_DEC]
+    sk = state_at(B, mode, k, t, R, spin_dec)
+    sj = state_at(B, mode, j, t, R, spin_dec)
     zk, vzk = height_at(B, mode, k, t)
     zj, vzj = height_at(B, mode, j, t)
     nx, ny, nz = sj[0] - sk[0], sj[1] - sk[1], zj - zk
@@ -767,21 +770,17 @@ def _ball_ball_3d(B, mode, ver, on, k, j, t, cue, P, segments, tips, holes, open
             phases, count)
     _resume(B, mode, ver, j, t, sj[0], sj[1], zj, vxj, vyj, vzj, wj[0], wj[1], wj[2], support_j, P, record,
             phases, count)
-    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
-    _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count)
+    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count, air)
+    _schedule(B, mode, ver, on, j, t, cue, P, segments, tips, holes, open_box, times, events, count, air)
 
 
 @kernel(inline=True)
 def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, holes, open_box, times,
-                  events, count, log, record, phases, x0, y0, frozen, n_segments):
-    """Resolve ball k's contact with segment or jaw tip ``which`` at time t (or pass a
-    grazing touch), log it and schedule the ball's new phase."""
+                  events, count, log, record, phases, x0, y0, frozen, n_segments, air):
+    """Resolve the contact of ball k, on the bed, with segment or jaw tip ``which`` at time
+    t (or pass a grazing touch), log it and schedule the ball's new phase."""
     R = P[P_R]
     x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
-    if mode[k] == AIRBORNE:
-        _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, holes, open_box, times,
-                     events, count, log, record, phases, n_segments)
-        return
     if kind == SEGMENT:
         nx, ny = segments[which, S_NX], segments[which, S_NY]
         cushion = which
@@ -803,12 +802,12 @@ def _ball_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, h
     was_frozen = frozen[k, cushion] and hypot(x - x0[k], y - y0[k]) <= P[P_FROZEN_TOL]
     _log(log, count, SEGMENT, t, k, cushion, x, y, 0.0, 0.0, 1.0 if was_frozen else 0.0)
     _set_phase(B, mode, ver, k, t, x, y, vx, vy, wx, wy, wz, False, P, record, phases, count, 0.0)
-    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
+    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count, air)
 
 
 @kernel(inline=True)
 def _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, holes, open_box, times, events,
-                 count, log, record, phases, n_segments):
+                 count, log, record, phases, n_segments, air):
     """A flying ball meets a cushion's nose edge (``SEGMENT``) or a jaw tip's post (``TIP``):
     ``surface_impulse`` along the 3-D normal from the contact to the centre, with the
     cushion's restitution and friction; the ball flies on."""
@@ -827,7 +826,7 @@ def _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, ho
     nx, ny, nz = nx / norm, ny / norm, nz / norm
     if vx * nx + vy * ny + vz * nz >= 0.0:  # a grazing root: not closing
         _schedule(B, mode, ver, on, k, t + _RETRY_DT, cue, P, segments, tips, holes, open_box, times, events,
-                  count)
+                  count, air)
         return
     vx, vy, vz, wx, wy, wz = surface_impulse(vx, vy, vz, wx, wy, wz, nx, ny, nz, R, P[P_CUSHION_E],
                                              P[P_CUSHION_MU])
@@ -837,24 +836,37 @@ def _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, ho
                       vz + (_MIN_SEPARATION - leaving) * nz)
     _log(log, count, SEGMENT, t, k, cushion, x, y, 0.0, 0.0, 0.0)
     _set_flight(B, mode, ver, k, t, x, y, z, vx, vy, vz, wx, wy, wz, P, record, phases, count)
-    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
+    _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count, air)
 
 
-@kernel("(float64[::1], float64[::1], int64, float64[::1], float64[::1], float64[:, ::1], "
-        "float64[:, ::1], float64[:, ::1], float64[::1], boolean[:, ::1], int64, boolean)")
-def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, max_events, record):
+# ``run_shot``'s arguments but the last, ``air``: None for the level core (compiled at
+# import), True for the airborne core (compiled on first need, ``airborne_core``).
+_RUN_SHOT_ARGS = ("float64[::1], float64[::1], int64, float64[::1], float64[::1], float64[:, ::1], "
+                  "float64[:, ::1], float64[:, ::1], float64[::1], boolean[:, ::1], int64, boolean")
+
+
+@kernel(f"({_RUN_SHOT_ARGS}, none)")
+def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, max_events, record, air):
     """Play one shot: ball ``cue`` leaves (x0, y0)[cue] with ``strike`` = (vx, vy, wx, wy, wz,
     vz); a downward vz (an elevated cue) drives it into the bed first.
+
+    ``air`` None is the level core: the same code with every airborne path (a strike into
+    the bed, a flight, a landing, a rail top, a contact at different heights) left out
+    before numba types it, so that the first import compiles the level shots' code alone.
+    A level stroke never leaves the bed: the level core plays it as the airborne core
+    (``air=True``) does, to the last bit. Where it would have to leave the bed (an elevated
+    strike), the level core stops at once with status ``AIRBORNE_SHOT``: play the shot
+    with ``air=True`` (``airborne_core`` first).
 
     ``P`` holds the constants (``P_*``), ``segments``/``tips``/``holes`` the table's features
     (``S_*``, ``Q_*``, ``H_*``), ``open_box`` the rectangle no feature reaches (x0, x1, y0,
     y1), ``frozen[k, c]`` whether ball k rested against cushion c (segments, then tips) at
     the strike. Returns (status, ball table, on-table flags, log rows, phase rows, counters,
     the time of the last event, the time everything is at rest), with status
-    ``TOO_MANY_EVENTS`` when more than ``max_events`` events would be processed. The log
-    rows and the phase rows (every ball's phases, when ``record``) are the leading
-    ``counters[C_LOG]`` and ``counters[C_PHASES]`` rows of their arrays; the ball table
-    holds each ball's last phase.
+    ``TOO_MANY_EVENTS`` when more than ``max_events`` events would be processed (or
+    ``AIRBORNE_SHOT``, above). The log rows and the phase rows (every ball's phases, when
+    ``record``) are the leading ``counters[C_LOG]`` and ``counters[C_PHASES]`` rows of their
+    arrays; the ball table holds each ball's last phase.
     """
     n = x0.shape[0]
     R, spin_dec = P[P_R], P[P_SPIN_DEC]
@@ -876,10 +888,12 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
     if strike[5] == 0.0:
         _set_phase(B, mode, ver, cue, 0.0, x0[cue], y0[cue], strike[0], strike[1], strike[2], strike[3],
                    strike[4], False, P, record, phases, count, 0.0)
+    elif air is None:
+        return AIRBORNE_SHOT, B, on, log, phases, count, 0.0, 0.0
     else:
         _resume(B, mode, ver, cue, 0.0, x0[cue], y0[cue], 0.0, strike[0], strike[1], strike[5], strike[2],
                 strike[3], strike[4], 0.0, P, record, phases, count)
-    _schedule(B, mode, ver, on, cue, 0.0, cue, P, segments, tips, holes, open_box, times, events, count)
+    _schedule(B, mode, ver, on, cue, 0.0, cue, P, segments, tips, holes, open_box, times, events, count, air)
     processed = 0
     now = 0.0
     while count[C_HEAP] > 0:
@@ -901,13 +915,25 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             # on round-off. A rolling phase ends with the ball stopped.
             _set_phase(B, mode, ver, k, time, x, y, vx, vy, wx, wy, wz, mode[k] == SLIDING, P, record,
                        phases, count, B[k, Z])
-            _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
+            _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count, air)
         elif kind == BALL:
-            _ball_ball(B, mode, ver, on, k, other, time, cue, P, segments, tips, holes, open_box,
-                       times, events, count, log, record, phases)
+            if mode[k] == AIRBORNE or mode[other] == AIRBORNE or B[k, Z] != B[other, Z]:
+                if air is None:
+                    return AIRBORNE_SHOT, B, on, log, phases, count, now, now
+                _ball_ball_3d(B, mode, ver, on, k, other, time, cue, P, segments, tips, holes, open_box,
+                              times, events, count, log, record, phases, air)
+            else:
+                _ball_ball(B, mode, ver, on, k, other, time, cue, P, segments, tips, holes, open_box,
+                           times, events, count, log, record, phases, air)
         elif kind == SEGMENT or kind == TIP:
-            _ball_cushion(B, mode, ver, on, k, kind, other, time, cue, P, segments, tips, holes, open_box,
-                          times, events, count, log, record, phases, x0, y0, frozen, n_segments)
+            if mode[k] == AIRBORNE:
+                if air is None:
+                    return AIRBORNE_SHOT, B, on, log, phases, count, now, now
+                _air_cushion(B, mode, ver, on, k, kind, other, time, cue, P, segments, tips, holes, open_box,
+                             times, events, count, log, record, phases, n_segments, air)
+            else:
+                _ball_cushion(B, mode, ver, on, k, kind, other, time, cue, P, segments, tips, holes, open_box,
+                              times, events, count, log, record, phases, x0, y0, frozen, n_segments, air)
         elif kind == HOLE:
             x, y, _, _, _, _, _ = state_at(B, mode, k, time, R, spin_dec)
             if record:
@@ -919,17 +945,19 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             x, y, vx, _, _, _, _ = state_at(B, mode, k, time, R, spin_dec)
             _log(log, count, HEAD, time, k, -1, x, y, 0.0, 0.0, 1.0 if vx > 0.0 else 0.0)
             _schedule_head_string(B, ver, on, k, time, P, times, events, count)
+        elif air is None:  # LAND or RAIL: only a ball that left the bed meets them
+            return AIRBORNE_SHOT, B, on, log, phases, count, now, now
         else:  # LAND or RAIL
             x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, time, R, spin_dec)
             z, vz = height_at(B, mode, k, time)
             if kind == LAND and other < LAND_OFF:
                 _resume(B, mode, ver, k, time, x, y, z, vx, vy, vz, wx, wy, wz,
                         0.0 if other == LAND_BED else P[P_NOSE_H], P, record, phases, count)
-                _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
+                _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count, air)
             elif kind == RAIL and RAIL_FALL <= other < RAIL_HOLE:
                 _roll_off_edge(B, mode, ver, k, time, x, y, vx, vy, wx, wy, wz, other - RAIL_FALL, P, record,
                                phases, count)
-                _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count)
+                _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count, air)
             else:  # off the table, or into a pocket
                 if record:
                     _close_phase(B, mode, k, time, phases, count)
@@ -958,3 +986,9 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             on[k] = False
             _log(log, count, OFF, duration, k, -1, B[k, X], B[k, Y], 0.0, 0.0, B[k, Z])
     return DONE, B, on, log, phases, count, now, duration
+
+
+def airborne_core() -> None:
+    """Make ``run_shot``'s airborne core (``air=True``) callable in this process: compiled,
+    or loaded from the kernel cache, the first time a shot leaves the bed (nothing after)."""
+    compile_later(run_shot, f"({_RUN_SHOT_ARGS}, boolean)")

@@ -133,7 +133,7 @@ class _KernelCache(caching.FunctionCache):
                                    f"{'deleted it, recompiling' if removed else 'cannot delete it, compiling in memory'}")
             data = None
         if data is None:
-            _say_once("compiling", f"compiling the simulator's numba kernels (about half a minute, once: "
+            _say_once("compiling", f"compiling the simulator's numba kernels (ten to twenty seconds, once: "
                                    f"later imports load them from {self.cache_path})")
         return data
 
@@ -196,6 +196,26 @@ def kernel(*signature, inline: bool = False):
         return dispatcher
 
     return compile_kernel
+
+
+# The (kernel, signature) pairs ``compile_later`` has made callable in this process.
+_compiled_later: set[tuple[str, str]] = set()
+
+
+def compile_later(dispatcher, signature: str) -> None:
+    """Make another ``signature`` of a kernel whose signatures were fixed at import
+    (``kernel`` with signatures) callable: compiled, or loaded from the cache, on its first
+    need, for a specialization most processes never use and the first import need not
+    compile (``event_core.airborne_core``). A second call does nothing."""
+    key = (dispatcher.py_func.__qualname__, signature)
+    if key in _compiled_later:
+        return
+    dispatcher.disable_compile(False)
+    try:
+        dispatcher.compile(signature)
+    finally:
+        dispatcher.disable_compile()
+    _compiled_later.add(key)
 
 
 class _CompiledCall:

@@ -304,11 +304,18 @@ class Simulator:
         each. A play past ``PhysicsParams.max_events`` or a ball at rest outside the
         cushion outline raises ``RuntimeError`` as ``simulate_many`` does."""
         start = _Start(self, balls)
+        strikes = np.ascontiguousarray(strikes, dtype=float)
+        table = (self._constants, self._segment_table, self._tip_table, self._hole_table, self._open_box_array,
+                 start.frozen, self.params.max_events)
         with compiled_call():
-            status, xs, ys, on, first, pocketed, off, after, anytime, late, departure = play_batch(
-                start.x0, start.y0, start.cue, np.ascontiguousarray(strikes, dtype=float), self._constants,
-                self._segment_table, self._tip_table, self._hole_table, self._open_box_array, start.frozen,
-                self.params.max_events)
+            facts = play_batch(start.x0, start.y0, start.cue, strikes, *table, None)
+            airborne = np.flatnonzero(facts[0] == core.AIRBORNE_SHOT)
+            if airborne.size:  # plays that leave the bed: the airborne core plays them
+                core.airborne_core()
+                again = play_batch(start.x0, start.y0, start.cue, strikes[airborne], *table, True)
+                for column, played in zip(facts, again):
+                    column[airborne] = played
+        status, xs, ys, on, first, pocketed, off, after, anytime, late, departure = facts
         if (status == core.TOO_MANY_EVENTS).any():
             raise RuntimeError(f"shot exceeded PhysicsParams.max_events={self.params.max_events}; "
                                f"layout {start.layout()} strike {strikes[int(np.argmax(status))].tolist()}")
@@ -354,10 +361,13 @@ class Simulator:
         """Play one validated shot from ``start`` in the compiled loop; its result."""
         strike = np.array(self.strike_state(shot), dtype=float)  # (vx, vy, wx, wy, wz, vz)
         max_events = self.params.max_events
-        with compiled_call():
-            status, balls, on, log, phases, counts, _, duration = core.run_shot(
-                start.x0, start.y0, start.cue, strike, self._constants, self._segment_table, self._tip_table,
+        args = (start.x0, start.y0, start.cue, strike, self._constants, self._segment_table, self._tip_table,
                 self._hole_table, self._open_box_array, start.frozen, max_events, record)
+        with compiled_call():
+            status, balls, on, log, phases, counts, _, duration = core.run_shot(*args, None)
+            if status == core.AIRBORNE_SHOT:  # the ball leaves the bed: the airborne core plays it
+                core.airborne_core()
+                status, balls, on, log, phases, counts, _, duration = core.run_shot(*args, True)
         if status == core.TOO_MANY_EVENTS:
             raise RuntimeError(f"shot exceeded PhysicsParams.max_events={max_events}; "
                                f"layout {start.layout()} shot {shot}")

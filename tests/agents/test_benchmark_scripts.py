@@ -358,29 +358,3 @@ def test_learned_search_plays_one_of_the_networks_likeliest_shots():
         agent.reseed(1)
         assert agent.choose(state) in shots
 
-
-def _kernel_body(source: str, name: str) -> str:
-    """The text of kernel ``name`` in ``source``: from its ``def`` to the next kernel."""
-    start = source.index(f"\ndef {name}(")
-    end = source.find("\n@kernel", start)
-    return source[start:] if end < 0 else source[start:end]
-
-
-def test_level_only_compile_cuts_every_airborne_call_from_the_level_paths():
-    """The benchmark's cut copy of the event core (the bound on a level-shot specialization)
-    still fits the core as it is: the level paths call no airborne kernel any more, where
-    the core calls them, and the copy is valid Python. A passage the core lost is named."""
-    script = _script("level_only_compile")
-    source = (ROOT / "poolgym" / "physics" / "event_core.py").read_text()
-    cut = script.cut_airborne(source)
-    compile(cut, "event_core_level_only.py", "exec")
-    airborne_calls = {"run_shot": ("_resume(", "_roll_off_edge(", "height_at("),
-                      "_schedule": ("_schedule_flight(", "_schedule_rail("),
-                      "_ball_ball": ("_ball_ball_3d(",), "_ball_cushion": ("_air_cushion(",)}
-    for kernel, calls in airborne_calls.items():
-        for call in calls:
-            assert call in _kernel_body(source, kernel)
-            assert call not in _kernel_body(cut, kernel), (kernel, call)
-    assert "_ball_cushion(" in _kernel_body(cut, "run_shot") and "_schedule_cushions(" in _kernel_body(cut, "_schedule")
-    with pytest.raises(ValueError, match="no longer holds"):
-        script.cut_airborne(source.replace("_air_cushion(B, mode", "_air_cushion(B,  mode"))

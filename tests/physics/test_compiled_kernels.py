@@ -238,3 +238,72 @@ def test_a_kernel_with_a_signature_is_compiled_for_it_alone():
     bigger, same = caller(np.ones((2, 3)))
     assert bigger.shape == (2 * 2 + 1, 3) and np.all(bigger[:2] == 1.0) and same.shape == (2, 3)
     assert len(core._grown.signatures) == 1
+
+
+def _core_args(sim, layout: dict, shot, record: bool) -> tuple:
+    """``run_shot``'s arguments but ``air`` for ``shot`` from ``layout``, as ``Simulator`` builds them."""
+    from poolgym.physics.simulator import _Start
+
+    start = _Start(sim, sim.validate_layout(layout))
+    strike = np.array(sim.strike_state(shot.validate(sim.params.max_speed)), dtype=float)
+    return (start.x0, start.y0, start.cue, strike, sim._constants, sim._segment_table, sim._tip_table,
+            sim._hole_table, sim._open_box_array, start.frozen, sim.params.max_events, record)
+
+
+def _played(out) -> tuple:
+    """What ``run_shot`` returned, as exact bytes (the used rows of the log and the phases)."""
+    status, balls, on, log, phases, counts, now, duration = out
+    return (int(status), balls.tobytes(), on.tobytes(), log[:counts[core.C_LOG]].tobytes(),
+            phases[:counts[core.C_PHASES]].tobytes(), counts.tobytes(), float(now).hex(), float(duration).hex())
+
+
+def test_the_level_core_plays_level_shots_as_the_airborne_core_to_the_last_bit():
+    """The level core (``air`` None, the airborne paths left out before typing) against the
+    airborne core on 9-ball breaks and random level shots: every returned array, log row
+    and phase the same bytes."""
+    from poolgym.agents.tools import bench
+    from poolgym.physics import Shot, Simulator
+    from poolgym.physics.invariants import random_layout, random_shot
+    from poolgym.table import Table
+
+    core.airborne_core()
+    rng = np.random.default_rng(11)
+    cases = []
+    for preset in ("7ft", "9ft"):
+        sim = Simulator(Table.preset(preset))
+        rack = dict(bench.rack_start(sim.table))
+        for speed in (6.0, 8.0, 12.0):
+            cases.append((sim, rack, Shot(speed=speed, angle_deg=bench.aim_deg(rack[0], rack[1])), True))
+        for _ in range(40):
+            cases.append((sim, random_layout(sim.table, int(rng.integers(1, 16)), rng),
+                          random_shot(rng, max_speed=min(12.0, sim.params.max_speed)), bool(rng.uniform() < 0.5)))
+    events = 0
+    for sim, layout, shot, record in cases:
+        args = _core_args(sim, layout, shot, record)
+        level = _played(core.run_shot(*args, None))
+        assert level[0] == core.DONE
+        assert level == _played(core.run_shot(*args, True))
+        events += len(level[3])
+    assert events > 0
+
+
+_LEVEL_THEN_JUMP = """
+import json
+from poolgym.physics import Shot, Simulator, event_core
+from poolgym.table import Table
+sim = Simulator(Table.preset("9ft"))
+layout = {0: (0.6, 0.635), 1: (1.9, 0.635)}
+sim.simulate(layout, Shot(speed=4.0))
+level = len(event_core.run_shot.signatures)
+jump = sim.simulate(layout, Shot(speed=4.0, elevation_deg=40.0), trajectories=True)
+print(json.dumps({"after_level": level, "after_jump": len(event_core.run_shot.signatures),
+                  "flew": any(p.mode == "airborne" for p in jump.trajectories[0])}))
+"""
+
+
+def test_a_process_that_plays_level_shots_never_compiles_or_loads_the_airborne_core():
+    """Level shots run on the level core alone; the first shot that leaves the bed brings
+    the airborne core in (compiled or loaded from the cache), and flies."""
+    run = json.loads(subprocess.run([sys.executable, "-c", _LEVEL_THEN_JUMP], capture_output=True, text=True,
+                                    check=True).stdout)
+    assert run == {"after_level": 1, "after_jump": 2, "flew": True}

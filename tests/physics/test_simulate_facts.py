@@ -85,3 +85,18 @@ def test_bad_shots_are_refused_by_name():
     sim = Simulator(TABLE)
     with pytest.raises(ValueError, match="speed"):
         sim.strikes_under([Shot(-1.0)], [()])
+
+
+def test_plays_that_leave_the_bed_are_played_by_the_airborne_core_among_level_ones():
+    """Jump strikes among level ones: the level core hands them on (``AIRBORNE_SHOT``) and
+    the airborne core's facts take their rows, the same as ``simulate_many``'s plays."""
+    sim = Simulator(TABLE)
+    shots = [Shot(4.0, 0.0), Shot(4.0, 0.0, elevation_deg=40.0), Shot(2.0, 185.0, 0.2, 0.1),
+             Shot(5.0, 10.0, 0.0, -0.3, elevation_deg=25.0), Shot(6.0, 0.0, -0.2, 0.2)]
+    facts = sim.simulate_facts(sim.validate_layout(LAYOUT), sim.strikes_under(shots, [()]))
+    assert (facts.status == 0).all()
+    for p, shot in enumerate(shots):
+        result = sim.simulate_many(LAYOUT, [shot], trajectories=True)[0]
+        assert _facts_at(facts, p) == _facts_of(result, facts.nums)
+        flew = any(phase.mode == "airborne" for phases in result.trajectories.values() for phase in phases)
+        assert flew == (shot.elevation_deg > 0.0)
