@@ -164,7 +164,8 @@ def kernel(*signature, inline: bool = False):
     code on disk. With a ``signature`` it is compiled (or loaded from the cache) at import
     and only then: every later call, from Python or from another kernel, converts its
     arguments to it (numba would otherwise compile a new specialization for each constant
-    integer a caller passes, ``Literal[int]``). Without one it is compiled on its first call
+    integer a caller passes, ``Literal[int]``); ``compile_later`` adds a signature named in
+    advance, on its first need. Without one it is compiled on its first call
     for the argument types met. The cache is ``_KernelCache`` in the first place the module
     docstring lists; with none, the kernel is compiled in memory (one warning line).
 
