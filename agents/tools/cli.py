@@ -360,6 +360,17 @@ def _bench_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compile(args: argparse.Namespace) -> int:
+    from poolgym.agents.tools.compile_kernels import compile_kernels
+
+    report = compile_kernels()
+    print("compiled (or loaded) every kernel, playing:")
+    for line in report["played"]:
+        print(f"  {line}")
+    print(f"cache: {report['cache']}")
+    return 0
+
+
 def _bench_import(args: argparse.Namespace) -> int:
     from poolgym.agents.tools import bench_import
 
@@ -763,6 +774,10 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--seed", type=_seed, default=0)
     bt.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bt.set_defaults(handler=_bench_train)
+
+    comp = sub.add_parser("compile", help="compile every numba kernel into the cache now (an image's or a "
+                                          "read-only install's set-up), not on first use")
+    comp.set_defaults(handler=_compile)
 
     bi = sub.add_parser("bench-import", help="seconds of import poolgym plus a first break, fresh and warm "
                                              "compile cache (--compare REV: beside a commit, in the same run)")

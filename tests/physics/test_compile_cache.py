@@ -147,3 +147,39 @@ def test_a_read_only_package_without_a_home_uses_its_own_cache(world_readable_di
         assert (cache / f"{ENTRY}.nbi").stat().st_size == 10  # read-only: left as it was
     else:
         assert notes == [], result.stderr
+
+
+# Play as users do, beyond the first import: a choice-mode env with the lookahead against
+# bot:fast (bulk plays, pot geometry, next-shot chances), and a jump shot (the airborne core).
+_USE = """
+import gymnasium as gym
+import numpy as np
+import poolgym
+from poolgym.physics import Shot, Simulator
+from poolgym.table import Table
+env = gym.make("poolgym/NineBall-v1", action_mode="choice_discrete", lookahead=True, opponent="bot:fast")
+env.reset(seed=3)
+bounds = np.cumsum(np.concatenate([[0], env.action_space.nvec]))
+for _ in range(3):
+    mask = env.unwrapped.action_masks()
+    _, _, done, _, _ = env.step(np.array([np.flatnonzero(mask[lo:hi])[-1] for lo, hi in zip(bounds[:-1], bounds[1:])]))
+    if done:
+        env.reset()
+r = Simulator(Table.preset("9ft")).simulate({0: (0.6, 0.635), 1: (1.9, 0.635)}, Shot(speed=3.0, elevation_deg=50.0),
+                                            trajectories=True)
+print(any(p.mode == "airborne" for p in r.trajectories[0]))
+"""
+
+
+def test_poolgym_compile_leaves_nothing_to_compile_on_first_use(tmp_path):
+    """``poolgym compile`` on a fresh cache folder compiles; a later process that plays an
+    env with the lookahead against a bot and a jump shot then loads every kernel it needs
+    (no compile line on stderr)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-m", "poolgym.agents.tools.cli", "compile"], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "compiling the simulator's numba kernels" in done.stderr and str(tmp_path / "cache") in done.stdout
+    use = subprocess.run([sys.executable, "-c", _USE], env=env, capture_output=True, text=True, timeout=600)
+    assert use.returncode == 0, use.stderr
+    assert use.stdout.strip() == "True" and "compiling" not in use.stderr
