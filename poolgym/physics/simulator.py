@@ -305,14 +305,14 @@ class Simulator:
         cushion outline raises ``RuntimeError`` as ``simulate_many`` does."""
         start = _Start(self, balls)
         strikes = np.ascontiguousarray(strikes, dtype=float)
-        table = (self._constants, self._segment_table, self._tip_table, self._hole_table, self._open_box_array,
+        fixed = (self._constants, self._segment_table, self._tip_table, self._hole_table, self._open_box_array,
                  start.frozen, self.params.max_events)
         with compiled_call():
-            facts = play_batch(start.x0, start.y0, start.cue, strikes, *table, None)
+            facts = play_batch(start.x0, start.y0, start.cue, strikes, *fixed, None)
             airborne = np.flatnonzero(facts[0] == core.AIRBORNE_SHOT)
             if airborne.size:  # plays that leave the bed: the airborne core plays them
                 core.airborne_core()
-                again = play_batch(start.x0, start.y0, start.cue, strikes[airborne], *table, True)
+                again = play_batch(start.x0, start.y0, start.cue, strikes[airborne], *fixed, True)
                 for column, played in zip(facts, again):
                     column[airborne] = played
         status, xs, ys, on, first, pocketed, off, after, anytime, late, departure = facts
