@@ -52,9 +52,13 @@ BREAKER_MODES = ("agent", "opponent", "random", "alternate")
 # ``play_opponent=False`` to stop before the opponent's first move (tools such as replays
 # that play every move themselves with ``play_move``).
 RESET_OPTIONS = ("breaker", "play_opponent")
-# The keys a step's info may hold ("outcome" when the agent shot, "winner" once the episode
-# is over, else "to_act"): plain values and the rules' small frozen ``Outcome`` records.
-INFO_KEYS = ("player", "outcomes", "reward_terms", "racks_won", "outcome", "winner", "to_act")
+# The keys every step's (and reset's) info holds: plain values and the rules' small frozen
+# records. "outcome" is the agent's shot's ``Outcome`` and "decision" the agent's answer to a
+# pending decision (``Decision``), each None when the agent's move was the other kind (or no
+# move was played); "winner" is -1 (``NOBODY``) until the episode is over, "to_act" -1 once it
+# is, so each key keeps one type and Gymnasium's vector envs stack them.
+INFO_KEYS = ("player", "outcomes", "reward_terms", "racks_won", "outcome", "decision", "winner", "to_act")
+NOBODY = -1
 
 
 def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
@@ -208,7 +212,9 @@ class PoolEnv(RenderMixin, gym.Env):
     best make probability for the next shot when it is to shoot, minus the opponent's when
     the opponent is. ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
     shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal, pending decision),
-    ``info["outcome"]`` the agent's own. The info is light, so that vector envs copy or
+    ``info["outcome"]`` the agent's own, or None when the agent's move was a decision (a
+    push-out's answer, a break option), which ``info["decision"]`` then holds (else None).
+    Every info has the same keys. The info is light, so that vector envs copy or
     pickle little per step (``poolgym.envs.pool_env.INFO_KEYS``): the game state after the
     step is ``env.unwrapped.state`` and the last shot's ``ShotResult`` (its event log, paths)
     ``env.unwrapped.last_shot``, read without a copy. A policy opponent's info also carries
@@ -229,8 +235,8 @@ class PoolEnv(RenderMixin, gym.Env):
 
     Terminated when a player has won ``race_to`` racks (a rack is won under the game's
     rules, including a stalemate's re-rack); truncated by the registered step limit.
-    ``info["winner"]`` names the winner (0 = agent) once the episode is over; until then
-    ``info["to_act"]`` says who acts next.
+    ``info["winner"]`` names the winner (0 = agent) once the episode is over, -1 until then;
+    ``info["to_act"]`` says who acts next, -1 once it is over.
 
     ## Arguments
 
@@ -417,12 +423,15 @@ class PoolEnv(RenderMixin, gym.Env):
         with self._all_or_nothing():
             self._before_first_move = None
             outcomes: list[Outcome] = list(first or [])
+            decision = None
             potential_before = self._remembered_potential()
             if self._done:
                 # The opponent won the match before the agent's first move: nothing to play.
                 self.mapper.validate(action)
             else:
-                self._collect(self.play_move(action), outcomes)
+                record = self.play_move(action)
+                self._collect(record, outcomes)
+                decision = record.move if record.outcome is None else None
                 self._opponent_turns(outcomes)
         terms = dict.fromkeys(_TERM_NAMES, 0.0)
         for outcome in outcomes:
@@ -433,7 +442,7 @@ class PoolEnv(RenderMixin, gym.Env):
         reward = weigh(terms, self.weights)
         player = actor(self.state) if self.solo else self.agent
         self._render_human()
-        return self._observation(player), reward, self._done, False, self._info(outcomes, terms)
+        return self._observation(player), reward, self._done, False, self._info(outcomes, terms, decision=decision)
 
     # ------------------------------------------------------------------ rendering
     def _render_scene(self) -> Still:
@@ -644,13 +653,13 @@ class PoolEnv(RenderMixin, gym.Env):
         Not in the step's info, so that vector envs do not copy it on every step."""
         return self._last_result
 
-    def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
-        """The step's info (``INFO_KEYS``): small, so that vector envs copy (``DummyVecEnv``
-        deep-copies every info) or pickle (``SubprocVecEnv``) little per step; the state
-        and the shot are read from the env (``state``, ``last_shot``). Keys keep one type
-        (optional ones are left out rather than None) so Gymnasium's vector envs can stack
-        them. A policy opponent's info (``player`` given) also carries the state it plays
-        from, passed by reference."""
+    def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None,
+              decision: Decision | None = None) -> dict:
+        """The step's info (``INFO_KEYS``, every key on every step): small, so that vector
+        envs copy (``DummyVecEnv`` deep-copies every info) or pickle (``SubprocVecEnv``) little
+        per step; the state and the shot are read from the env (``state``, ``last_shot``).
+        ``decision`` is the agent's answer when its move was one. A policy opponent's info
+        (``player`` given) also carries the state it plays from, passed by reference."""
         info = {
             "player": self.agent if player is None else player,
             "outcomes": list(outcomes),
@@ -659,13 +668,12 @@ class PoolEnv(RenderMixin, gym.Env):
         }
         if player is not None:
             info["state"] = self.state
-        mine = next((o for o in outcomes if self.solo or o.shooter == self.agent), None)
-        if mine is not None:
-            info["outcome"] = mine
+        info["outcome"] = next((o for o in outcomes if self.solo or o.shooter == self.agent), None)
+        info["decision"] = decision
         if self._done:
-            info["winner"] = max((0, 1), key=lambda p: self.racks_won[p])
+            info["winner"], info["to_act"] = max((0, 1), key=lambda p: self.racks_won[p]), NOBODY
         else:
-            info["to_act"] = actor(self.state)
+            info["winner"], info["to_act"] = NOBODY, actor(self.state)
         return info
 
 

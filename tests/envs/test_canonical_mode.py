@@ -118,7 +118,7 @@ def test_a_ladder_agent_plays_through_the_mapping():
         obs, _, done, truncated, info = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
         done = done or truncated
         steps += 1
-    assert "winner" in info and steps >= 1
+    assert info["winner"] in (0, 1) and steps >= 1
 
 
 @pytest.mark.parametrize("action", [86, -1, 2.5, True, "3", [1, 2], np.uint64(2**63), float("nan")])
