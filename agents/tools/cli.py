@@ -831,7 +831,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-b", "--b", default="legal-random", help="agent B (same forms; default legal-random)")
     ev.add_argument("--games", type=_positive_int, default=20, help="racks to play (default 20)")
     ev.add_argument("--seed", type=_seed, default=0)
-    ev.add_argument("--noise", choices=("none", "tournament"), help="replace the env's execution noise")
+    ev.add_argument("--noise", choices=("none", "tournament", "fastfiz"), help="replace the env's execution noise")
     ev.add_argument("--action-mode", choices=("raw", "aim"),
                     help="how a policy callable's actions are read (default raw); for a saved "
                          "model, checked against the mode recorded in it")
@@ -951,7 +951,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("-a", "--a", default="bot", help=f"agent A, who breaks: {agent_help}")
     play.add_argument("-b", "--b", default="bot", help="agent B (same forms)")
     play.add_argument("--seed", type=_seed, default=0)
-    play.add_argument("--noise", choices=("none", "tournament"), help="replace the env's execution noise")
+    play.add_argument("--noise", choices=("none", "tournament", "fastfiz"), help="replace the env's execution noise")
     play.add_argument("--gif", metavar="FILE", type=_output_file,
                       help="write a GIF instead of opening a window (needed without a display)")
     play.add_argument("--fps", type=_fps, default=15.0, help="frames per second (default 15)")
