@@ -11,7 +11,7 @@ Championship, so a run-out from about 39% of made breaks (``docs/bots.md``). Wil
 intervals; the rung's wall-clock seconds a move beside them.
 
     python benchmarks/archive/bot_break_anatomy.py --budgets strong --racks 200 --seeds 2027,77,5 \\
-        --rack-model benchmark --max-speed 12 --json benchmarks/archive/results/bot_protocol/break_anatomy.json
+        --rack-model benchmark --max-speed 12 --json benchmarks/results/bot_protocol/break_anatomy.json
 """
 
 from __future__ import annotations

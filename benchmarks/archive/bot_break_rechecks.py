@@ -10,7 +10,7 @@ table (golden breaks included), the share that fouled, the mean ``state_value`` 
 leave the breaker, and the CPU seconds the choice took.
 
     python benchmarks/archive/bot_break_rechecks.py --sizes 10x16,10x64,20x64,40x64,20x128 --racks 100 \\
-        --seed 77 --replays 20 --json benchmarks/archive/results/bot_pro_deep/break_rechecks_seed77.json
+        --seed 77 --replays 20 --json benchmarks/results/bot_pro_deep/break_rechecks_seed77.json
 """
 
 from __future__ import annotations
