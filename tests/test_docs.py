@@ -227,3 +227,21 @@ def test_the_readmes_docs_table_lists_every_page():
             assert f"docs/{page.name}" in linked, f"README's docs table leaves out docs/{page.name}"
     assert any(link.startswith("docs/envs/") for link in linked)
     assert any(link.startswith("docs/api/") for link in linked)
+
+
+def test_the_benchmark_indexes_list_every_script_and_every_command_names_one_that_exists():
+    bench = ROOT / "benchmarks"
+    for folder in (bench, bench / "archive"):
+        index = (folder / "README.md").read_text()
+        scripts = sorted(p.name for p in folder.iterdir() if p.suffix in (".py", ".sh"))
+        assert scripts, folder
+        for name in scripts:
+            assert f"`{name}`" in index, f"{folder.relative_to(ROOT)}/README.md leaves out {name}"
+    # Every script a page or README names is where it says.
+    pages = [README, bench / "README.md", bench / "archive" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text()
+        for path in re.findall(r"benchmarks/[\w/]+\.(?:py|sh)", text):
+            assert (ROOT / path).is_file(), f"{page.relative_to(ROOT)} names {path}, which is not there"
+        for path in re.findall(r"benchmarks/(?:archive/)?results/[\w./-]*[\w/]", text):
+            assert (ROOT / path).exists(), f"{page.relative_to(ROOT)} names {path}, which is not there"
