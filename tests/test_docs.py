@@ -248,3 +248,21 @@ def test_the_benchmark_indexes_list_every_script_and_every_command_names_one_tha
             assert (ROOT / path).is_file(), f"{page.relative_to(ROOT)} names {path}, which is not there"
         for path in re.findall(r"benchmarks/(?:archive/)?results/[\w./-]*[\w/]", text):
             assert (ROOT / path).exists(), f"{page.relative_to(ROOT)} names {path}, which is not there"
+
+
+def test_every_link_in_the_results_folders_readmes_resolves():
+    """The measurements' records (benchmarks/**/*.md) link to the docs pages and to each
+    other: a page rebuilt or a folder moved must not leave them pointing nowhere."""
+    pages = sorted((ROOT / "benchmarks").glob("**/*.md"))
+    assert len(pages) >= 10
+    for page in pages:
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+        for link in _LINK.findall(re.sub(r"`[^`]*`", "", text)):
+            if "://" in link:
+                continue
+            target, _, anchor = link.partition("#")
+            path = (page.parent / target).resolve() if target else page
+            where = f"{page.relative_to(ROOT)} links to {link}"
+            assert path.exists(), f"{where}, which is not there"
+            if anchor and path.suffix == ".md":
+                assert anchor in _anchors(path), f"{where}: no heading with that anchor"
