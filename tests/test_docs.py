@@ -266,3 +266,12 @@ def test_every_link_in_the_results_folders_readmes_resolves():
             assert path.exists(), f"{where}, which is not there"
             if anchor and path.suffix == ".md":
                 assert anchor in _anchors(path), f"{where}: no heading with that anchor"
+
+
+def test_the_protocols_break_figure_is_the_results_files():
+    breaks = json.loads((RESULTS / "breaks.json").read_text())
+    low, high = breaks["made_ball_interval"]
+    made = f"{100 * breaks['made_ball_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of {breaks['breaks']:,}"
+    clean = f"{100 * breaks['made_ball_no_foul_rate']:.1f}% without fouling"
+    text = " ".join((ROOT / "docs" / "results.md").read_text().split())
+    assert made in text and clean in text, (made, clean)
