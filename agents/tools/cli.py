@@ -806,8 +806,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 
-    quick = sub.add_parser("quickstart", help="train the default agent briefly, compare it with the "
-                                              "random agent, save a learning curve and rendered shots")
+    quick = sub.add_parser("quickstart", help="train an agent on the pot-ball drill, evaluate it beside "
+                                              "the untrained network, random and fixed, play it at 9-ball")
     quick.add_argument("--out", default=os.path.join("runs", "quickstart"), metavar="DIR", type=_output_dir,
                        help="run directory (default runs/quickstart)")
     quick.add_argument("--steps", type=_positive_int, help="training steps (default: the recipe's, 98,304); "

@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,6 +87,16 @@ def _space_rows(space) -> list[str]:
     return [f"| (flat) | `{space}` |"]
 
 
+def make(env_id: str, **kwargs):
+    """``gymnasium.make(env_id, **kwargs)`` without Gymnasium's "out of date" notice: a v0
+    id's page and picture are made on purpose."""
+    import gymnasium as gym
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*is out of date", category=DeprecationWarning)
+        return gym.make(env_id, **kwargs)
+
+
 def page(env_id: str) -> str:
     """The Markdown page of ``env_id``."""
     import gymnasium as gym
@@ -93,7 +104,7 @@ def page(env_id: str) -> str:
     from poolgym.envs import ID_SUMMARIES, VERSION_HISTORY
 
     spec = gym.spec(env_id)
-    env = gym.make(env_id)
+    env = make(env_id)
     try:
         base = env.unwrapped
         cls = type(base)
@@ -109,7 +120,7 @@ def page(env_id: str) -> str:
         f"# {env_id}", "",
         f"![{name}: the table after the first shot](../images/envs/{name}.png)", "",
         f"{ID_SUMMARIES[family]}.", "",
-        "| | |", "|---|---|",
+        "| property | value |", "|---|---|",
         f"| Action space | `{action_space}` (`action_mode={base.mapper.mode!r}`) |",
         f"| Observation space | `{type(observation_space).__name__}` of {len(getattr(observation_space, 'spaces', [0]))} "
         f"entries (`obs_mode={getattr(base, 'obs_mode', 'dict')!r}`; below) |",
@@ -193,9 +204,7 @@ def write_pages() -> list[Path]:
 def picture(env_id: str, seed: int = 0):
     """The table of ``env_id`` after its first step (a random action from ``seed``), as
     its ``rgb_array`` render draws it, with the shot's paths."""
-    import gymnasium as gym
-
-    env = gym.make(env_id, render_mode="rgb_array", width=PICTURE_WIDTH)
+    env = make(env_id, render_mode="rgb_array", width=PICTURE_WIDTH)
     try:
         env.reset(seed=seed)
         env.action_space.seed(seed)

@@ -11,8 +11,8 @@ or ``depth`` shots were played. Played as ``bot_pro_innings.py`` plays the break
 inning (the same racks, break and arguments; ``--bot`` takes ``rollouts`` and ``depth``
 besides ProBot's search sizes):
 
-    python benchmarks/bot_pro_rollouts.py --rows '[[0.5493, 0.8775, 0.0, 8.0, 0.0]]' --racks 300 --seed 6 \\
-        --bot '{"rollouts": 8}' --json benchmarks/results/bot_pro_innings/rollouts_8_seed6.json
+    python benchmarks/archive/bot_pro_rollouts.py --rows '[[0.5493, 0.8775, 0.0, 8.0, 0.0]]' --racks 300 --seed 6 \\
+        --bot '{"rollouts": 8}' --json benchmarks/archive/results/bot_pro_innings/rollouts_8_seed6.json
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ NineBall-v1 env's simulator and mapper, tournament noise), on positions of seede
 (masked random moves against bot:fast), and a digest of the features: two trees that print
 the same digest computed the same features.
 
-    python benchmarks/lookahead_cpu_per_position.py [PLAYS] [POSITIONS] [SEED]   # one JSON line
+    python benchmarks/archive/lookahead_cpu_per_position.py [PLAYS] [POSITIONS] [SEED]   # one JSON line
 
 It uses only what every commit since the lookahead (ae3a13e) has, so the same file runs in
 an older checkout (``cd OLD && PYTHONPATH=. python /path/to/lookahead_cpu_per_position.py``).

@@ -2,7 +2,7 @@
 ``lookahead_variants:NAME`` with this folder on ``PYTHONPATH``): how their strength moves
 with the plays per stroke and the strokes foreseen, NineBall-v1 protocol.
 
-    PYTHONPATH=benchmarks poolgym baselines --agents lookahead_variants:clone_2,lookahead_variants:clone_4 \\
+    PYTHONPATH=benchmarks/archive poolgym baselines --agents lookahead_variants:clone_2,lookahead_variants:clone_4 \\
         --opponents bot:normal --racks 200 --seed 7777 --workers 2
 
 - ``clone_N``: ``pretrained:nine_ball`` (trained on features of 8 plays) fed features of N plays;

@@ -10,7 +10,7 @@ without fouling and 28% of racks were broken and run at the 2016 WPA World 9-Bal
 Championship, so a run-out from about 39% of made breaks (``docs/bots.md``). Wilson 95%
 intervals; the rung's wall-clock seconds a move beside them.
 
-    python benchmarks/bot_break_anatomy.py --budgets strong --racks 200 --seeds 2027,77,5 \\
+    python benchmarks/archive/bot_break_anatomy.py --budgets strong --racks 200 --seeds 2027,77,5 \\
         --rack-model benchmark --max-speed 12 --json benchmarks/results/bot_protocol/break_anatomy.json
 """
 

@@ -3,13 +3,13 @@ what the ending shot was (a missed pot, a foul, a safety, a push out) and the cl
 chance of the best pot it had (``poolgym.agents.bot.position.shot_quality``), beside the
 run-out rate once the first shot after the break is made.
 
-The innings of ``benchmarks/bot_pro_innings.py`` (9-ball, tight racks, tournament noise,
+The innings of ``benchmarks/archive/bot_pro_innings.py`` (9-ball, tight racks, tournament noise,
 the 10 m/s cap of ``poolgym bench-bot``; rack ``r`` racked and noised from
 ``numpy.random.default_rng([seed, r])``, the bot reseeded with ``[seed, r, 1]``), with one
 break row. Run from the repository root:
 
-    python benchmarks/bot_pro_inning_ends.py --racks 300 --seed 6 \\
-        --json benchmarks/results/bot_pro_innings/ends_seed6.json
+    python benchmarks/archive/bot_pro_inning_ends.py --racks 300 --seed 6 \\
+        --json benchmarks/archive/results/bot_pro_innings/ends_seed6.json
 
 With ``--replays N`` each pot played with the cue ball where it lies is also measured: the
 closed-form chance of the pot the rung chose (``poolgym.aiming.pot_chance``, beside the best
@@ -39,7 +39,7 @@ from poolgym.rules import CueBallZone, Decision, get_ruleset
 
 MAX_SPEED = 10.0  # bench-bot's stroke cap
 MAX_MOVES = 40
-# The break row of benchmarks/results/bot_pro_innings/search_default.json.
+# The break row of benchmarks/archive/results/bot_pro_innings/search_default.json.
 ROW = [0.5493, 0.8775, 0.0, 8.0, 0.0]
 
 

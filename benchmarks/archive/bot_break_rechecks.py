@@ -9,7 +9,7 @@ generator per rack, and reports per size: the share of plays that made a ball an
 table (golden breaks included), the share that fouled, the mean ``state_value`` the plays
 leave the breaker, and the CPU seconds the choice took.
 
-    python benchmarks/bot_break_rechecks.py --sizes 10x16,10x64,20x64,40x64,20x128 --racks 100 \\
+    python benchmarks/archive/bot_break_rechecks.py --sizes 10x16,10x64,20x64,40x64,20x128 --racks 100 \\
         --seed 77 --replays 20 --json benchmarks/results/bot_pro_deep/break_rechecks_seed77.json
 """
 

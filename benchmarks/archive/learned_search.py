@@ -4,7 +4,7 @@ shipped network stands against bot:normal when its choice is checked as the bots
 theirs, the learned agent "with search" of the issue's target (a learned agent, with or
 without search, clear of bot:normal at no more seconds a move):
 
-    PYTHONPATH=benchmarks poolgym baselines --agents random,fixed,untrained:pretrained:nine_ball,\\
+    PYTHONPATH=benchmarks/archive poolgym baselines --agents random,fixed,untrained:pretrained:nine_ball,\\
         learned_search:top_4x8,learned_search:top_8x8,learned_search:top_4x16,pretrained:nine_ball,bot:normal \\
         --opponents bot:normal --racks 200 --seed 7777 --workers 2
 

@@ -3,7 +3,7 @@ without a foul *and* leave the lowest ball a pot of closed-form chance 0.5 or mo
 (``shot_quality``, the chance ``bot:pro`` judges positions by), over the break table's
 grid (``poolgym.agents.tools.build_break_table.grid``) under the tournament noise.
 
-Where ``bot:pro``'s made breaks lead (``benchmarks/results/bot_pro_innings/``): after a
+Where ``bot:pro``'s made breaks lead (``benchmarks/archive/results/bot_pro_innings/``): after a
 made break the rung ran out 47% of the racks whose first shot was open in this sense and
 17% of the others, so a break is worth its made-and-open rate more than its made rate.
 
@@ -13,9 +13,9 @@ the stroke ``bot:pro`` breaks with under the cap (the shipped table's). Rack
 ``r`` of a stage is racked and noised from ``numpy.random.default_rng([seed, stage, r])``
 (every stroke of a stage breaks the same racks). Wilson 95% intervals.
 
-    python benchmarks/break_open_screen.py --racks 100 --top 10 --fine 400 --seed 11 \\
+    python benchmarks/archive/break_open_screen.py --racks 100 --top 10 --fine 400 --seed 11 \\
         --also '[[0.5493, 0.8775, 0.0, 8.0, 0.0]]' \\
-        --json benchmarks/results/bot_pro_innings/break_open_screen.json
+        --json benchmarks/archive/results/bot_pro_innings/break_open_screen.json
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@ tournament noise), on the NineBall-v1 protocol's racks (``RackModel`` "benchmark
 12 m/s stroke cap, through the API every commit since the benchmark racks has: for timing and
 measuring a commit whose ``bench-bot`` has no ``--rack-model``.
 
-    python benchmarks/bot_self_play_protocol_racks.py BUDGET RACKS SEED OUT.json
+    python benchmarks/archive/bot_self_play_protocol_racks.py BUDGET RACKS SEED OUT.json
     # another commit: export it (``git archive``), link its agents/ folder in as
     # poolgym/agents, and run this file with PYTHONPATH=<that tree>
-    python benchmarks/bot_self_play_protocol_racks.py pro RACKS SEED OUT.json '{"top_k": 16}'
+    python benchmarks/archive/bot_self_play_protocol_racks.py pro RACKS SEED OUT.json '{"top_k": 16}'
     # the top rung (``ProBot``) with these keyword arguments in place of its defaults
 
 Writes the pooled figures of ``poolgym.agents.tools.bench_bot.pooled`` (as that commit

@@ -2,7 +2,7 @@
 ``tests/envs/data/candidate_slots_dc398ea.json`` (9-ball, 8-ball and 14.1, ball in hand
 among them), the best of 30 passes, for the 9-ball states and for all. Run it with each
 tree on ``PYTHONPATH`` in turn (alternating fresh processes), from that tree's root:
-``PYTHONPATH=. python benchmarks/candidate_slots_time.py``."""
+``PYTHONPATH=. python benchmarks/archive/candidate_slots_time.py``."""
 
 from __future__ import annotations
 

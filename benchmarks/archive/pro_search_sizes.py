@@ -4,7 +4,7 @@ for ``poolgym baselines`` (named ``pro_search_sizes:NAME`` with this folder on
 bar the learned agent's target sets (issue: a learned agent, with or without search, that
 beats bot:normal at no more seconds a move):
 
-    PYTHONPATH=benchmarks poolgym baselines --agents random,fixed,untrained:pretrained:nine_ball,\\
+    PYTHONPATH=benchmarks/archive poolgym baselines --agents random,fixed,untrained:pretrained:nine_ball,\\
         pro_search_sizes:normal_strokes_6_8,pro_search_sizes:normal_strokes_4_12,pro_search_sizes:normal_strokes_pro_sizes,\\
         bot:normal,bot:pro,pretrained:nine_ball --opponents bot:normal --racks 200 --seed 7777 --workers 2
 

@@ -9,9 +9,9 @@ one row; ``--bot`` sets ProBot's search sizes (``top_k``, ``noise_samples``, ``l
 ``clusters``). Rack ``r`` is racked and noised from ``numpy.random.default_rng([seed, r])``,
 the bot reseeded with ``[seed, r, 1]``: every row and setting plays the same racks.
 
-    python benchmarks/bot_pro_innings.py --rows table:8 --racks 200 --seed 5 \\
-        --json benchmarks/results/bot_pro_innings/break_rows.json
-    python benchmarks/bot_pro_innings.py --rows '[[0.5493, 0.8775, 0.0, 8.0, 0.0]]' --racks 300 --seed 6 \\
+    python benchmarks/archive/bot_pro_innings.py --rows table:8 --racks 200 --seed 5 \\
+        --json benchmarks/archive/results/bot_pro_innings/break_rows.json
+    python benchmarks/archive/bot_pro_innings.py --rows '[[0.5493, 0.8775, 0.0, 8.0, 0.0]]' --racks 300 --seed 6 \\
         --bot '{"top_k": 12, "noise_samples": 30, "lookahead": 6, "clusters": 5}' --json OUT.json
 
 ``--rows table:N`` takes the shipped table's N best rows (most breaks measured, the stroke

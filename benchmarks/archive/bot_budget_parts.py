@@ -3,8 +3,8 @@ group of bot:strong's fields put in (its strokes, its noisy re-checks, its break
 ball-in-hand and bank search), each played head to head against bot:normal under the
 NineBall-v1 protocol, beside bot:strong itself, with its CPU seconds a move.
 
-    python benchmarks/bot_budget_parts.py --parts strokes,rechecks,breaks,strong --racks 200 \\
-        --seed 4242 --json benchmarks/results/bot_budget_parts_seed4242.json
+    python benchmarks/archive/bot_budget_parts.py --parts strokes,rechecks,breaks,strong --racks 200 \\
+        --seed 4242 --json benchmarks/archive/results/bot_budget_parts_seed4242.json
 
 A part's racks won are the racks won by the budget with that part against bot:normal (Wilson
 95%), its CPU seconds a move those of its own moves after the break
@@ -24,7 +24,7 @@ from poolgym.agents.evaluation.evaluate import run_match, summarize
 from poolgym.agents.evaluation.protocol import protocol
 from poolgym.agents.tools.script_io import write_json
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, where bot_cpu_per_move.py is
 from bot_cpu_per_move import Timed  # noqa: E402
 
 # The groups of ``SearchBudget`` fields in which bot:strong's budget differs from bot:normal's.
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
         print(f"{part}: {r['wins']}/{r['racks']} ({r['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]) vs bot:normal, "
               f"{r['break_and_runs']} break-and-runs, pot success {r['pot_success']:.3f}, "
               f"{r['cpu_s_per_move']:.4f} CPU s a move (bot:normal {r['normal_cpu_s_per_move']:.4f})", flush=True)
-    write_json(args.json, {"command": "python benchmarks/bot_budget_parts.py " + " ".join(argv or sys.argv[1:]),
+    write_json(args.json, {"command": "python benchmarks/archive/bot_budget_parts.py " + " ".join(argv or sys.argv[1:]),
                            "rows": rows})
     return 0
 

@@ -2,7 +2,7 @@
 CPU time, beside ``dc398ea`` (the throughput issue's commit) and ``3c5b2d5``: each figure the
 best of five fresh processes, the trees alternating (``poolgym.agents.tools.speed_compare``,
 the machinery of ``poolgym bench-train``). Run from the repository root:
-``python benchmarks/env_alone_cpu_time.py benchmarks/results/throughput/env_alone_cpu_time.json``.
+``python benchmarks/archive/env_alone_cpu_time.py benchmarks/results/throughput/env_alone_cpu_time.json``.
 """
 
 from __future__ import annotations

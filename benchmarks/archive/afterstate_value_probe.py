@@ -12,8 +12,8 @@ closed-form features (the chance, the balls left, where the cue ball is in hand)
 same two on those plus every ball's place on the table. Each is stopped at its best
 validation epoch and scored on the test racks (log-loss and AUC).
 
-    python benchmarks/afterstate_value_probe.py --racks 6000 --seed 100000 \\
-        --json benchmarks/results/afterstate_value_probe.json
+    python benchmarks/archive/afterstate_value_probe.py --racks 6000 --seed 100000 \\
+        --json benchmarks/archive/results/afterstate_value_probe.json
 """
 
 from __future__ import annotations
