@@ -40,11 +40,21 @@ agent, opponent, env and poolgym version (``minari show`` prints it), and the sa
 started with ``seed`` is reset with ``seed + n + i``, ``n`` the episodes the dataset held
 before the run (0 for a new one), so a run appended with the same ``seed`` plays new racks.
 
-Appending: a dataset id that exists gets the new episodes after its own, once its env spec
-(id, entry point, keyword arguments, step limit), spaces and agent are found equal to this
-run's; otherwise ``ValueError`` naming what differs. Episodes are written every
-``flush_every`` finished episodes and when the run ends or is interrupted (Ctrl-C): an
-interrupted collection keeps every finished episode and drops the one in progress.
+Appending: a dataset id that exists is opened through poolgym's checks
+(``poolgym.agents.datasets.checks``: a dataset is data, and a damaged one is refused in one
+line) and gets the new episodes after its own, once its env spec (id, entry point, keyword
+arguments, step limit), spaces and agent are found equal to this run's; otherwise
+``ValueError`` naming what differs.
+
+Nothing is lost: the run writes into a working copy beside the dataset's folder (hidden:
+``.<name>.<random>.tmp``; the dataset copied there first when appending) and puts it in
+the folder's place when the run ends, so a failure at any point (a full disk, a crash)
+leaves the dataset as it was and its id usable. Episodes are written to the copy every
+``flush_every`` finished episodes (so memory holds one batch) and when the run ends or is
+interrupted (Ctrl-C): an interrupted collection keeps every finished episode and drops the
+one in progress. Free space for each batch is checked before it is written. One run writes
+a dataset at a time: it holds the dataset's lock (``.<name>.lock`` beside its folder), and a
+second run on the same id is refused naming the dataset.
 """
 
 from __future__ import annotations
@@ -81,6 +91,8 @@ SHIPPED_DATASETS_PATH = Path(__file__).resolve().parent / "shipped"
 SHIPPED_DATASET_ID = "poolgym/nine-ball/bot-fast-tiny-v0"
 # The spec fields that must agree before episodes are appended to a dataset.
 SPEC_FIELDS = ("id", "entry_point", "kwargs", "max_episode_steps")
+# Free space kept beyond twice a batch's arrays before it is written (HDF5's own structures).
+FREE_SPACE_MARGIN = 1 << 20
 
 
 def require_minari():
@@ -243,6 +255,18 @@ class _Episode:
         self.terminations.append(bool(terminated))
         self.truncations.append(bool(truncated))
         self.infos.append(info)
+
+    def nbytes(self) -> int:
+        """About the bytes of the episode's arrays (strings by their length)."""
+        def size(value) -> int:
+            if isinstance(value, dict):
+                return sum(size(v) for v in value.values())
+            if isinstance(value, str):
+                return len(value.encode())
+            return np.asarray(value).nbytes if not isinstance(value, list) else sum(size(v) for v in value)
+
+        return sum(size(v) for v in (self.observations, self.actions, self.rewards, self.terminations,
+                                     self.truncations, self.infos))
 
     def buffer(self):
         from minari.data_collector import EpisodeBuffer
@@ -474,7 +498,8 @@ class _Writer:
         except BaseException as exc:
             self.discard()
             if isinstance(exc, (OSError, RuntimeError)):  # h5py's errors of a full disk are either
-                exc = OSError(getattr(exc, "errno", None) or errno.EIO,
+                code = getattr(exc, "errno", None) or (errno.ENOSPC if "errno = 28" in str(exc) else errno.EIO)
+                exc = OSError(code,
                               f"cannot write dataset {self.dataset_id} ({_one_line(exc)}); the dataset "
                               f"is unchanged")
             self.failed = exc
@@ -489,9 +514,13 @@ class _Writer:
         buffers = [e.buffer() for e in self.pending]
         if self.dataset is None and not buffers:
             return
+        # HDF5 meets a full disk badly (a cascade of errors, at times a crash as the process
+        # ends): the space is checked first, so a full disk is met here in one line.
+        needed = 2 * sum(e.nbytes() for e in self.pending) + FREE_SPACE_MARGIN
         if self.dataset is None:
             self.work = self.folder.with_name(f".{self.folder.name}.{uuid.uuid4().hex[:8]}.tmp")
             if self.existing is not None:
+                _check_free_space(self.folder.parent, needed + _size_on_disk(self.folder))
                 shutil.copytree(self.folder, self.work, symlinks=True)
                 self.dataset = MinariDataset(self.work / "data")
             else:
@@ -507,6 +536,7 @@ class _Writer:
                     "action_mode": game.mapper.mode, "obs_mode": game.obs_mode, "collections": []})
                 self.dataset = MinariDataset(storage)
         if buffers:
+            _check_free_space(self.work, needed)
             self.dataset.storage.update_episodes(buffers)
         self.recorded_steps += sum(len(e.rewards) for e in self.pending)
         self.recorded_episodes += len(self.pending)
@@ -546,8 +576,17 @@ class _Writer:
             self.work = None
 
 
+def _check_free_space(folder: Path, needed: int) -> None:
+    """``OSError`` (ENOSPC) when the file system of ``folder`` has less than ``needed`` bytes free."""
+    stats = os.statvfs(folder)
+    free = stats.f_bavail * stats.f_frsize
+    if free < needed:
+        raise OSError(errno.ENOSPC, f"needs about {needed / 1e6:.1f} MB, {free / 1e6:.1f} MB free in {folder}")
+
+
 def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    lines = text.strip().splitlines()
     return lines[0] if lines else type(exc).__name__
 
 
