@@ -749,6 +749,7 @@ def format_final(summary: dict) -> str:
             agents.append((row["baseline_name"], b))
         for label, s in [(label, s) for label, s in agents if s is not None]:
             rate = f"{s['success_rate']:.3f} [{s['success_ci'][0]:.3f}, {s['success_ci'][1]:.3f}]"
-            reward = f"{s['mean_reward']:+.3f} [{s['reward_ci'][0]:+.3f}, {s['reward_ci'][1]:+.3f}]"
+            ci = s["reward_ci"]  # None from one episode
+            reward = f"{s['mean_reward']:+.3f} " + (f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "[one episode]")
             lines.append(f"  {label:<14}{rate:<28}{reward:<26}{s['mean_pots']:.2f}")
     return "\n".join(lines)
