@@ -162,8 +162,8 @@ class DatasetFiles:
         actions = _read_space(group["actions"], self.action_space, where("actions"))
         rewards = group["rewards"][()]
         if not np.all(np.isfinite(rewards)):
-            raise ValueError(f"{where('rewards')}: row {_first_bad(np.isfinite(rewards))} is not finite; "
-                             f"finite numbers allowed")
+            row, _ = _first_bad(np.isfinite(rewards))
+            raise ValueError(f"{where('rewards')}: row {row} is {rewards[row]}; finite numbers allowed")
         masks = None
         if "infos" in group and "action_masks" in group["infos"]:
             masks = group["infos"]["action_masks"][()]
@@ -179,12 +179,16 @@ def read_dataset(dataset_id: str, data: str | os.PathLike | None = None, trusted
     dataset's ``env_spec`` names to find it: that runs the code the file names)."""
     data = Path(data) if data is not None else dataset_folder(dataset_id) / "data"
     path = data / METADATA_FILE
+    if not data.is_dir():
+        raise FileNotFoundError(f"dataset {dataset_id} not found: no folder {data}")
     if not path.is_file() or not (data / DATA_FILE).is_file():
-        raise FileNotFoundError(f"dataset {dataset_id} not found: no {METADATA_FILE} and {DATA_FILE} in {data}")
+        raise ValueError(f"{data}: dataset {dataset_id}: not a whole dataset (a {METADATA_FILE} and a {DATA_FILE} "
+                         f"allowed, found {sorted(p.name for p in data.iterdir())[:8]}); remove the folder or "
+                         f"choose another id")
     raw = read_bounded(path, MAX_METADATA_BYTES, f"the metadata of dataset {dataset_id}")
     try:
         metadata = json.loads(raw, parse_constant=_no_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise ValueError(f"{path}: dataset {dataset_id}: not JSON ({_first_line(exc)})") from None
     where = f"{path}: dataset {dataset_id}"
     if not isinstance(metadata, dict):
@@ -212,10 +216,9 @@ def read_dataset(dataset_id: str, data: str | os.PathLike | None = None, trusted
                          f"Box, Discrete or MultiDiscrete allowed")
     env_spec = _parse_env_spec(metadata.get("env_spec"), f"{where}: key 'env_spec'")
     if len(found) < 2:  # trusted: Minari builds the env the spec names for the missing space
-        import minari
+        from minari.dataset.minari_dataset import MinariDataset
 
-        dataset = minari.load_dataset(dataset_id) if data == dataset_folder(dataset_id) / "data" \
-            else minari.MinariDataset(data)
+        dataset = MinariDataset(data)
         found.setdefault("observation_space", dataset.observation_space)
         found.setdefault("action_space", dataset.action_space)
     return DatasetFiles(dataset_id, data, metadata, found["observation_space"], found["action_space"], env_spec,
@@ -245,7 +248,7 @@ def parse_space(text: Any, where: str) -> spaces.Space:
         raise ValueError(f"{where}: a space as Minari's JSON string allowed, got {type(text).__name__}")
     try:
         tree = json.loads(text, parse_constant=_no_constant)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ValueError(f"{where}: not a space ({_first_line(exc)}); Minari's JSON form of a "
                          f"{'/'.join(SPACE_TYPES)} space allowed") from None
     _check_space_tree(tree, where, depth=0)
@@ -319,7 +322,7 @@ def _member(parent, name: str, where: str, group: bool | None = False):
         raise ValueError(f"{where}: missing")
     link = parent.get(name, getlink=True)
     if not isinstance(link, h5py.HardLink):
-        raise ValueError(f"{where}: a {type(link).__name__}; only members stored in this file allowed")
+        raise ValueError(f"{where}: a link ({type(link).__name__}); only members stored in this file allowed")
     item = parent[name]
     if isinstance(item, h5py.Dataset) and (item.is_virtual or item.external):
         raise ValueError(f"{where}: data kept outside this file; only members stored in this file allowed")

@@ -17,10 +17,8 @@ minari = pytest.importorskip("minari")
 h5py = pytest.importorskip("h5py")
 
 from poolgym.agents.datasets import bc
-from poolgym.agents.datasets.checks import read_dataset
 from poolgym.agents.datasets.collect import SHIPPED_DATASET_ID, SHIPPED_DATASETS_PATH, collect
 from poolgym.agents.tools.cli import main
-from poolgym.files import atomic_write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 NINE = {"opponent": "legal-random", "action_mode": "choice_discrete", "obs_mode": "flat"}
@@ -104,7 +102,16 @@ def test_a_dataset_without_its_spaces_runs_no_code_in_training_or_appending(tiny
     assert not marker.exists() and _digest(tiny.parent) == before
 
 
+def test_a_half_written_dataset_folder_is_refused_naming_it(tiny, capsys):
+    (tiny / "metadata.json").unlink()
+    assert main(COLLECT_ARGS) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert f"{tiny}: dataset {SHIPPED_DATASET_ID}: not a whole dataset" in line and "remove the folder" in line
+
+
 def test_a_trusted_dataset_may_take_a_space_from_the_env_its_spec_names(tiny):
+    from poolgym.agents.datasets.checks import read_dataset
+
     _edit_metadata(tiny, lambda m: m.pop("observation_space"))
     with pytest.raises(ValueError, match="key 'observation_space' is missing"):
         read_dataset(SHIPPED_DATASET_ID)
@@ -157,6 +164,13 @@ CORRUPT = {
     "an_observation_space_that_is_no_json": (
         lambda data: _edit_metadata(data, lambda m: m.update(observation_space="garbage")),
         "key 'observation_space': not a space"),
+    "an_infinite_reward": (
+        _h5(lambda f: f["episode_5/rewards"].__setitem__(3, np.inf)),
+        "episode_5: rewards: row 3 is inf; finite numbers allowed"),
+    "rewards_read_from_another_file": (
+        _h5(lambda f: (f.__delitem__("episode_0/rewards"),
+                       f["episode_0"].__setitem__("rewards", h5py.ExternalLink("/etc/hostname", "/x")))),
+        "episode_0: rewards: a link (ExternalLink); only members stored in this file allowed"),
     "a_truncated_hdf5_file": (
         _truncate, "main_data.hdf5: dataset poolgym/nine-ball/bot-fast-tiny-v0: not a readable HDF5 file"),
 }
@@ -182,6 +196,8 @@ def test_behaviour_cloning_refuses_a_damaged_dataset_in_one_line_before_the_run_
 
 
 def test_the_json_writer_refuses_a_non_finite_number_naming_file_and_key(tmp_path):
+    from poolgym.files import atomic_write_json
+
     path = tmp_path / "summary.json"
     atomic_write_json(path, {"imitation": {"fit": {"nll": 1.5}}})
     for bad in (float("nan"), float("inf"), -float("inf")):
