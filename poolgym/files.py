@@ -3,7 +3,9 @@
 Writes go to a temporary file in the destination's own folder and are renamed into place
 with ``os.replace``, so a reader sees the old file or the new one, never half of one; a
 failed write (a full disk, Ctrl-C) removes the temporary file and leaves the previous file
-intact, and raises an ``OSError`` whose message names the destination.
+intact, and raises an ``OSError`` whose message names the destination. JSON is written by
+``atomic_write_json``, which refuses a number that is not finite (JSON has none). A folder
+written beside its destination is put in its place by ``replace_folder``.
 
 Reads of files that come from elsewhere (YAML, saved games, model records, datasets) take
 regular files only and stop at a size limit while reading, so a special file (``/dev/zero``,

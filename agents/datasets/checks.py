@@ -126,8 +126,8 @@ class DatasetFiles:
                 if (self.total_steps + self.total_episodes) * row_bytes > MAX_DATASET_BYTES:
                     raise ValueError(f"{self.where()}: {self.total_steps} steps would take more than "
                                      f"{MAX_DATASET_BYTES >> 30} GiB in memory; at most that is read")
-                for i, steps in enumerate(shapes):
-                    yield self._episode(file, i, steps)
+                for i in range(self.total_episodes):
+                    yield self._episode(file, i)
             except (OSError, RuntimeError, KeyError) as exc:  # a file damaged inside (h5py's read errors)
                 raise ValueError(f"{self.where()}: cannot read the HDF5 file (damaged: {_first_line(exc)}); "
                                  f"collect it again with poolgym collect") from None
@@ -155,9 +155,12 @@ class DatasetFiles:
             _check_declared_masks(group, self.action_space, n + 1, self.where(i, "infos/action_masks"))
         return n
 
-    def _episode(self, file, i: int, n: int) -> Episode:
+    def _episode(self, file, i: int) -> Episode:
+        """Episode ``i`` read (its declared shapes checked already) and checked for range."""
         group = file[f"episode_{i}"]
-        where = lambda field: self.where(i, field)  # noqa: E731
+
+        def where(field: str) -> str:
+            return self.where(i, field)
         observations = _read_space(group["observations"], self.observation_space, where("observations"))
         actions = _read_space(group["actions"], self.action_space, where("actions"))
         rewards = group["rewards"][()]
