@@ -170,8 +170,8 @@ def replace_folder(new: str | os.PathLike, dest: str | os.PathLike) -> None:
     With no ``dest`` it is a rename. Otherwise the two are exchanged in one step where the
     system can (Linux ``renameat2`` with ``RENAME_EXCHANGE``), so a reader sees the old folder
     or the new one, never neither; elsewhere ``dest`` is moved aside, ``new`` renamed into
-    place and the old folder removed. The old folder's contents are deleted at the end."""
-    import shutil
+    place and the old folder removed. The old folder is deleted at the end (a symbolic link
+    in ``dest``'s place: only the link)."""
     import uuid
 
     new, dest = Path(new), Path(dest)
@@ -179,7 +179,7 @@ def replace_folder(new: str | os.PathLike, dest: str | os.PathLike) -> None:
         os.rename(new, dest)
         return
     if _exchange(new, dest):
-        shutil.rmtree(new)
+        _remove(new)
         return
     aside = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.old")
     os.rename(dest, aside)
@@ -188,7 +188,17 @@ def replace_folder(new: str | os.PathLike, dest: str | os.PathLike) -> None:
     except BaseException:
         os.rename(aside, dest)
         raise
-    shutil.rmtree(aside)
+    _remove(aside)
+
+
+def _remove(path: Path) -> None:
+    """Removes the folder ``path``, or only the link when it is a symbolic link."""
+    import shutil
+
+    if path.is_symlink():
+        path.unlink()
+    else:
+        shutil.rmtree(path)
 
 
 def _exchange(a: Path, b: Path) -> bool:

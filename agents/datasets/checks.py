@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -184,10 +185,12 @@ def read_dataset(dataset_id: str, data: str | os.PathLike | None = None, trusted
     path = data / METADATA_FILE
     if not data.is_dir():
         raise FileNotFoundError(f"dataset {dataset_id} not found: no folder {data}")
-    if not path.is_file() or not (data / DATA_FILE).is_file():
+    if not path.exists() or not (data / DATA_FILE).exists():
         raise ValueError(f"{data}: dataset {dataset_id}: not a whole dataset (a {METADATA_FILE} and a {DATA_FILE} "
                          f"allowed, found {sorted(p.name for p in data.iterdir())[:8]}); remove the folder or "
                          f"choose another id")
+    if not (data / DATA_FILE).is_file() or not stat.S_ISREG(os.stat(data / DATA_FILE).st_mode):
+        raise ValueError(f"{data / DATA_FILE}: dataset {dataset_id}: not a regular file; a file of HDF5 data allowed")
     raw = read_bounded(path, MAX_METADATA_BYTES, f"the metadata of dataset {dataset_id}")
     try:
         metadata = json.loads(raw, parse_constant=_no_constant)

@@ -277,6 +277,16 @@ def test_a_real_full_disk_is_met_in_one_line_with_the_dataset_unchanged(tmp_path
         subprocess.run(["umount", str(disk)])
 
 
+def test_the_working_copy_a_killed_collection_left_is_removed_by_the_next(tiny):
+    left = tiny.parents[1] / f".{tiny.parent.name}.0123abcd.tmp"
+    shutil.copytree(tiny.parent, left)  # what a run killed before renaming leaves
+    other = tiny.parents[1] / ".bot-fast-tiny-v0.extra-v0.0123abcd.tmp"  # not this dataset's
+    other.mkdir()
+    assert collect("bot:fast", "poolgym/NineBall-v1", 1, SHIPPED_DATASET_ID, **NINE).total_episodes == 7
+    assert not left.exists() and other.exists()
+    assert minari.load_dataset(SHIPPED_DATASET_ID).total_episodes == 7
+
+
 def test_a_second_collection_on_one_dataset_is_refused_naming_it(tiny, capsys):
     lock = tiny.parent.parent / f".{tiny.parent.name}.lock"
     holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys; f = open(sys.argv[1], 'a'); "
