@@ -51,8 +51,9 @@ Nothing is lost: the run writes into a working copy beside the dataset's folder 
 the folder's place when the run ends, so a failure at any point (a full disk, a crash)
 leaves the dataset as it was and its id usable. Episodes are written to the copy every
 ``flush_every`` finished episodes (so memory holds one batch) and when the run ends or is
-interrupted (Ctrl-C): an interrupted collection keeps every finished episode and drops the
-one in progress. Free space for each batch is checked before it is written. One run writes
+interrupted (Ctrl-C, or SIGTERM, which acts as Ctrl-C while a collection runs): an
+interrupted collection keeps every finished episode and drops the one in progress; a
+process killed outright (SIGKILL, a crash) keeps none of the run's, the dataset as it was. Free space for each batch is checked before it is written. One run writes
 a dataset at a time: it holds the dataset's lock (``.<name>.lock`` beside its folder), and a
 second run on the same id is refused naming the dataset.
 """
@@ -355,15 +356,16 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
     flush_every = _count(flush_every, "flush_every", 1)
     env = make_collection_env(env_id, opponent, action_mode, obs_mode, pot_residual, lookahead_samples)
     try:
-        with dataset_lock(dataset_id):
+        with dataset_lock(dataset_id), _Interrupts().installed() as interrupts:
             return _collect(minari, agent, env, episodes, dataset_id, opponent, seed, flush_every, progress,
-                            stop_after)
+                            stop_after, interrupts)
     finally:
         env.close()
 
 
 def _collect(minari, agent: str, env: gym.Env, episodes: int, dataset_id: str, opponent: str | None, seed: int,
-             flush_every: int, progress: Callable[[], None] | None, stop_after: int | None) -> CollectResult:
+             flush_every: int, progress: Callable[[], None] | None, stop_after: int | None,
+             interrupts: _Interrupts) -> CollectResult:
     """``collect`` once the arguments are checked, the env made and the dataset's lock held."""
     folder = dataset_folder(dataset_id)
     _remove_leftovers(folder)
@@ -398,14 +400,16 @@ def _collect(minari, agent: str, env: gym.Env, episodes: int, dataset_id: str, o
             if progress is not None:
                 progress()
             if len(writer.pending) >= flush_every:
-                writer.flush()
+                with interrupts.writing():
+                    writer.flush()
     except BaseException as exc:  # Ctrl-C, or an agent that failed: keep what was finished
         interrupted = exc
     seconds = time.perf_counter() - start
     try:
         if writer.failed is None:
-            writer.flush(seconds=seconds, first_seed=first_seed)
-            writer.publish()
+            with interrupts.writing(then_raise=False):
+                writer.flush(seconds=seconds, first_seed=first_seed)
+                writer.publish()
     finally:
         writer.discard()
     if writer.failed is not None:
@@ -440,6 +444,53 @@ def dataset_lock(dataset_id: str) -> Iterator[Path]:
         yield lock
     finally:
         os.close(fd)
+
+
+class _Interrupts:
+    """Ctrl-C and SIGTERM (a job's time limit, ``kill``) during a collection: a
+    ``KeyboardInterrupt`` between writes, so the finished episodes are put in place before
+    the process ends; one that comes while a batch is written or the copy put in place
+    (``writing``) waits until that is done, so it never leaves a half-written copy. Only in
+    the main thread, where Python takes signals; elsewhere nothing changes."""
+
+    def __init__(self) -> None:
+        self.busy = False
+        self.pending = False
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator["_Interrupts"]:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = {sig: signal.signal(sig, self._handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _handle(self, signum, frame) -> None:
+        if self.busy:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def writing(self, then_raise: bool = True) -> Iterator[None]:
+        """The block runs to its end; an interrupt that came meanwhile is raised after it
+        (when ``then_raise``) or dropped (the collection is ending anyway)."""
+        self.busy = True
+        try:
+            yield
+        finally:
+            self.busy = False
+        if self.pending:
+            self.pending = False
+            if then_raise:
+                raise KeyboardInterrupt
 
 
 def _remove_leftovers(folder: Path) -> None:

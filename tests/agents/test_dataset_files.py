@@ -287,6 +287,40 @@ def test_the_working_copy_a_killed_collection_left_is_removed_by_the_next(tiny):
     assert minari.load_dataset(SHIPPED_DATASET_ID).total_episodes == 7
 
 
+def test_sigterm_keeps_the_finished_episodes_and_sigkill_leaves_the_dataset_as_it_was(tiny):
+    import signal
+    import time
+
+    env = {**os.environ, "MINARI_DATASETS_PATH": str(tiny.parents[3]), "OMP_NUM_THREADS": "1"}
+    args = list(COLLECT_ARGS)
+    args[args.index("--episodes") + 1] = "500"
+    copy = tiny.parents[1] / f".{tiny.parent.name}"
+    for sig in (signal.SIGKILL, signal.SIGTERM):
+        before = _digest(tiny.parents[1])
+        present = set(os.listdir(tiny.parents[1]))  # a copy the SIGKILL left is not this run's
+        run = subprocess.Popen([sys.executable, "-m", "poolgym.agents.tools.cli", *args], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        # Sent once the run's working copy holds episodes of its own (a batch was written).
+        while not any(p.name.startswith(copy.name + ".") and p.name.endswith(".tmp") and p.name not in present and
+                      (p / "data" / "main_data.hdf5").exists() and
+                      (p / "data" / "main_data.hdf5").stat().st_size > (tiny / "main_data.hdf5").stat().st_size
+                      for p in tiny.parents[1].iterdir()):
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+            time.sleep(0.2)
+        run.send_signal(sig)
+        out, err = run.communicate(timeout=300)
+        if sig == signal.SIGKILL:
+            assert run.returncode == -signal.SIGKILL
+            assert {k: v for k, v in _digest(tiny.parents[1]).items() if ".tmp" not in k} == before
+        else:
+            assert run.returncode == 130, err
+            assert "interrupted: kept" in out
+    kept = minari.load_dataset(SHIPPED_DATASET_ID).total_episodes
+    assert kept >= 6 + 20  # one batch at least, from the SIGTERM run
+    assert [p.name for p in tiny.parents[1].iterdir() if p.name.endswith(".tmp")] == []
+
+
 def test_a_second_collection_on_one_dataset_is_refused_naming_it(tiny, capsys):
     lock = tiny.parent.parent / f".{tiny.parent.name}.lock"
     holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys; f = open(sys.argv[1], 'a'); "
