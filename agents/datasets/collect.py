@@ -345,8 +345,10 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
     arguments (``make_collection_env``); ``progress()`` is called
     after each episode. ``stop_after`` raises ``KeyboardInterrupt`` after that many steps of
     this run, as a Ctrl-C would (for tests of an interrupted collection). A
-    ``KeyboardInterrupt`` keeps the finished episodes and is raised again after they are
-    written; ``CollectResult.interrupted`` is then on the exception's ``result``."""
+    ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM while the collection runs) keeps the finished
+    episodes and is raised again after they are written; ``CollectResult.interrupted`` is
+    then on the exception's ``result``. Another run on the same ``dataset_id`` meanwhile is
+    refused (``dataset_lock``)."""
     minari = require_minari()
     check_dataset_id(dataset_id)
     if not isinstance(agent, str):
