@@ -138,7 +138,12 @@ class Score:
     mean_length: float
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields as plain data; ``reward_ci`` is None where one episode gives no
+        interval (its bounds are infinite, which JSON cannot hold)."""
+        out = asdict(self)
+        if not all(math.isfinite(bound) for bound in self.reward_ci):
+            out["reward_ci"] = None
+        return out
 
 
 def with_action_masks(env: gym.Env, info: dict) -> dict:

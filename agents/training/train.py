@@ -61,7 +61,7 @@ from poolgym.agents.evaluation.evaluate import REFERENCE_AGENTS
 from poolgym.agents.evaluation.policy_eval import evaluate, resolve_opponent
 from poolgym.agents.training.train_config import Stage, TrainConfig, check_seed, load_config
 from poolgym.envs.sb3_models import algorithm_class, env_record, load_model as load_sb3_model, write_env_record
-from poolgym.files import atomic_write_bytes, atomic_write_text, read_bounded
+from poolgym.files import atomic_write_bytes, atomic_write_json, read_bounded
 
 # Evaluation racks are seeded apart from the training envs' seeds.
 EVAL_SEED_OFFSET = 1_000_000
@@ -538,7 +538,7 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
             "segments": list((previous or {}).get("segments", [])) + [segment],
             "interrupted": interrupted,
         }
-        atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+        atomic_write_json(out / "summary.json", summary)
         return summary
 
     try:
@@ -694,7 +694,7 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
         "eval_history": [], "final": final, "curve_final": curve_final,
         "model": str(out / "model.zip"), "monitor_dir": str(out / "monitor"),
     }
-    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+    atomic_write_json(out / "summary.json", summary)
     return summary
 
 
@@ -749,6 +749,7 @@ def format_final(summary: dict) -> str:
             agents.append((row["baseline_name"], b))
         for label, s in [(label, s) for label, s in agents if s is not None]:
             rate = f"{s['success_rate']:.3f} [{s['success_ci'][0]:.3f}, {s['success_ci'][1]:.3f}]"
-            reward = f"{s['mean_reward']:+.3f} [{s['reward_ci'][0]:+.3f}, {s['reward_ci'][1]:+.3f}]"
+            ci = s["reward_ci"]  # None from one episode
+            reward = f"{s['mean_reward']:+.3f} " + (f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "[one episode]")
             lines.append(f"  {label:<14}{rate:<28}{reward:<26}{s['mean_pots']:.2f}")
     return "\n".join(lines)
