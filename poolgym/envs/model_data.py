@@ -38,6 +38,7 @@ from __future__ import annotations
 import inspect
 import io
 import json
+import math
 import re
 import warnings
 import zipfile
@@ -56,6 +57,9 @@ MAX_MEMBERS = 64
 # SB3's ``data``: 47 KB for the shipped model.
 MAX_DATA_BYTES = 64 << 20
 TRUST_HINT = "pass --trust-model (trusted=True) if you trust this file"
+# The most components (or choices) a space rebuilt from a file's plain fields may have:
+# poolgym's largest observation has 734, and a space is allocated before it is compared.
+MAX_PLAIN_SPACE = 1 << 20
 
 # Entries that hold the state of a rollout in progress: training starts them afresh.
 _ROLLOUT_STATE = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
@@ -188,16 +192,19 @@ def _space_candidates(data: dict, record: dict | None) -> dict[str, list]:
 
 def _plain_spaces(stored: dict) -> list:
     """The space the plain fields ``stored`` describe in full, if any: a ``Discrete``, or a
-    ``Box`` with one bound for all its components."""
+    ``Box`` with one bound for all its components; at most ``MAX_PLAIN_SPACE`` of either."""
     import numpy as np
     from gymnasium import spaces
 
     try:
         if stored.get(":type:") == str(spaces.Discrete):
-            return [spaces.Discrete(int(stored["n"]), start=int(stored.get("start", 0)))]
+            n = int(stored["n"])
+            return [spaces.Discrete(n, start=int(stored.get("start", 0)))] if 0 < n <= MAX_PLAIN_SPACE else []
         if stored.get(":type:") == str(spaces.Box):
             dtype = np.dtype(stored["dtype"])
             shape = tuple(int(n) for n in stored["_shape"])
+            if dtype.kind not in "fiu" or len(shape) > 8 or not 0 < math.prod(shape) <= MAX_PLAIN_SPACE:
+                return []
             low, high = (dtype.type(float(stored[k])) for k in ("low_repr", "high_repr"))
             return [spaces.Box(low, high, shape, dtype)]
     except (KeyError, TypeError, ValueError):  # fields that are not those of a plain space

@@ -122,6 +122,42 @@ def test_the_shipped_model_read_as_data_acts_as_sb3_loads_it():
     _same_behaviour(SHIPPED, "MaskablePPO", seen)
 
 
+class _Plain(gym.Env):
+    """A foreign env whose spaces a model's plain fields describe in full."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (4,), np.float32)
+    action_space = gym.spaces.Discrete(3)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return self.observation_space.sample(), {}
+
+    def step(self, action):
+        return self.observation_space.sample(), 0.0, False, False, {}
+
+
+def test_a_foreign_model_loads_from_its_plain_fields_or_is_refused(tmp_path):
+    """A model of another env, without poolgym's record: spaces its plain fields describe in
+    full are rebuilt from them; a space they do not (a Box with a bound per component) needs
+    the trust flag."""
+    from stable_baselines3 import PPO
+
+    model = PPO("MlpPolicy", _Plain(), seed=0, n_steps=32, batch_size=32, n_epochs=1,
+                policy_kwargs={"net_arch": [8]})
+    model.learn(32)
+    model.save(tmp_path / "plain.zip")
+    path = str(tmp_path / "plain.zip")
+    obs = np.stack([_Plain.observation_space.sample() for _ in range(100)])
+    assert np.array_equal(load_model(path).predict(obs, deterministic=True)[0],
+                          PPO.load(path, device="cpu").predict(obs, deterministic=True)[0])
+    PPO("MlpPolicy", "Pendulum-v1", seed=0, n_steps=32, batch_size=32).save(tmp_path / "pendulum.zip")
+    path = str(tmp_path / "pendulum.zip")
+    with pytest.raises(ValueError, match=rf"^{path}: data entry 'observation_space' \(<class 'gymnasium.spaces.box.Box'>\) "
+                                         r"can only be read by unpickling it"):
+        load_model(path)
+    assert load_model(path, trusted=True).observation_space.shape == (3,)
+
+
 # ============================================================================ code in a model
 class _Marker:
     """Unpickled, it creates the file ``path``: what any code a hostile pickle names could do."""
@@ -203,6 +239,25 @@ def test_a_pickle_in_a_model_is_not_run_by_the_commands(hostile, command, capsys
     assert not (tmp_path / "datasets").exists() or not any((tmp_path / "datasets").rglob("*.hdf5"))
     # With the flag the file is trusted: SB3 unpickles it, and the pickle runs.
     assert main(argv + ["--trust-model"]) == 2
+    assert marker.exists()
+
+
+def test_train_resume_refuses_a_pickle_before_the_run_folder_is_made(hostile, tmp_path, capsys):
+    import yaml
+
+    from tests.train.test_recipes import tiny
+
+    path, marker = hostile
+    config = tmp_path / "finetune.yaml"
+    config.write_text(yaml.safe_dump(tiny("lookahead_finetune")))
+    out = tmp_path / "run"
+    argv = ["train", "--config", str(config), "--resume", path, "--out", str(out), "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "data entry 'observation_space'" in err and "--trust-model" in err
+    assert not marker.exists() and not out.exists()
+    # Trusted, SB3 unpickles it: the pickle runs.
+    main(argv + ["--trust-model"])
     assert marker.exists()
 
 
