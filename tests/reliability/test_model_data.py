@@ -4,7 +4,6 @@ within bounds."""
 
 import base64
 import json
-import os
 import subprocess
 import sys
 import zipfile
@@ -296,13 +295,20 @@ def test_a_model_that_needs_unpickling_loads_only_when_trusted(tiny_models, tmp_
 
 
 def test_the_shipped_and_fresh_models_load_without_trust_or_warning(tiny_models):
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        make_agent("pretrained:nine_ball", get_ruleset("nine_ball"))
-        for algorithm, path in tiny_models.items():
-            load_model(path, algorithm)
+    """In a fresh process, with every warning an error: what the quickstart does with the
+    model it just wrote, and the shipped agent."""
+    script = ("import sys\n"
+              "from poolgym.agents.training.train import load_model\n"
+              "from poolgym.agents.evaluation.loading import make_agent\n"
+              "from poolgym.rules import get_ruleset\n"
+              "make_agent('pretrained:nine_ball', get_ruleset('nine_ball'))\n"
+              "for spec in sys.argv[1:]:\n"
+              "    algorithm, path = spec.split('=')\n"
+              "    load_model(path, algorithm)\n")
+    done = subprocess.run([sys.executable, "-W", "error::UserWarning", "-c", script]
+                          + [f"{a}={p}" for a, p in tiny_models.items()],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Warning" not in done.stderr, done.stderr[-2000:]
 
 
 # ============================================================================ bounds
