@@ -164,14 +164,15 @@ class EnvActor:
     object changes (PotBall's drill rules name each episode's target) and reseeded every
     episode (``start``), so an episode's actions depend only on its seed."""
 
-    def __init__(self, spec: str, env: gym.Env, seed: int) -> None:
+    def __init__(self, spec: str, env: gym.Env, seed: int, trusted: bool = False) -> None:
         from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
 
         self.env, self.game = env, env.unwrapped
         self._make = lambda rules, s: make_agent(spec, rules, seed=s, noise=self.game.simulator.noise,
                                                  action_mode=self.game.mapper.mode, obs_mode=self.game.obs_mode,
                                                  max_speed=self.game.mapper.max_speed,
-                                                 elevation=bool(getattr(self.game, "elevation", False)))
+                                                 elevation=bool(getattr(self.game, "elevation", False)),
+                                                 trusted=trusted)
         self._rules = self.game.rules
         self.agent = self._make(self._rules, seed)
         self._direct = isinstance(self.agent, PolicyAgent) and self._same_format(self.agent)
@@ -339,7 +340,7 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
             action_mode: str | None = None, obs_mode: str | None = None, pot_residual: str | None = None,
             lookahead_samples: int | None = None, seed: int = 0,
             flush_every: int = FLUSH_EVERY, progress: Callable[[], None] | None = None,
-            stop_after: int | None = None) -> CollectResult:
+            stop_after: int | None = None, trust_model: bool = False) -> CollectResult:
     """Record ``episodes`` episodes of ``agent`` (a ladder name or model spec) in ``env_id``
     into the Minari dataset ``dataset_id`` (module docstring), in an env made with the given
     arguments (``make_collection_env``); ``progress()`` is called
@@ -348,7 +349,8 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
     ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM while the collection runs) keeps the finished
     episodes and is raised again after they are written; ``CollectResult.interrupted`` is
     then on the exception's ``result``. Another run on the same ``dataset_id`` meanwhile is
-    refused (``dataset_lock``)."""
+    refused (``dataset_lock``). ``trust_model``: a model agent may be unpickled
+    (``poolgym.envs.sb3_models.load_model``)."""
     minari = require_minari()
     check_dataset_id(dataset_id)
     if not isinstance(agent, str):
@@ -360,21 +362,21 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
     try:
         with dataset_lock(dataset_id), _Interrupts().installed() as interrupts:
             return _collect(minari, agent, env, episodes, dataset_id, opponent, seed, flush_every, progress,
-                            stop_after, interrupts)
+                            stop_after, interrupts, trust_model)
     finally:
         env.close()
 
 
 def _collect(minari, agent: str, env: gym.Env, episodes: int, dataset_id: str, opponent: str | None, seed: int,
              flush_every: int, progress: Callable[[], None] | None, stop_after: int | None,
-             interrupts: _Interrupts) -> CollectResult:
+             interrupts: _Interrupts, trust_model: bool) -> CollectResult:
     """``collect`` once the arguments are checked, the env made and the dataset's lock held."""
     folder = dataset_folder(dataset_id)
     _remove_leftovers(folder)
     existing = load_dataset(dataset_id) if (folder / "data").exists() else None
     if existing is not None:
         _check_appendable(existing, env, agent)
-    actor = EnvActor(agent, env, seed)
+    actor = EnvActor(agent, env, seed, trusted=trust_model)
     game = env.unwrapped
     writer = _Writer(minari, dataset_id, env, agent, opponent, existing)
     # Appended episodes take the seeds after the dataset's own.

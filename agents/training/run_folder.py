@@ -103,6 +103,21 @@ def locked(out: str | os.PathLike) -> Iterator[Path]:
                 os.unlink(lock)
 
 
+def read_summary(path: str | os.PathLike) -> dict:
+    """The run summary at ``path`` (``summary.json``), read within ``MAX_SUMMARY_BYTES``; a
+    one-line ``ValueError`` naming the file when it is not a JSON object."""
+    raw = read_bounded(path, MAX_SUMMARY_BYTES, "a run's summary")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"{path}: not a run summary (nested too deeply)") from None
+    except ValueError as exc:  # not UTF-8, not JSON
+        raise ValueError(f"{path}: not a run summary (not JSON: {' '.join(str(exc).split())})"[:500]) from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a run summary (a JSON object)")
+    return data
+
+
 def used_entries(out: str | os.PathLike) -> list[str]:
     """The entries of ``RUN_ENTRIES`` present in ``out``."""
     out = Path(out)
@@ -128,10 +143,7 @@ def prepare(out: str | os.PathLike, resume: str | os.PathLike | None, replace: b
         summary = out / "summary.json"
         if not summary.is_file():
             return {}
-        data = json.loads(read_bounded(summary, MAX_SUMMARY_BYTES, "a run's summary"))
-        if not isinstance(data, dict):
-            raise ValueError(f"{summary}: not a run summary (a JSON object)")
-        return data
+        return read_summary(summary)
     if not used:
         return None
     if resume is not None and _inside(Path(resume), out):

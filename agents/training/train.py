@@ -426,7 +426,8 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
           steps: int | None = None, seed: int | None = None, device: str = "cpu",
           progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1, update_threads: int = 2,
           resume: str | Path | None = None, replace: bool = False, eval_racks: int | None = None,
-          evaluate: bool = True, progress: Callable[[str, int, str], Any] | None = None) -> dict:
+          evaluate: bool = True, progress: Callable[[str, int, str], Any] | None = None,
+          trust_model: bool = False) -> dict:
     """Train the agent a config describes and return the run's summary (also written to
     ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads while the envs
@@ -436,8 +437,9 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     when no env steps: the recipes' minibatches of 256 through two 256-wide networks update
     1.3 times faster on two threads than on one. ``resume`` (a model zip written by a run of this config)
     starts from its weights, step count and return statistics (the "untrained" reference
-    is then the resumed network); only load files you trust (the file is unpickled in
-    full, optimiser state included). ``resume=<out>/model.zip`` continues the run in
+    is then the resumed network), optimiser state included; it is read as data unless
+    ``trust_model``, which lets it be unpickled (``poolgym.envs.sb3_models.load_model``).
+    ``resume=<out>/model.zip`` continues the run in
     ``out``; any other run into a folder that holds one is refused unless ``replace``
     (``poolgym.agents.training.run_folder``). Ctrl-C saves the model and summary of what
     was trained and raises ``TrainingInterrupted``. ``eval_racks`` and ``evaluate`` set the
@@ -476,14 +478,14 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     algorithm = algorithm_class(cfg.algorithm)
     resumed = None
     if resume is not None:
-        _check_resumable(str(resume), record)
+        _check_resumable(str(resume), record, trust_model)
         resumed = return_norm.read(str(resume))
     torch.set_num_threads(torch_threads)
     with run_folder.locked(out), _fast_distributions():
         previous = run_folder.prepare(out, resume, replace)
         return _run(cfg, out, record, observe, algorithm, resume, resumed, previous, device=device,
                     progress_bar=progress_bar, verbose=verbose, progress=progress,
-                    threads=(torch_threads, min(update_threads, os.cpu_count() or 1)))
+                    threads=(torch_threads, min(update_threads, os.cpu_count() or 1)), trust_model=trust_model)
 
 
 @contextlib.contextmanager
@@ -506,7 +508,8 @@ def _fast_distributions():
 
 def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, resumed: dict | None,
          previous: dict | None, *, device: str, progress_bar: bool, verbose: int,
-         progress: Callable[[str, int, str], Any] | None, threads: tuple[int, int] = (1, 1)) -> dict:
+         progress: Callable[[str, int, str], Any] | None, threads: tuple[int, int] = (1, 1),
+         trust_model: bool = False) -> dict:
     """The training of ``train`` in its locked, prepared run folder; ``previous`` is the
     summary of the run being continued there (None for a new run); ``threads``: torch's
     threads while the envs step and during the updates."""
@@ -549,8 +552,8 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                     if resume is not None:
                         # The config's hyperparameters, not the saved ones: a run goes on as its
                         # config says (a network of other ``policy_kwargs`` is refused by SB3).
-                        model = algorithm.load(str(resume), env=vec_env, device=device,
-                                               tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
+                        model = load_sb3_model(str(resume), cfg.algorithm, device=device, trusted=trust_model,
+                                               env=vec_env, tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
                     else:
                         from poolgym.agents.training.canonical_policy import policy_class
 
@@ -698,10 +701,11 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
     return summary
 
 
-def _check_resumable(path: str, record: dict) -> None:
+def _check_resumable(path: str, record: dict, trusted: bool = False) -> None:
     """``ValueError`` unless the model at ``path`` was trained by this config's algorithm
-    with its action mapping and observation format (checked before anything is built)."""
-    from poolgym.envs.sb3_models import check_model_path, read_env_record, recorded_mapping
+    with its action mapping and observation format and loads (as data, unless ``trusted``),
+    checked before anything is built."""
+    from poolgym.envs.sb3_models import check_loadable, check_model_path, read_env_record, recorded_mapping
 
     saved = read_env_record(check_model_path(path))
     if saved is None:
@@ -713,6 +717,7 @@ def _check_resumable(path: str, record: dict) -> None:
     if differ:
         raise ValueError(f"resume: {path} was not trained with this config's algorithm, action "
                          f"mapping and observation format: {'; '.join(differ)}")
+    check_loadable(path, record["algorithm"], trusted)
 
 
 def _final_observation_space(cfg: TrainConfig):
@@ -727,10 +732,10 @@ def _final_observation_space(cfg: TrainConfig):
         env.close()
 
 
-def load_model(path: str | Path, algorithm: str, device: str = "cpu"):
+def load_model(path: str | Path, algorithm: str, device: str = "cpu", trusted: bool = False):
     """A saved model of ``algorithm`` ("PPO", "SAC", "TD3", "MaskablePPO"), loaded the one way models
-    are (``poolgym.envs.sb3_models.load_model``)."""
-    return load_sb3_model(str(path), algorithm, device=device)
+    are (``poolgym.envs.sb3_models.load_model``: as data unless ``trusted``)."""
+    return load_sb3_model(str(path), algorithm, device=device, trusted=trusted)
 
 
 def format_final(summary: dict) -> str:

@@ -71,8 +71,8 @@ class SB3Policy:
     ``model`` is a loaded model or a path to a saved one, loaded with
     ``poolgym.envs.sb3_models.load_model`` (``algorithm`` names its class, e.g. ``"PPO"``);
     ``env_record`` is then the env the model was trained on (``read_env_record``), or None
-    for an older file that does not say; ``trusted`` goes to ``load_model`` (no warning
-    that the file is code, for the package's own models).
+    for an older file that does not say; ``trusted`` goes to ``load_model`` (the file may
+    be unpickled, which runs code: only for files you trust).
     """
 
     def __init__(self, model, algorithm: str = "PPO", deterministic: bool = True, trusted: bool = False) -> None:
