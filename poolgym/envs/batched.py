@@ -121,6 +121,11 @@ class BatchedPoolEnv(VectorEnv):
         """Each table's attribute ``name``."""
         return tuple(getattr(table, name) for table in self.tables)
 
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close every table (``VectorEnv.close`` calls this once)."""
+        for table in self.tables:
+            table.close()
+
     # ------------------------------------------------------------------ the tables
     def reset_table(self, i: int, seed: int | None = None, options: dict | None = None):
         """Reset table ``i`` alone (``PoolEnv.reset``); its observation and info."""
