@@ -106,10 +106,10 @@ def test_make_vec_gives_the_batched_env_and_sync_still_wraps():
     assert gym.spec("poolgym/PotBall-v1").vector_entry_point is None  # a different env: wrapped
 
 
-@pytest.mark.parametrize("num_envs", [1, 4, 9])
+@pytest.mark.parametrize("num_envs", [1, 4, 9, 16])
 def test_nine_ball_choice_discrete_masked_random_is_the_single_env(num_envs):
     seeds = [7001 + 13 * k for k in range(num_envs)]
-    _play_both("poolgym/NineBall-v1", seeds, 40, "masked", action_mode="choice_discrete")
+    _play_both("poolgym/NineBall-v1", seeds, 60, "masked", action_mode="choice_discrete")
 
 
 def test_nine_ball_choice_discrete_random_and_flat_with_truncation():
@@ -163,3 +163,35 @@ def test_a_hundred_thousand_steps_are_the_single_env():
         _play_both("poolgym/NineBall-v1", [s + 100_000 for s in seeds[:16]], 100, "random", action_mode="aim")
         total += 32 * 200 + 16 * 100
         block += 1
+
+
+def test_the_lookahead_entry_and_make_vec_sync_agree_with_the_batched_env():
+    _play_both("poolgym/NineBall-v1", [9701, 9702], 6, "masked", action_mode="choice_discrete", lookahead=True)
+    kwargs = {"action_mode": "choice_discrete"}
+    batched = gym.make_vec("poolgym/NineBall-v1", num_envs=3, **kwargs)
+    sync = gym.make_vec("poolgym/NineBall-v1", num_envs=3, vectorization_mode="sync", **kwargs)
+    got, want = batched.reset(seed=9801), sync.reset(seed=9801)
+    rng = np.random.default_rng(9801)
+    for _ in range(12):
+        for a, b in zip(got[:-1], want[:-1]):
+            assert all(np.array_equal(a[k], b[k]) for k in b) if isinstance(b, dict) else np.array_equal(a, b)
+        assert all(_same_info(_table_info(got[-1], i), _table_info(want[-1], i)) for i in range(3))
+        actions = rng.integers(0, batched.single_action_space.nvec, (3, len(batched.single_action_space.nvec)))
+        got, want = batched.step(actions), sync.step(actions)
+
+
+def test_bench_envs_batched_reports_the_three_side_by_side(tmp_path, capsys):
+    import json
+
+    from poolgym.agents.tools.cli import main
+
+    out = tmp_path / "bench.json"
+    assert main(["bench-envs", "--batched", "1,2", "--modes", "choice_discrete", "--steps", "4", "--reps", "1",
+                 "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["batched"]
+    assert [r["num_envs"] for r in rows] == [1, 2]
+    assert all(r[f"{k}_steps_per_s"] > 0 for r in rows for k in ("single", "sync", "batched"))
+    assert main(["bench-envs", "--batched", "0"]) == 2
+    assert main(["bench-envs", "--batched", "2", "--env", "poolgym/PotBall-v1"]) == 2
+    err = capsys.readouterr().err
+    assert "--batched must be comma-separated table counts" in err and "has no batched form" in err
