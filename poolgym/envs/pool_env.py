@@ -512,8 +512,6 @@ class PoolEnv(RenderMixin, gym.Env):
         agent is not to act, appending their outcomes to ``outcomes``. An agent opponent's
         move is encoded with ``opponent_mapper``; a policy's action is the env's own. Any
         failure is raised as an ``OpponentError`` naming the opponent."""
-        if self.solo:
-            return
         while self.opponent_to_act():
             self._collect(self.finish_opponent_move(self.stage_opponent_move(outcomes)), outcomes)
 
@@ -522,7 +520,7 @@ class PoolEnv(RenderMixin, gym.Env):
         not solo and the agent is not to act."""
         return not self._done and not self.solo and actor(self.state) != self.agent
 
-    def stage_opponent_move(self, outcomes: list[Outcome]) -> "StagedMove":
+    def stage_opponent_move(self, outcomes: list[Outcome]) -> StagedMove:
         """The opponent's next move, chosen and staged (``stage_move``). An agent opponent's
         move is encoded with ``opponent_mapper``; a policy's action (it sees the step's
         ``outcomes`` so far) is the env's own. Any failure is raised as an
@@ -539,7 +537,7 @@ class PoolEnv(RenderMixin, gym.Env):
         except Exception as exc:
             raise self._opponent_error(exc) from exc
 
-    def finish_opponent_move(self, staged: "StagedMove", result: ShotResult | None = None) -> MoveRecord:
+    def finish_opponent_move(self, staged: StagedMove, result: ShotResult | None = None) -> MoveRecord:
         """``finish_move`` for the opponent's staged move; a failure (its move refused by
         the rules) is raised as an ``OpponentError``."""
         try:
@@ -599,7 +597,7 @@ class PoolEnv(RenderMixin, gym.Env):
         record."""
         return self.finish_move(self.stage_move(action, mapping))
 
-    def stage_move(self, action, mapping: str | None = None) -> "StagedMove":
+    def stage_move(self, action, mapping: str | None = None) -> StagedMove:
         """The first phase of ``play_move``: ``action`` validated and decoded for whoever is
         to act and, for a shot, its layout checked and its noise drawn (``stage_shot``).
         Nothing else changes until ``finish_move``; in between, ``staged.shot`` (when set) is
@@ -616,7 +614,7 @@ class PoolEnv(RenderMixin, gym.Env):
                                 state_checked=before is self._built_state)
         return StagedMove(actor(before), action, mapper, before, move, staged)
 
-    def finish_move(self, staged: "StagedMove", result: ShotResult | None = None) -> MoveRecord:
+    def finish_move(self, staged: StagedMove, result: ShotResult | None = None) -> MoveRecord:
         """The last phase of ``play_move``: the staged move's shot judged (``result``: the
         simulation of ``staged.shot``; simulated here when None) or its decision applied,
         the rack ended when it is over; the record, told to ``move_listeners``."""
