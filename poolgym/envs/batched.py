@@ -106,7 +106,7 @@ class BatchedPoolEnv(VectorEnv):
     def table_action_masks(self, i: int) -> np.ndarray:
         """Table ``i``'s action masks (``action_masks``' row ``i``)."""
         table = self.tables[i]
-        if self._autoreset[i] or table.state is None:
+        if table.mapper.masked and (self._autoreset[i] or table.state is None):
             space = self.single_action_space
             size = int(np.sum(space.nvec)) if hasattr(space, "nvec") else int(space.n)
             return np.ones(size, dtype=bool)

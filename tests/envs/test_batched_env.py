@@ -150,6 +150,8 @@ def test_bad_arguments_are_refused():
     vec = BatchedPoolEnv(num_envs=2)
     with pytest.raises(ValueError, match="one seed per table"):
         vec.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="needs a masked action mode"):
+        vec.action_masks()
 
 
 @pytest.mark.slow
