@@ -163,6 +163,8 @@ def _quickstart(args: argparse.Namespace) -> int:
 
 
 def _bench_envs(args: argparse.Namespace) -> int:
+    if args.batched:
+        return _bench_batched(args)
     from poolgym.agents.tools import scale_bench
 
     from poolgym.agents.tools import speed_compare
@@ -183,6 +185,31 @@ def _bench_envs(args: argparse.Namespace) -> int:
         rows = scale_bench.run(args.env, args.steps, with_ray=not args.no_ray, address=args.address)
         print(scale_bench.format_report(rows))
     write_json(args.json, {"per_mode": per_mode, "scaling": rows})
+    return 0
+
+
+def _bench_batched(args: argparse.Namespace) -> int:
+    """``bench-envs --batched SIZES``: the batched env beside the single env and make_vec's
+    sync wrapping (``poolgym.agents.tools.batched_bench``)."""
+    import gymnasium as gym
+
+    from poolgym.agents.tools import batched_bench
+
+    env_id = _env_id(args.env, "--env")
+    if gym.spec(env_id).vector_entry_point is None:
+        raise UsageError(f"--env {env_id!r} has no batched form (no vector_entry_point)")
+    try:
+        sizes = [int(n) for n in _names(args.batched)]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise UsageError(f"--batched must be comma-separated table counts >= 1, got {args.batched!r}")
+    modes = _names(args.modes)
+    for mode in modes:  # a bad mode is one line before any timing
+        _make_env(env_id, action_mode=mode).close()
+    rows = batched_bench.run(env_id, modes, sizes, args.steps, args.reps)
+    print(batched_bench.format_report(rows))
+    write_json(args.json, {"batched": rows})
     return 0
 
 
@@ -810,6 +837,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_envs.add_argument("--reps", type=_positive_int, default=3,
                             help="fresh processes per tree and case; the best is reported")
     bench_envs.add_argument("--no-scaling", action="store_true", help="skip the 1/2-worker and Ray rows")
+    bench_envs.add_argument("--batched", metavar="SIZES", help="instead: the batched env (make_vec) beside the "
+                            "single env and make_vec's sync wrapping, with these comma-separated table counts, "
+                            "--steps table steps per figure, --modes, best of --reps")
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 

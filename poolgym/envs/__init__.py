@@ -23,6 +23,8 @@ GAME_STEP_LIMIT = 500
 
 _GAME = "poolgym.envs.pool_env:PoolEnv"
 _POT_BALL = "poolgym.envs.practice:PotBallEnv"
+# The game ids' natively batched form (``gym.make_vec``): their tables' shots simulated together.
+_BATCHED = "poolgym.envs.batched:BatchedPoolEnv"
 # The benchmark defaults of every v1 game env (see the README's "Benchmark protocol").
 # A power break is about 12 m/s, so the v1 strokes reach it.
 BENCHMARK_DEFAULTS = {"noise": "tournament", "rack_model": "benchmark", "breaker": "random",
@@ -94,7 +96,9 @@ def register_builtin_envs() -> None:
 
     for env_id, (entry_point, kwargs, limit) in BUILTIN_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=entry_point, kwargs=dict(kwargs), max_episode_steps=limit)
+            batched = _BATCHED if entry_point == _GAME else None
+            gymnasium.register(env_id, entry_point=entry_point, vector_entry_point=batched, kwargs=dict(kwargs),
+                               max_episode_steps=limit)
 
 
 __all__ = ["BENCHMARK_DEFAULTS", "BUILTIN_IDS", "ID_SUMMARIES", "VERSION_HISTORY", "MoveRecord", "PoolEnv", "PotBallEnv", "RecordEveryFrame",

@@ -19,7 +19,7 @@ from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES,
 from poolgym.envs.lookahead import check_samples as check_lookahead_samples
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
-from poolgym.envs.play import simulate_move
+from poolgym.envs.play import StagedShot, shot_events, stage_shot
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.opponents import make_opponent
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
@@ -28,7 +28,7 @@ from poolgym.racking import RackModel
 from poolgym.render.animation import Motion, Still
 from poolgym.render.geometry import in_hand_spot
 from poolgym.render.overlay import PLAYER_NAMES, decision_verdict, game_status, shot_verdict, shooting
-from poolgym.rules import CueBallZone, Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
+from poolgym.rules import CueBallZone, Decision, GameState, Outcome, RuleOptions, Ruleset, ShotEvents, get_ruleset
 from poolgym.table import Table
 
 
@@ -117,12 +117,36 @@ class MoveRecord:
     mapping: str
 
     @property
+    def decision(self) -> Decision | None:
+        """The ``Decision`` when the move answered one, else None (the move was a shot)."""
+        return self.move if isinstance(self.move, Decision) else None
+
+    @property
     def layout(self) -> dict[int, tuple[float, float]]:
         """The balls as they lay when the shot was struck (the cue ball at its placement)."""
         layout = self.before.positions
         if isinstance(self.move, ShotMove) and self.move.placement is not None:
             layout[0] = self.move.placement
         return layout
+
+
+class StagedMove(NamedTuple):
+    """A move between ``PoolEnv.stage_move`` and ``PoolEnv.finish_move``: who plays it, the
+    validated ``action``, the ``mapper`` that decoded it, the state ``before`` and the
+    ``move``; for a shot, ``staged`` is its ``StagedShot`` (to simulate) or the events of a
+    placement that overlapped a ball (nothing to simulate), else None."""
+
+    player: int
+    action: Any
+    mapper: ActionMapper
+    before: GameState
+    move: ShotMove | Decision
+    staged: StagedShot | ShotEvents | None
+
+    @property
+    def shot(self) -> StagedShot | None:
+        """The shot to simulate, if any."""
+        return self.staged if isinstance(self.staged, StagedShot) else None
 
 
 class PoolEnv(RenderMixin, gym.Env):
@@ -417,22 +441,40 @@ class PoolEnv(RenderMixin, gym.Env):
         fails (the agent's action, the opponent's policy, action or move), the env is left
         exactly as before the call (state, racks, random generators, episode flags) and no
         move reaches ``move_listeners``; an opponent's failure is an ``OpponentError``."""
+        decision = None
+        with self._all_or_nothing():
+            outcomes, potential_before = self.begin_step(action)
+            if not self._done:
+                record = self.play_move(action)
+                self._collect(record, outcomes)
+                decision = record.decision
+                self._opponent_turns(outcomes)
+        result = self.end_step(outcomes, potential_before, decision)
+        self._render_human()
+        return result
+
+    def begin_step(self, action) -> tuple[list[Outcome], float]:
+        """The first phase of ``step``, inside its ``_all_or_nothing``: the outcomes the
+        step starts with (the opponent's opening, after a reset) and the shaping potential
+        before it. When the episode is over before the agent's first move (the opponent won
+        the match in ``reset``), ``action`` is validated and nothing is played; otherwise
+        the agent's move is played next (``play_move``, or ``stage_move`` and
+        ``finish_move``), then the opponent's (``_opponent_turns``)."""
         first = self._before_first_move
         if self._done and first is None:
             raise ResetNeeded("the episode is over: call reset() before step()")
-        with self._all_or_nothing():
-            self._before_first_move = None
-            outcomes: list[Outcome] = list(first or [])
-            decision = None
-            potential_before = self._remembered_potential()
-            if self._done:
-                # The opponent won the match before the agent's first move: nothing to play.
-                self.mapper.validate(action)
-            else:
-                record = self.play_move(action)
-                self._collect(record, outcomes)
-                decision = record.move if record.outcome is None else None
-                self._opponent_turns(outcomes)
+        self._before_first_move = None
+        outcomes: list[Outcome] = list(first or [])
+        potential_before = self._remembered_potential()
+        if self._done:
+            # The opponent won the match before the agent's first move: nothing to play.
+            self.mapper.validate(action)
+        return outcomes, potential_before
+
+    def end_step(self, outcomes: list[Outcome], potential_before: float, decision: Decision | None = None):
+        """The last phase of ``step``: its observation, reward, terminated and truncated
+        flags and info from the step's ``outcomes`` (and the agent's ``decision``, when its
+        move answered one)."""
         terms = dict.fromkeys(_TERM_NAMES, 0.0)
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
@@ -441,7 +483,6 @@ class PoolEnv(RenderMixin, gym.Env):
             terms["shaping"] = self.shaping.term(potential_before, self._remembered_potential())
         reward = weigh(terms, self.weights)
         player = actor(self.state) if self.solo else self.agent
-        self._render_human()
         return self._observation(player), reward, self._done, False, self._info(outcomes, terms, decision=decision)
 
     # ------------------------------------------------------------------ rendering
@@ -486,24 +527,42 @@ class PoolEnv(RenderMixin, gym.Env):
         agent is not to act, appending their outcomes to ``outcomes``. An agent opponent's
         move is encoded with ``opponent_mapper``; a policy's action is the env's own. Any
         failure is raised as an ``OpponentError`` naming the opponent."""
-        if self.solo:
-            return
-        opponent, agent = self.opponent, self.agent
-        while not self._done and actor(self.state) != agent:
-            theirs = 1 - agent
-            try:
-                if hasattr(opponent, "choose"):
-                    state = self.state
-                    move = opponent.choose(state)
-                    action = self.opponent_mapper.encode(move, state, self.rules)
-                    record = self.play_move(action, mapping=self.opponent_mapper.mode)
-                else:
-                    action = opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
-                    record = self.play_move(action)
-            except Exception as exc:
-                raise OpponentError(f"the opponent's move failed ({self.opponent_name or self.opponent!r}): "
-                                    f"{type(exc).__name__}: {exc}") from exc
-            self._collect(record, outcomes)
+        while self.opponent_to_act():
+            self._collect(self.finish_opponent_move(self.stage_opponent_move(outcomes)), outcomes)
+
+    def opponent_to_act(self) -> bool:
+        """Whether the opponent plays next inside ``step``: the episode goes on, the env is
+        not solo and the agent is not to act."""
+        return not self._done and not self.solo and actor(self.state) != self.agent
+
+    def stage_opponent_move(self, outcomes: list[Outcome]) -> StagedMove:
+        """The opponent's next move, chosen and staged (``stage_move``). An agent opponent's
+        move is encoded with ``opponent_mapper``; a policy's action (it sees the step's
+        ``outcomes`` so far) is the env's own. Any failure is raised as an
+        ``OpponentError`` naming the opponent."""
+        opponent, theirs = self.opponent, 1 - self.agent
+        try:
+            if hasattr(opponent, "choose"):
+                state = self.state
+                move = opponent.choose(state)
+                action = self.opponent_mapper.encode(move, state, self.rules)
+                return self.stage_move(action, mapping=self.opponent_mapper.mode)
+            action = opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
+            return self.stage_move(action)
+        except Exception as exc:
+            raise self._opponent_error(exc) from exc
+
+    def finish_opponent_move(self, staged: StagedMove, result: ShotResult | None = None) -> MoveRecord:
+        """``finish_move`` for the opponent's staged move; a failure (its move refused by
+        the rules) is raised as an ``OpponentError``."""
+        try:
+            return self.finish_move(staged, result)
+        except Exception as exc:
+            raise self._opponent_error(exc) from exc
+
+    def _opponent_error(self, exc: Exception) -> OpponentError:
+        return OpponentError(f"the opponent's move failed ({self.opponent_name or self.opponent!r}): "
+                             f"{type(exc).__name__}: {exc}")
 
     @contextmanager
     def _all_or_nothing(self) -> Iterator[None]:
@@ -551,31 +610,52 @@ class PoolEnv(RenderMixin, gym.Env):
         ``mapping`` (``mapper_for``; default the agent's). ``step`` is built on it; replays
         and tools use it directly. Every listener in ``move_listeners`` is called with the
         record."""
+        return self.finish_move(self.stage_move(action, mapping))
+
+    def stage_move(self, action, mapping: str | None = None) -> StagedMove:
+        """The first phase of ``play_move``: ``action`` validated and decoded for whoever is
+        to act and, for a shot, its layout checked and its noise drawn (``stage_shot``).
+        Nothing else changes until ``finish_move``; in between, ``staged.shot`` (when set) is
+        simulated, here or with other tables' shots in one call (``Simulator.simulate_layouts``)."""
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before playing a move")
         mapper = self.mapper if mapping is None else self.mapper_for(mapping)
         action = mapper.validate(action)
-        before, player = self.state, actor(self.state)
+        before = self.state
         move = mapper.decode(action, before, self.rules)
-        outcome = None
+        staged = None
         if isinstance(move, ShotMove):
-            events, self._last_result = simulate_move(self.simulator, self.rules, before, move,
-                                                      self.np_random, self.trajectories,
-                                                      state_checked=before is self._built_state)
+            staged = stage_shot(self.simulator, before, move, self.np_random,
+                                state_checked=before is self._built_state)
+        return StagedMove(actor(before), action, mapper, before, move, staged)
+
+    def finish_move(self, staged: StagedMove, result: ShotResult | None = None) -> MoveRecord:
+        """The last phase of ``play_move``: the staged move's shot judged (``result``: the
+        simulation of ``staged.shot``; simulated here when None) or its decision applied,
+        the rack ended when it is over; the record, told to ``move_listeners``."""
+        move, before, mapper, outcome = staged.move, staged.before, staged.mapper, None
+        if isinstance(move, ShotMove):
+            if isinstance(staged.staged, ShotEvents):  # the placement overlapped a ball
+                events, result = staged.staged, None
+            else:
+                if result is None:
+                    result = self.simulator.simulate_executed(*staged.staged, self.trajectories)
+                events = shot_events(self.simulator, self.rules, result)
+            self._last_result = result
             # The events are the simulator's own facts of this state (``simulated``: the
             # rules skip their check of them; the state and outcome are the same).
             after, outcome = self.rules.apply_shot(before, move.call, events, simulated=True)
             self._enter(after)
             if outcome.rack_over:
                 self._end_rack(outcome)
-            result = self._last_result
         else:
             self._enter(self.rules.apply_decision(before, move))
             result = None
+        action = staged.action
         # ``tolist`` converts the components in one call (exactly, as ``float`` each would);
         # ``float`` then makes whole-number actions (the discrete modes) floats.
         values = action if type(action) is np.ndarray and action.ndim == 1 else np.atleast_1d(action)
-        record = MoveRecord(player, tuple(map(float, values.tolist())), move, before, result,
+        record = MoveRecord(staged.player, tuple(map(float, values.tolist())), move, before, result,
                             outcome, self.state, mapper.mode)
         self._tell_listeners(record)
         return record
