@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator, NamedTuple
@@ -52,6 +53,27 @@ BREAKER_MODES = ("agent", "opponent", "random", "alternate")
 # ``play_opponent=False`` to stop before the opponent's first move (tools such as replays
 # that play every move themselves with ``play_move``).
 RESET_OPTIONS = ("breaker", "play_opponent")
+
+
+def check_reset_options(options, known: tuple[str, ...], players: tuple[str, str]) -> dict:
+    """``options`` (None or a mapping of names in ``known``) as a dict, its ``breaker`` (if
+    given) as the int 0 or 1 (``players`` names them), else ``ValueError`` naming the option
+    and what is allowed; the game envs check their options with it before anything changes."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a mapping, got {type(options).__name__} {quote(options)}")
+    unknown = sorted(map(str, set(options) - set(known)))
+    if unknown:
+        raise ValueError(f"unknown reset options {unknown}; options are {list(known)}")
+    options = dict(options)
+    if "breaker" in options:
+        breaker = options["breaker"]
+        if isinstance(breaker, bool) or not isinstance(breaker, numbers.Integral) or breaker not in (0, 1):
+            raise ValueError(f"reset option 'breaker' must be 0 ({players[0]}) or 1 ({players[1]}), "
+                             f"got {quote(breaker)}")
+        options["breaker"] = int(breaker)
+    return options
 # The keys a step's info may hold ("outcome" when the agent shot, "winner" once the episode
 # is over, else "to_act"): plain values and the rules' small frozen ``Outcome`` records.
 INFO_KEYS = ("player", "outcomes", "reward_terms", "racks_won", "outcome", "winner", "to_act")
@@ -386,18 +408,12 @@ class PoolEnv(RenderMixin, gym.Env):
 
     def _breaker(self, options: dict | None) -> int | None:
         """The first rack's breaker (0 = the agent), or None to draw it from the seed."""
-        unknown = sorted(set(options or {}) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown reset options {unknown}; options are {list(RESET_OPTIONS)}")
-        play = (options or {}).get("play_opponent", True)
+        options = check_reset_options(options, RESET_OPTIONS, ("the agent", "the opponent"))
+        play = options.get("play_opponent", True)
         if not isinstance(play, bool):
             raise ValueError(f"reset option 'play_opponent' must be True or False, got {play!r}")
-        if options and "breaker" in options:
-            breaker = options["breaker"]
-            if isinstance(breaker, bool) or breaker not in (0, 1):
-                raise ValueError(f"reset option 'breaker' must be 0 (the agent) or 1 (the opponent), "
-                                 f"got {breaker!r}")
-            return int(breaker)
+        if "breaker" in options:
+            return options["breaker"]
         if self.breaker_mode == "agent" or self.solo:
             return self.agent
         if self.breaker_mode == "opponent":
