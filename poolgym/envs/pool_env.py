@@ -55,18 +55,21 @@ BREAKER_MODES = ("agent", "opponent", "random", "alternate")
 RESET_OPTIONS = ("breaker", "play_opponent")
 
 
-def check_reset_options(options, known: tuple[str, ...], players: tuple[str, str]) -> dict:
-    """``options`` (None or a mapping of names in ``known``) as a dict, its ``breaker`` (if
-    given) as the int 0 or 1 (``players`` names them), else ``ValueError`` naming the option
-    and what is allowed; the game envs check their options with it before anything changes."""
+def check_reset_options(options, known: tuple[str, ...], players: tuple[str, str],
+                        others_ignored: bool = False) -> dict:
+    """``options`` (None or a mapping of names in ``known``) as a dict of those names, its
+    ``breaker`` (if given) as the int 0 or 1 (``players`` names them), else ``ValueError``
+    naming the option and what is allowed; the game envs check their options with it before
+    anything changes. With ``others_ignored`` a name not in ``known`` is left out instead of
+    refused (PettingZoo's API test resets with an option of its own)."""
     if options is None:
         return {}
     if not isinstance(options, Mapping):
         raise ValueError(f"reset options must be a mapping, got {type(options).__name__} {quote(options)}")
     unknown = sorted(map(str, set(options) - set(known)))
-    if unknown:
+    if unknown and not others_ignored:
         raise ValueError(f"unknown reset options {unknown}; options are {list(known)}")
-    options = dict(options)
+    options = {name: value for name, value in options.items() if name in known}
     if "breaker" in options:
         breaker = options["breaker"]
         if isinstance(breaker, bool) or not isinstance(breaker, numbers.Integral) or breaker not in (0, 1):

@@ -46,7 +46,7 @@ def test_bad_reset_seeds_are_refused_naming_the_seed(seed, message):
 @pytest.mark.parametrize("options, message", [
     ({"breaker": 2}, r"^reset option 'breaker' must be 0 \(player_0\) or 1 \(player_1\), got 2$"),
     ({"breaker": "1"}, r"^reset option 'breaker' must be 0 \(player_0\) or 1 \(player_1\), got '1'$"),
-    ({"play_opponent": False}, r"^unknown reset options \['play_opponent'\]; options are \['breaker'\]$"),
+    ({"breaker": 1.0}, r"^reset option 'breaker' must be 0 \(player_0\) or 1 \(player_1\), got 1\.0$"),
     (["breaker"], r"^reset options must be a mapping, got list \['breaker'\]$"),
 ])
 def test_bad_reset_options_are_refused_naming_the_option(options, message):

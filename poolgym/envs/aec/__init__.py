@@ -212,11 +212,13 @@ class PoolAECEnv(RenderMixin, AECEnv):
         return self.possible_agents.index(agent)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a match. ``seed``: None or an integer >= 0; ``options``: ``{"breaker": 0 or
-        1}`` (player_0 or player_1 breaks the first rack; else ``breaker``'s mode decides).
-        Both are checked before anything changes, as ``PoolEnv.reset`` checks its own."""
+        """Start a match. ``seed``: None or an integer >= 0; ``options``: a mapping, whose
+        ``"breaker"`` (0 or 1) names who breaks the first rack (player_0 or player_1; else
+        ``breaker``'s mode decides). Both are checked before anything changes, as
+        ``PoolEnv.reset`` checks its own; other option names are ignored, as PettingZoo's API
+        test resets with one of its own."""
         seed = check_seed(seed)
-        options = check_reset_options(options, RESET_OPTIONS, tuple(self.possible_agents))
+        options = check_reset_options(options, RESET_OPTIONS, tuple(self.possible_agents), others_ignored=True)
         self.np_random = np.random.default_rng(seed)
         if self.breaker_mode == "random":
             # Drawn even when the options name the breaker, so that they change nothing else.
