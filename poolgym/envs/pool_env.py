@@ -669,7 +669,7 @@ class PoolEnv(RenderMixin, gym.Env):
         and the shot are read from the env (``state``, ``last_shot``). Keys keep one type
         (optional ones are left out rather than None) so Gymnasium's vector envs can stack
         them. A policy opponent's info (``player`` given) also carries the state it plays
-        from, passed by reference."""
+        from, passed by reference, and in the masked modes its ``action_masks``."""
         info = {
             "player": self.agent if player is None else player,
             "outcomes": list(outcomes),
@@ -678,6 +678,8 @@ class PoolEnv(RenderMixin, gym.Env):
         }
         if player is not None:
             info["state"] = self.state
+            if self.mapper.masked:  # what the policy may play: the masks are the contract
+                info["action_masks"] = self.mapper.action_masks(self.state, self.rules)
         mine = next((o for o in outcomes if self.solo or o.shooter == self.agent), None)
         if mine is not None:
             info["outcome"] = mine

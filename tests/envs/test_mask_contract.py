@@ -130,3 +130,22 @@ def test_an_answer_not_offered_is_refused_naming_it(mode):
             assert _refused(mapper, action, state, rules) == (
                 f"action decision {index} ({choice.value}) is not offered: the pending decision offers "
                 f"{[CHOICES.index(c) for c in offered]} ({', '.join(c.value for c in offered)})")
+
+
+@pytest.mark.parametrize("mode", ["choice_discrete", "choice_canonical"])
+def test_the_uniform_action_opponent_plays_what_the_masks_offer(mode):
+    """The env's own random opponent draws among the offered actions (its info carries the
+    masks); it used to draw from the whole space and be mapped to another move."""
+    from poolgym.agents.tools.soak import random_action
+
+    env = PoolEnv("nine_ball", opponent="uniform-action", action_mode=mode, rack_model="benchmark")
+    rng = np.random.default_rng(4)
+    replies = []
+    env.move_listeners.append(lambda record: replies.append(record.player))
+    for seed in range(3):
+        env.reset(seed=seed)
+        for _ in range(15):
+            *_, terminated, truncated, _ = env.step(random_action(env, rng))
+            if terminated or truncated:
+                break
+    assert 1 in replies  # the opponent moved
