@@ -460,8 +460,9 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     evaluation phase as it starts: the curve's points and final racks, and the final
     evaluation.
 
-    Every check of the config, the env arguments and the resumed model comes before the
-    run folder is made or touched."""
+    Every check of the config, the env arguments, the resumed model (and the summary of
+    the run it continues) and a behaviour-cloning dataset comes before the run folder is
+    made or touched; ``model.zip`` and ``summary.json`` are written together at the end."""
     import torch
 
     cfg = load_config(config)
@@ -531,7 +532,7 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
     start = time.perf_counter()
     start_steps = 0
     train_time = None
-    trained = None  # the final model's zip, written beside the summary that describes it
+    final_zip = None  # the final model's zip, written beside the summary that describes it
 
     def summarize(final, curve_final, interrupted: bool, model_bytes: bytes) -> dict:
         trained_time = train_time if train_time is not None else time.perf_counter() - start
@@ -597,7 +598,7 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                             tb_log_name=cfg.algorithm, reset_num_timesteps=k == 0 and resume is None)
                 if k == len(cfg.stage_list()) - 1:
                     train_time = time.perf_counter() - start
-                    trained = model_zip(model, record)
+                    final_zip = model_zip(model, record)
             finally:
                 vec_env.close()
         final, curve_final = _final_results(model, cfg, untrained, curve, model.num_timesteps, progress)
@@ -606,8 +607,9 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
     except KeyboardInterrupt:
         if model is None:  # nothing trained yet: nothing to save
             raise
-        raise TrainingInterrupted(summarize(None, None, True, model_zip(model, record))) from None
-    return summarize(final, curve_final, False, trained)
+        saved = final_zip if final_zip is not None else model_zip(model, record)
+        raise TrainingInterrupted(summarize(None, None, True, saved)) from None
+    return summarize(final, curve_final, False, final_zip)
 
 
 def _final_results(model, cfg: TrainConfig, untrained, curve, steps: int, progress) -> tuple[list[dict], Any]:
