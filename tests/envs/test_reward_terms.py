@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from poolgym.agents.tools.soak import random_action
-from poolgym.envs.rewards import MAX_REWARD_WEIGHT, RewardWeights, reward_terms, weigh
+from poolgym.envs.rewards import RewardWeights, reward_terms, weigh
 from poolgym.rules import CueBallZone, Foul, Outcome, Penalty
 
 DEFAULTS = RewardWeights()
+# The largest weight allowed (``rewards.MAX_REWARD_WEIGHT``), either sign.
+BOUND = 1e6
 
 
 def outcome(shooter=0, pocketed_legally=(), fouled=False, next_shooter=None, in_hand=CueBallZone.NONE,
@@ -143,7 +145,7 @@ def test_a_variant_file_with_a_weight_beyond_the_bound_names_the_file(tmp_path):
 def test_rewards_at_the_bound_stay_finite():
     """Every weight at the bound, either sign, over played steps of 14.1 (points) and 9-ball."""
     for sign in (1.0, -1.0):
-        weights = {name: sign * MAX_REWARD_WEIGHT for name in WEIGHTS} | {"shaping": MAX_REWARD_WEIGHT}
+        weights = {name: sign * BOUND for name in WEIGHTS} | {"shaping": BOUND}
         for env_id in ("poolgym/StraightPool-v1", "poolgym/NineBall-v1"):
             env = gym.make(env_id, reward_weights=weights, opponent="legal-random")
             rng = np.random.default_rng(1)
