@@ -7,6 +7,7 @@ itself, so a wrong mask (one that unmasks every decision choice, say) fails here
 import numpy as np
 import pytest
 
+from poolgym.agents.tools.soak import random_action
 from poolgym.envs import candidates as cand
 from poolgym.envs.canonical import N_OPTIONS, OPTIONS
 from poolgym.envs.choice import CHOICES
@@ -136,8 +137,6 @@ def test_an_answer_not_offered_is_refused_naming_it(mode):
 def test_the_uniform_action_opponent_plays_what_the_masks_offer(mode):
     """The env's own random opponent draws among the offered actions (its info carries the
     masks); it used to draw from the whole space and be mapped to another move."""
-    from poolgym.agents.tools.soak import random_action
-
     env = PoolEnv("nine_ball", opponent="uniform-action", action_mode=mode, rack_model="benchmark")
     rng = np.random.default_rng(4)
     replies = []

@@ -3,6 +3,7 @@ describes the ``model.zip`` beside it."""
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,6 @@ def finished_run(tmp_path_factory):
 
 
 def _copy(run: Path, to: Path) -> Path:
-    import shutil
-
     shutil.copytree(run, to)
     return to
 
