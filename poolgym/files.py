@@ -136,17 +136,21 @@ def _read_at_most(read, limit: int, source, what: str) -> bytes:
 
 
 def atomic_write_json(path: str | os.PathLike, data, indent: int | None = 1) -> None:
-    """Writes ``data`` as JSON to ``path`` atomically (see ``atomic_writer``). A number
-    that is not finite (NaN, infinity) has no JSON form: ``ValueError`` naming the file and
-    the key that holds it, and nothing is written."""
+    """Writes ``data`` as JSON to ``path`` atomically (see ``atomic_writer``), checked as
+    ``json_text`` checks it: nothing is written when it fails."""
+    atomic_write_text(path, json_text(path, data, indent))
+
+
+def json_text(path: str | os.PathLike, data, indent: int | None = 1) -> str:
+    """``data`` as the JSON text of the file ``path``. A number that is not finite (NaN,
+    infinity) has no JSON form: ``ValueError`` naming the file and the key that holds it."""
     import json
 
     try:
-        text = json.dumps(data, indent=indent, allow_nan=False)
+        return json.dumps(data, indent=indent, allow_nan=False)
     except ValueError:
         raise ValueError(f"{path}: not written: key {_non_finite_key(data)!r} is not a finite number "
                          f"(JSON holds finite numbers only)") from None
-    atomic_write_text(path, text)
 
 
 def _non_finite_key(data, prefix: str = "") -> str | None:

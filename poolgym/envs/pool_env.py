@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator, NamedTuple
@@ -59,6 +60,30 @@ RESET_OPTIONS = ("breaker", "play_opponent")
 # is, so each key keeps one type and Gymnasium's vector envs stack them.
 INFO_KEYS = ("player", "outcomes", "reward_terms", "racks_won", "outcome", "decision", "winner", "to_act")
 NOBODY = -1
+
+
+def check_reset_options(options, known: tuple[str, ...], players: tuple[str, str],
+                        others_ignored: bool = False) -> dict:
+    """``options`` (None or a mapping of names in ``known``) as a dict of those names, its
+    ``breaker`` (if given) as the int 0 or 1 (``players`` names them), else ``ValueError``
+    naming the option and what is allowed; the game envs check their options with it before
+    anything changes. With ``others_ignored`` a name not in ``known`` is left out instead of
+    refused (PettingZoo's API test resets with an option of its own)."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a mapping, got {type(options).__name__} {quote(options)}")
+    unknown = sorted(map(str, set(options) - set(known)))
+    if unknown and not others_ignored:
+        raise ValueError(f"unknown reset options {unknown}; options are {list(known)}")
+    options = {name: value for name, value in options.items() if name in known}
+    if "breaker" in options:
+        breaker = options["breaker"]
+        if isinstance(breaker, bool) or not isinstance(breaker, numbers.Integral) or breaker not in (0, 1):
+            raise ValueError(f"reset option 'breaker' must be 0 ({players[0]}) or 1 ({players[1]}), "
+                             f"got {quote(breaker)}")
+        options["breaker"] = int(breaker)
+    return options
 
 
 def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
@@ -416,18 +441,12 @@ class PoolEnv(RenderMixin, gym.Env):
 
     def _breaker(self, options: dict | None) -> int | None:
         """The first rack's breaker (0 = the agent), or None to draw it from the seed."""
-        unknown = sorted(set(options or {}) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown reset options {unknown}; options are {list(RESET_OPTIONS)}")
-        play = (options or {}).get("play_opponent", True)
+        options = check_reset_options(options, RESET_OPTIONS, ("the agent", "the opponent"))
+        play = options.get("play_opponent", True)
         if not isinstance(play, bool):
             raise ValueError(f"reset option 'play_opponent' must be True or False, got {play!r}")
-        if options and "breaker" in options:
-            breaker = options["breaker"]
-            if isinstance(breaker, bool) or breaker not in (0, 1):
-                raise ValueError(f"reset option 'breaker' must be 0 (the agent) or 1 (the opponent), "
-                                 f"got {breaker!r}")
-            return int(breaker)
+        if "breaker" in options:
+            return options["breaker"]
         if self.breaker_mode == "agent" or self.solo:
             return self.agent
         if self.breaker_mode == "opponent":
@@ -739,7 +758,8 @@ class PoolEnv(RenderMixin, gym.Env):
         envs copy (``DummyVecEnv`` deep-copies every info) or pickle (``SubprocVecEnv``) little
         per step; the state and the shot are read from the env (``state``, ``last_shot``).
         ``decision`` is the agent's answer when its move was one. A policy opponent's info
-        (``player`` given) also carries the state it plays from, passed by reference."""
+        (``player`` given) also carries the state it plays from, passed by reference, and in
+        the masked modes its ``action_masks``."""
         info = {
             "player": self.agent if player is None else player,
             "outcomes": list(outcomes),
@@ -748,6 +768,8 @@ class PoolEnv(RenderMixin, gym.Env):
         }
         if player is not None:
             info["state"] = self.state
+            if self.mapper.masked:  # what the policy may play: the masks are the contract
+                info["action_masks"] = self.mapper.action_masks(self.state, self.rules)
         info["outcome"] = next((o for o in outcomes if self.solo or o.shooter == self.agent), None)
         info["decision"] = decision
         if self._done:

@@ -17,6 +17,8 @@ from poolgym.envs.play import simulate_move
 from poolgym.envs.pool_env import PoolEnv
 from poolgym.rules import Decision
 
+from .helpers import check_env_closes, check_masked_env
+
 GAMES = ["nine_ball", "eight_ball", "ten_ball", "straight_pool"]
 
 
@@ -139,7 +141,8 @@ def test_check_env_passes(obs_mode):
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
     env = gym.make("poolgym/NineBall-v1", action_mode="choice_canonical", obs_mode=obs_mode, opponent="solo")
-    check_env(env.unwrapped, skip_render_check=True)
+    check_masked_env(env.unwrapped)  # check_env, stepping with what the masks offer
+    check_env_closes(env)
     sb3_check_env(env.unwrapped)
     assert env.action_space == gym.spaces.Discrete(N_OPTIONS)
 
