@@ -79,7 +79,7 @@ class PotBallEnv(RenderMixin, gym.Env):
     | argument | meaning |
     |---|---|
     | ``n_balls`` | a number, or a (low, high) range drawn per episode (1 to 15) |
-    | ``pot_reward``, ``scratch_penalty``, ``miss_penalty``, ``shaping`` | the rewards |
+    | ``pot_reward``, ``scratch_penalty``, ``miss_penalty``, ``shaping`` | the rewards above; shape a miss |
     | ``table``, ``action_mode``, ``obs_mode``, ``noise``, ``max_speed``, ``max_cut_deg``, ``pot_residual``, ``elevation`` | as ``PoolEnv``'s |
     | ``render_mode``, ``width``, ``height``, ``render_fps`` | as ``PoolEnv``'s (the target ringed) |
 
