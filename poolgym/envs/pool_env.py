@@ -162,7 +162,7 @@ class PoolEnv(RenderMixin, gym.Env):
     | ``action_mode`` | space | components |
     |---|---|---|
     | "raw" | ``Box(-1, 1, (8,))`` | aim, speed, side, vertical, place_x, place_y, decision, call |
-    | "aim" | ``Box(-1, 1, (10,))`` | target (ball and pocket), cut, speed, side, vertical, place_x, place_y, decision, push_out, safety |
+    | "aim" | ``Box(-1, 1, (10,))`` | target (ball and pocket, also the call), cut, speed, side, vertical, place_x, place_y, decision, push_out, safety |
     | "choice" | ``Box(-1, 1, (27,))`` | 20 slot scores (the best valid one is played), cut, speed, side, vertical, place_distance, place_angle, decision |
     | "choice_discrete" | ``MultiDiscrete([20, 11, 10, 5, 5, 5, 7, 11])`` | the slot, each parameter's bin, the decision's index |
     | "choice_canonical" | ``Discrete(86)`` | one of a fixed list of moves |
@@ -176,8 +176,9 @@ class PoolEnv(RenderMixin, gym.Env):
 
     ## Observation Space
 
-    ``obs_mode="dict"`` (below) or ``"flat"`` (one ``Box``, for ``MlpPolicy``), from the
-    observer's side: the agent's (in solo play, the player to act's).
+    ``obs_mode="dict"`` (below) or ``"flat"`` (one ``Box`` in ``gymnasium.spaces.flatten``'s
+    order, for ``MlpPolicy``), from the observer's side: the agent's (in solo play, the
+    player to act's).
 
     | entry | holds |
     |---|---|
@@ -197,7 +198,8 @@ class PoolEnv(RenderMixin, gym.Env):
 
     Weighted terms of the step's shots (``reward_weights``, ``RewardWeights``): legal pot
     +1, foul -1, ball in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1
-    points +1; shaping off (``{"shaping": 1.0}``, discount ``shaping_gamma``).
+    points +1; shaping off (``{"shaping": 1.0}``, discount ``shaping_gamma``). A ball
+    off the table is a foul (WPA 6.1, 6.5); an object ball returns if the game spots it (the 9).
 
     Every step's info has the same keys (``INFO_KEYS``):
 
@@ -233,10 +235,10 @@ class PoolEnv(RenderMixin, gym.Env):
     |---|---|
     | ``game``, ``ruleset_kwargs``, ``rule_options``, ``ruleset`` | "nine_ball", "eight_ball", "ten_ball", "straight_pool"; its arguments (``{"target_score": 25}``); ``RuleOptions`` fields; or a ``Ruleset`` |
     | ``table`` | "9ft", "8ft", "7ft" or a ``Table`` |
-    | ``opponent`` | a ladder name ("random" ... "bot:pro-deep"), "[ALGO:]path.zip", "uniform-action", "solo", an agent or a ``policy(obs, info)`` |
+    | ``opponent`` | a ladder name ("random" ... "bot:pro-deep"), "pretrained:NAME", "[ALGO:]path.zip", "uniform-action", "solo", an agent or a ``policy(obs, info)`` |
     | ``breaker`` | "agent", "opponent", "random" or "alternate" |
     | ``race_to``, ``observe_match`` | racks to win; observe the score |
-    | ``rack_model`` | "tight" (None), "benchmark" (gaps) or a ``RackModel`` |
+    | ``rack_model`` | "tight" (None), "benchmark" (gaps), a mapping or a ``RackModel`` |
     | ``action_mode``, ``obs_mode``, ``elevation`` | above |
     | ``noise`` | "none", "tournament", "fastfiz" or a ``Noise`` |
     | ``max_speed``, ``max_cut_deg`` | fastest stroke (m/s); cut range (degrees) |
@@ -244,7 +246,7 @@ class PoolEnv(RenderMixin, gym.Env):
     | ``lookahead``, ``lookahead_samples`` | choice modes: the ``lookahead`` entry; its noisy plays per stroke |
     | ``reward_weights``, ``shaping_gamma`` | ``RewardWeights`` fields; the shaping's discount (the learner's) |
     | ``render_mode`` | "rgb_array" (the picture above), "rgb_array_list" (every frame) or "human" (a window) |
-    | ``width``, ``height``, ``render_fps``, ``trajectories`` | frame pixels; frames per simulated second; keep paths unrendered |
+    | ``width``, ``height``, ``render_fps``, ``trajectories`` | frame pixels (height: the table's proportions); frames per simulated second; the paths in ``last_shot`` |
 
     ## Version History
 
