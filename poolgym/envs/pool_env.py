@@ -199,7 +199,7 @@ class PoolEnv(RenderMixin, gym.Env):
     Weighted terms of the step's shots (``reward_weights``, ``RewardWeights``): legal pot
     +1, foul -1, ball in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1
     points +1; shaping off (``{"shaping": 1.0}``, discount ``shaping_gamma``). A ball
-    off the table is a foul (WPA 6.1, 6.5); an object ball returns if the game spots it (the 9).
+    off the table is a foul (WPA 6.1, 6.5); an object ball returns if the game spots it (9-ball: the 9).
 
     Every step's info has the same keys (``INFO_KEYS``):
 
