@@ -143,6 +143,38 @@ def test_a_page_that_does_not_match_the_registry_is_reported(tmp_path, monkeypat
     assert any("PotBall-v0.md (missing)" in p for p in problems)
 
 
+def test_an_env_page_gives_every_argument_with_its_ids_default_and_every_observation_entry_and_info_key():
+    import inspect
+
+    from poolgym.envs import PoolEnv, PotBallEnv
+    from poolgym.envs.pool_env import INFO_KEYS
+
+    pages = _hook("env_pages")
+    sections = pages.docstring_sections(PoolEnv)
+    arguments = pages.arguments_section(PoolEnv, sections["Arguments"], {"noise": "tournament"})
+    # The registered value in bold, the constructor's default otherwise.
+    assert "**`'tournament'`**" in arguments and "`10.0`, `5.0`" in arguments
+    for name in inspect.signature(PoolEnv).parameters:
+        assert f"`{name}`" in arguments, name
+    with pytest.raises(ValueError, match="trajectories"):
+        pages.arguments_section(PoolEnv, sections["Arguments"].replace(", ``trajectories``", "")
+                                .replace(", `trajectories`", ""), {})
+    observations = pages.observation_section(PoolEnv, sections["Observation Space"])
+    assert "| `lookahead` | `Box(0, 1, (252,))` |" in observations
+    rows = sections["Observation Space"].splitlines()
+    lookahead_row = next(line for line in rows if line.startswith("| `lookahead`"))
+    with pytest.raises(ValueError, match="lookahead"):
+        pages.observation_section(PoolEnv, sections["Observation Space"].replace(lookahead_row, ""))
+    # PotBall takes PoolEnv's entries, less those it never observes.
+    drill = pages.observation_section(PotBallEnv, pages.docstring_sections(PotBallEnv)["Observation Space"])
+    assert "`slot_mask`" in drill and "`match`" not in drill.split("|", 1)[1]
+    # Every info key is on the game pages, with the contract's -1 and None.
+    page = (ROOT / "docs" / "envs" / "NineBall-v1.md").read_text()
+    for key in INFO_KEYS:
+        assert f"`{key}`" in page.split("## Rewards", 1)[1].split("## Starting State", 1)[0], key
+    assert "-1 until then" in page and "-1 once it is over" in page and "that decision, else None" in page
+
+
 RESULTS = ROOT / "benchmarks" / "results"
 QUICKSTART_RUNS = RESULTS / "recipes" / "pot_ball_maskable_ppo"
 

@@ -178,149 +178,106 @@ class PoolEnv(RenderMixin, gym.Env):
     """## Description
 
     A game of pool under WPA rules, shot by shot: 9-ball, 8-ball, 10-ball or 14.1
-    continuous (``game``), on a simulated table. The agent is player 0; who breaks the
-    first rack is ``breaker``'s choice; the opponent's shots and decisions happen inside
-    ``step`` (and inside ``reset`` when it breaks). An opponent agent
-    (a ladder name such as "legal-random" or "bot:fast", or any object with
-    ``choose(state)``) plays through a raw-mode mapping the env holds (``opponent_mapper``,
-    exact strokes and calls), so it plays the same whatever the agent's ``action_mode``. ``play_move(action)``
-    plays one move of whoever is to act, with no opponent turn; each move, the opponent's
-    included, is passed as a ``MoveRecord`` to the callables in ``move_listeners``
-    (``poolgym.saved_game.RecordGame`` records games with them).
+    continuous (``game``). The agent is player 0. A step is one of its shots (or its answer
+    to a pending decision) and the opponent's moves that follow. ``play_move(action)``
+    plays one move of whoever is to act; ``move_listeners`` receive every ``MoveRecord``.
 
     ## Action Space
 
-    ``Box(-1, 1, (n,), float32)``; see ``poolgym.envs.actions.ActionMapper`` for the exact
-    mapping. ``action_mode="raw"`` (n = 8): aim, speed, side, vertical, place_x, place_y,
-    decision, call. ``action_mode="aim"`` (n = 10, aim-assisted): target (ball and pocket,
-    also the call), cut residual, speed, side, vertical, place_x, place_y, decision,
-    push_out, safety. Placement components matter when the cue ball is in hand, the decision
-    component when a decision is pending (push-out response, 8-ball break options, 14.1
-    re-break, spot request); one policy can play a whole game. A cue-ball placement that
-    overlaps a ball is the WPA 6.10 foul, not an error.
+    | ``action_mode`` | space | components |
+    |---|---|---|
+    | "raw" | ``Box(-1, 1, (8,))`` | aim, speed, side, vertical, place_x, place_y, decision, call |
+    | "aim" | ``Box(-1, 1, (10,))`` | target (ball and pocket, also the call), cut, speed, side, vertical, place_x, place_y, decision, push_out, safety |
+    | "choice" | ``Box(-1, 1, (27,))`` | 20 slot scores (the best valid one is played), cut, speed, side, vertical, place_distance, place_angle, decision |
+    | "choice_discrete" | ``MultiDiscrete([20, 11, 10, 5, 5, 5, 7, 11])`` | the slot, each parameter's bin, the decision's index |
+    | "choice_canonical" | ``Discrete(86)`` | one of a fixed list of moves |
 
-    The choice modes pick one of 20 candidate slots (``poolgym.envs.candidates``: 16 pot
-    slots, the (ball, pocket) pots open now ranked easiest first by closed-form make
-    probability; 3 safety slots on the nearest legal balls; 1 push-out slot) and play it
-    with stroke parameters relative to it (``poolgym.envs.choice``): ``cut`` (the turn off
-    the ghost-ball line, up to ``max_cut_deg``; a safety's thickness; a push out's
-    direction), ``speed``, ``side``, ``vertical``, ``place_distance`` and ``place_angle``
-    (with the cue ball in hand: 5-55 cm behind the ghost ball, 30 cm at 0, up to 75 degrees
-    off the straight line), ``decision``.
-    ``action_mode="choice"``: ``Box(-1, 1, (27,), float32)``, 20 slot scores then those 7
-    parameters; the env plays the best-scoring valid slot. ``action_mode="choice_discrete"``:
-    ``MultiDiscrete([20, 11, 10, 5, 5, 5, 7, 11])``: the slot, then each parameter's bin
-    (evenly spaced values from -1 to 1) and the decision as an index into
-    ``poolgym.rules.Choice``; ``action_masks()`` returns the masks sb3-contrib's
-    ``MaskablePPO`` reads (valid slots, offered choices). ``action_mode="choice_canonical"``:
-    ``Discrete(86)``, one of a fixed list of canonical moves, each a ``choice_discrete``
-    action written down once (``poolgym.envs.canonical``): the nine lookahead strokes on each
-    of the four easiest pot slots first (what ``lookahead=True`` foresees, in its order),
-    then a middle stroke on the other pot slots, safeties, push outs, breaks and the
-    decisions' answers; ``action_masks()`` gives the options valid now.
-
-    ``elevation=True`` (off by default) adds one component to every mode: the cue's rise
-    above level, mapped linearly from [-1, 1] to [0, ``Shot.MAX_ELEVATION_DEG``] = [0, 80]
-    degrees (``Shot.elevation_deg``: swerve, masse, jump shots), last in "raw" (n = 9) and
-    "aim" (n = 11), before ``decision`` in the choice modes ("choice": 28 components;
-    "choice_discrete": 5 bins, 0/20/40/60/80 degrees). Opponent agents then play elevated
-    strokes too (the bots' jump shots, WPA 8.16).
-
-    | mode | components |
-    |---|---|
-    | raw | aim, speed, side, vertical, place_x, place_y, decision, call[, elevation] |
-    | aim | target, cut, speed, side, vertical, place_x, place_y, decision, push_out, safety[, elevation] |
-    | choice | slot_0..slot_19, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
-    | choice_discrete | slot, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
-    | choice_canonical | option (no elevated cue) |
-
-    A ball driven off the table (``ShotResult.off_table``) is judged by the rules (WPA 8.5):
-    the cue ball off is a foul with ball in hand (6.1), an object ball off a foul (6.5),
-    spotted where the game spots it (in 9-ball only the 9).
+    Placement counts with the cue ball in hand, the decision when one is pending, so one
+    policy plays a whole game. The choice modes' 20 slots are 16 pots ranked easiest
+    first, 3 safeties and a push out; in the discrete two, ``action_masks()`` gives the
+    valid actions for ``MaskablePPO``.
+    ``elevation=True`` adds the cue's elevation, 0 to 80 degrees (not in
+    "choice_canonical"). A placement on a ball is the WPA 6.10 foul, not an error.
 
     ## Observation Space
 
-    ``obs_mode="dict"``: the ``Dict`` of ``poolgym.envs.observations.observation_space``
-    (ball positions and on-table flags, legal targets, cue ball in hand and zone, pending
-    decision and its choices, push-out availability, 8-ball group, 14.1 scores, foul counts,
-    break flag, acting player; the match score with ``observe_match``; in the choice modes
-    the candidate slots' features, ``candidates``, and their mask, ``slot_mask``, in slot
-    order; with ``lookahead=True`` also ``lookahead``: for the first pot slots, what nine
-    canonical strokes leave over noisy plays, where the cue ball stops, the scratch and foul
-    rates, the next shot's best make probability; ``poolgym.envs.lookahead``). ``obs_mode="flat"``: the same flattened into one ``Box``
-    (``gymnasium.spaces.flatten``'s order, written directly by
-    ``poolgym.envs.observations.flatten_observation``), for ``MlpPolicy``.
+    ``obs_mode="dict"`` (below) or ``"flat"`` (one ``Box`` in ``gymnasium.spaces.flatten``'s
+    order, for ``MlpPolicy``), from the observer's side: the agent's (in solo play, the
+    player to act's).
+
+    | entry | holds |
+    |---|---|
+    | ``balls`` | (x / length, y / width, on table) of balls 0-15, cue ball first |
+    | ``targets`` | the balls that may legally be hit first |
+    | ``cue_ball_in_hand`` | 0 no, 1 anywhere, 2 kitchen |
+    | ``pending``, ``choices`` | the pending decision (0 none) and its choices |
+    | ``push_out_available``, ``breaking`` | 1 when a push out is allowed; when a break is next |
+    | ``group`` | the observer's 8-ball group: 0 open, 1 solids, 2 stripes |
+    | ``scores``, ``fouls`` | 14.1 scores / target; fouls in a row / 3 (observer first) |
+    | ``player`` | the observer |
+    | ``match`` | with ``observe_match``: racks won / ``race_to`` (observer first) |
+    | ``candidates``, ``slot_mask`` | choice modes: each slot's features; the playable slots |
+    | ``lookahead`` | with ``lookahead=True``: what canonical strokes on the first pot slots leave |
 
     ## Rewards
 
-    Named terms from the rules' outcome of every shot in the step, weighted by
-    ``reward_weights`` (``poolgym.envs.rewards.RewardWeights``: legal pot +1, foul -1, ball
-    in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1 points +1 each;
-    shaping off; the scales are documented there). ``reward_weights={"shaping": 1.0}`` adds
-    potential-based shaping (``PotentialShaping``, discount ``shaping_gamma``): the agent's
-    best make probability for the next shot when it is to shoot, minus the opponent's when
-    the opponent is. ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
-    shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal, pending decision),
-    ``info["outcome"]`` the agent's own, or None when the agent's move was a decision (a
-    push-out's answer, a break option), which ``info["decision"]`` then holds (else None).
-    Every info has the same keys. The info is light, so that vector envs copy or
-    pickle little per step (``poolgym.envs.pool_env.INFO_KEYS``): the game state after the
-    step is ``env.unwrapped.state`` and the last shot's ``ShotResult`` (its event log, paths)
-    ``env.unwrapped.last_shot``, read without a copy. A policy opponent's info also carries
-    ``info["state"]``, the state it plays from.
+    Weighted terms of the step's shots (``reward_weights``, ``RewardWeights``): legal pot
+    +1, foul -1, ball in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1
+    points +1; shaping off (``{"shaping": 1.0}``, discount ``shaping_gamma``). A ball
+    off the table is a foul (WPA 6.1, 6.5); an object ball returns if the game spots it (9-ball: the 9).
+
+    Every step's info has the same keys (``INFO_KEYS``):
+
+    | key | holds |
+    |---|---|
+    | ``reward_terms`` | the step's terms |
+    | ``outcomes`` | every shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal) |
+    | ``outcome`` | the agent's own, or None when the agent's move was a decision (a push-out's answer, a break option) |
+    | ``decision`` | that decision, else None |
+    | ``winner`` | the winner (0 = agent) once the episode is over, -1 until then |
+    | ``to_act`` | who acts next, -1 once it is over |
+    | ``player``, ``racks_won`` | the agent (0); racks won by each player |
+
+    The state is ``env.unwrapped.state``, the last ``ShotResult``
+    ``env.unwrapped.last_shot``; a policy opponent's info also has ``info["state"]``.
 
     ## Starting State
 
-    A new rack from ``numpy`` seeded by ``reset(seed=...)`` (with ``rack_model``'s random gaps),
-    the breaker with the cue ball in hand in the kitchen. ``breaker``: "agent" (v0),
-    "opponent", "random" (drawn from the seed; v1) or "alternate"; ``reset(options={"breaker":
-    0 | 1})`` names it for one episode. When the opponent breaks, its break (and its run)
-    is played inside ``reset`` and reported in ``info["outcomes"]``; those outcomes count
-    in the first step's reward, and if the opponent wins the match before the agent's first
-    move, the first step ends the episode without playing its action.
-    ``reset(options={"play_opponent": False})`` stops before the opponent's first move.
+    A new rack from ``reset(seed=...)`` (with ``rack_model``'s gaps), the breaker with the
+    cue ball in hand in the kitchen (``reset(options={"breaker": 0 | 1})`` for one
+    episode). An opponent's break and run happen in ``reset``: in ``info["outcomes"]``,
+    counted in the first step's reward (if they win the match, that step ends the episode
+    unplayed); ``reset(options={"play_opponent": False})`` stops before them.
 
     ## Episode End
 
-    Terminated when a player has won ``race_to`` racks (a rack is won under the game's
-    rules, including a stalemate's re-rack); truncated by the registered step limit.
-    ``info["winner"]`` names the winner (0 = agent) once the episode is over, -1 until then;
-    ``info["to_act"]`` says who acts next, -1 once it is over.
+    Terminated when a player has won ``race_to`` racks (a stalemate re-racks); truncated
+    at the registered step limit.
 
     ## Arguments
 
-    ``game`` ("nine_ball", "eight_ball", "ten_ball", "straight_pool" or any registered
-    ruleset name), ``table`` (preset name or ``Table``), ``opponent`` (default
-    "legal-random"; see ``poolgym.envs.opponents``: a ladder name "random", "legal-random",
-    "fixed", "bot:weak", "bot:fast", "bot:normal", a saved model "[ALGO:]path.zip",
-    "uniform-action", "solo", an agent with ``choose(state)`` or a callable
-    ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
-    ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
-    (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
-    ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_residual`` (the choice
-    modes: "stroke", the default, turns a pot's stroke by the cut residual, "object_ball"
-    the object ball's line; ``poolgym.envs.choice``), ``elevation`` (the elevated-cue
-    component, above; default False),
-    ``render_mode`` ("rgb_array", "rgb_array_list" or "human"; see ``poolgym.envs.rendering``:
-    "human" draws each step's shots in a window as they roll, "rgb_array_list" returns
-    their frames, for ``poolgym.envs.video.RecordEveryFrame``), ``width`` and ``height``
-    (the frames' size in pixels; the height defaults to the table's proportions plus the
-    status bar), ``render_fps`` (frames per simulated second, default 30), ``trajectories``
-    (record paths for rendering),
-    ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1),
-    ``breaker`` (above), ``rack_model`` (``poolgym.racking.RackModel``, a preset name
-    "tight" or "benchmark", or a mapping), ``observe_match`` (the ``match`` entry: racks won
-    over ``race_to``), ``shaping_gamma`` (the shaping's discount, default 0.99: set it to
-    the learner's), ``lookahead`` (the choice modes' ``lookahead`` observation entry, above;
-    default False) and ``lookahead_samples`` (its noisy plays per stroke, default 2).
+    | argument | meaning |
+    |---|---|
+    | ``game``, ``ruleset_kwargs``, ``rule_options``, ``ruleset`` | "nine_ball", "eight_ball", "ten_ball", "straight_pool"; its arguments (``{"target_score": 25}``); ``RuleOptions`` fields; or a ``Ruleset`` |
+    | ``table`` | "9ft", "8ft", "7ft" or a ``Table`` |
+    | ``opponent`` | a ladder name ("random" ... "bot:pro-deep"), "pretrained:NAME", "[ALGO:]path.zip", "uniform-action", "solo", an agent or a ``policy(obs, info)`` |
+    | ``breaker`` | "agent", "opponent", "random" or "alternate" |
+    | ``race_to``, ``observe_match`` | racks to win; observe the score |
+    | ``rack_model`` | "tight" (None), "benchmark" (gaps), a mapping or a ``RackModel`` |
+    | ``action_mode``, ``obs_mode``, ``elevation`` | above |
+    | ``noise`` | "none", "tournament", "fastfiz" or a ``Noise`` |
+    | ``max_speed``, ``max_cut_deg`` | fastest stroke (m/s); cut range (degrees) |
+    | ``pot_residual`` | choice modes: the cut turns the "stroke" or the "object_ball" line |
+    | ``lookahead``, ``lookahead_samples`` | choice modes: the ``lookahead`` entry; its noisy plays per stroke |
+    | ``reward_weights``, ``shaping_gamma`` | ``RewardWeights`` fields; the shaping's discount (the learner's) |
+    | ``render_mode`` | "rgb_array" (the picture above), "rgb_array_list" (every frame) or "human" (a window) |
+    | ``width``, ``height``, ``render_fps``, ``trajectories`` | frame pixels (height: the table's proportions); frames per simulated second; the paths in ``last_shot`` |
 
     ## Version History
 
+    - v1: the benchmark protocol (tournament noise, racks with gaps, random breaker,
+      match observed, ``legal-random`` opponent, strokes up to 12 m/s).
     - v0: initial release.
-    - v1: the benchmark protocol: tournament execution noise, racks with random gaps
-      (``rack_model="benchmark"``), the breaker drawn per episode, the match score
-      observed, ``legal-random`` as the opponent, strokes up to 12 m/s. The physics also
-      changed for every version (spin through cushions and ball contacts).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": DEFAULT_RENDER_FPS}
