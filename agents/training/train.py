@@ -324,17 +324,27 @@ def _fused_updates(policy) -> None:
 
 
 def _update_threads(rollout: int, update: int):
-    """A callback that gives torch ``update`` threads for the gradient updates after each
-    rollout and ``rollout`` again for the next rollout (and after training)."""
+    """A callback that gives torch ``rollout`` threads for each rollout and, for the
+    gradient updates after it, up to ``update``: as many as the cores left idle while the
+    rollout ran allow (``poolgym.agents.training.idle_cores``), so that runs sharing a
+    machine each update on one thread instead of spinning on threads without a core."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from poolgym.agents.training import idle_cores
+
     class UpdateThreads(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.started = None
+
         def _on_rollout_end(self) -> None:
-            torch.set_num_threads(update)
+            idle = idle_cores.idle_cores(self.started, idle_cores.read_cpu_times())
+            torch.set_num_threads(idle_cores.threads_for(idle, rollout, update))
 
         def _on_rollout_start(self) -> None:
             torch.set_num_threads(rollout)
+            self.started = idle_cores.read_cpu_times()
 
         def _on_training_end(self) -> None:
             torch.set_num_threads(rollout)
@@ -432,9 +442,11 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads while the envs
     step: a policy call on a few observations gains nothing from more, and on a shared
     machine busy-waiting threads made training ten times slower. ``update_threads`` (at most
-    the machine's cores) is torch's thread count for the gradient updates between rollouts,
+    the machine's cores) caps torch's thread count for the gradient updates between rollouts,
     when no env steps: the recipes' minibatches of 256 through two 256-wide networks update
-    1.3 times faster on two threads than on one. ``resume`` (a model zip written by a run of this config)
+    1.3 times faster on two threads than on one. A second thread is taken only when a core
+    sat idle during the rollout before (``poolgym.agents.training.idle_cores``): runs that
+    share the machine update on one thread each. ``resume`` (a model zip written by a run of this config)
     starts from its weights, step count and return statistics (the "untrained" reference
     is then the resumed network); only load files you trust (the file is unpickled in
     full, optimiser state included). ``resume=<out>/model.zip`` continues the run in
