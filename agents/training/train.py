@@ -161,7 +161,8 @@ def _best_key(history: list[dict]) -> tuple | None:
 
 def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: dict,
                             history: list[dict] | None = None):
-    """An SB3 callback that evaluates every ``cfg.eval.every_steps`` steps, logs to
+    """An SB3 callback that evaluates every ``cfg.eval.every_steps`` steps (and at step 0, the
+    untrained network, when a run starts from scratch), logs to
     tensorboard and keeps the best model; its ``history`` is the list of results, starting
     with ``history`` (a continued run's), whose best score ``best_model.zip`` must beat."""
     from stable_baselines3.common.callbacks import BaseCallback
@@ -177,11 +178,17 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
 
         def _on_training_start(self) -> None:
             self.next_at = _next_multiple(self.num_timesteps, cfg.eval.every_steps)
+            if self.num_timesteps == 0 and not self.history:
+                self._evaluate()  # the untrained network: where the learning curve starts
 
         def _on_step(self) -> bool:
             if self.num_timesteps < self.next_at:
                 return True
             self.next_at += cfg.eval.every_steps
+            self._evaluate()
+            return True
+
+        def _evaluate(self) -> None:
             policy = SB3Policy(self.model, deterministic=cfg.eval.deterministic)
             for opponent in _matchups(cfg):
                 score = evaluate(policy, cfg.env_id, _env_kwargs(cfg, opponent), cfg.eval.episodes,
@@ -197,7 +204,6 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
             if self.best is None or key > self.best:
                 self.best = key
                 save_with_env(self.model, out / "best_model.zip", record)
-            return True
 
     return PeriodicEval()
 
