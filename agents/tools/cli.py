@@ -815,7 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
     quick.add_argument("--steps", type=_positive_int, help="training steps (default: the recipe's, 98,304); "
                                                            "a few hundred make a smoke test")
     quick.add_argument("--episodes", type=_positive_int, help="evaluation episodes per agent and point "
-                                                              "(default: the recipe's, 200 per point, 2,000 at the end)")
+                                                              "(default: the recipe's, 100 per point, 2,000 at the end)")
     quick.add_argument("--racks", type=_positive_int, default=100,
                        help="9-ball racks against legal-random per agent (default 100; 1 for a smoke test)")
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
