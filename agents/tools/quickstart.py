@@ -113,15 +113,21 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 100, se
     gif = out / "nine_ball_rack.gif"
     watch(rules, Simulator(rules.table, noise=p.noise), [trained, opponent], seed=seed, gif=str(gif),
           log=lambda _: None, names=("trained", NINE_BALL_OPPONENT))
+    taught = ("learned the pot-ball drill only and plays 9-ball untaught" if _is_drill(cfg)
+              else f"was trained on {cfg.env_id}")
     print(f"\n9-ball under the {p.env_id} protocol, {racks} racks against {NINE_BALL_OPPONENT} "
-          f"(alternating breaks, same seeds). The agent trained above learned the pot-ball drill only "
-          f"and plays 9-ball untaught; {PRETRAINED} was trained at 9-ball.")
+          f"(alternating breaks, same seeds). The agent trained above {taught}; {PRETRAINED} was trained at 9-ball.")
     print(format_references({"opponent": NINE_BALL_OPPONENT, "agents": rows}))
     print(nine_ball_reading(rows))
     result = {"racks": racks, "opponent": NINE_BALL_OPPONENT, "protocol": p.env_id, "seed": seed,
               "agents": rows, "gif": str(gif)}
     write_json(str(out / "nine_ball.json"), result)
     return result
+
+
+def _is_drill(cfg) -> bool:
+    """Whether ``cfg`` trains on the pot-ball drill (the quickstart's own config does)."""
+    return cfg.env_id.startswith("poolgym/PotBall-")
 
 
 def against(a: tuple, b: tuple) -> str:
@@ -144,7 +150,7 @@ def nine_ball_reading(rows: dict) -> str:
     trained = _won(rows["trained"])
     parts = [f"{against(trained, _won(rows[name]))} {name}" for name in ("untrained", "fixed", PRETRAINED)
              if name in rows]
-    return ("at 9-ball, in racks won, the drill-trained agent is " + ", ".join(parts)
+    return ("at 9-ball, in racks won, the trained agent is " + ", ".join(parts)
             + " (clear: the 95% intervals apart; level: they overlap)")
 
 
@@ -188,8 +194,8 @@ def run_quickstart(out: str | Path | None = None, steps: int | None = None,
         if held and not replace:
             raise ValueError(f"run folder {out} already holds a run ({', '.join(dict.fromkeys(held))}); run folders "
                              f"are never overwritten: replace it with --replace, or leave out --out for a new folder")
-    print(f"training {cfg.algorithm} on {cfg.env_id} (the pot-ball drill: one shot at the 1-ball from a random "
-          f"layout), {steps or cfg.total_steps} steps, into {out} ...")
+    drill = " (the pot-ball drill: one shot at the 1-ball from a random layout)" if _is_drill(cfg) else ""
+    print(f"training {cfg.algorithm} on {cfg.env_id}{drill}, {steps or cfg.total_steps} steps, into {out} ...")
     summary = train(cfg, out=out, steps=steps, progress_bar=progress_bar, progress=progress_factory(progress_bar),
                     replace=replace)
     print(f"trained {summary['steps']} steps in {summary['train_time_s']:.0f} s "
