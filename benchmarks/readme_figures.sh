@@ -38,9 +38,9 @@ PY
 bash benchmarks/run_v1_checks.sh
 
 SECONDS=0
-poolgym quickstart --out "$runs/quickstart" --no-progress > "$out/quickstart.txt"
+poolgym quickstart --out "$runs/quickstart" --replace --no-progress > "$out/quickstart.txt"
 echo "wall time: ${SECONDS} s" >> "$out/quickstart.txt"
-poolgym quickstart --steps 65536 --out "$runs/quickstart_65k" --no-progress > "$out/quickstart_65k.txt"
+poolgym quickstart --steps 65536 --out "$runs/quickstart_65k" --replace --no-progress > "$out/quickstart_65k.txt"
 
 SECONDS=0
 python -m pytest tests/notebooks -q -p no:cacheprovider > "$out/notebooks.txt"

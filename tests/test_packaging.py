@@ -138,4 +138,4 @@ def test_one_script_regenerates_the_readme_figures_with_commands_the_cli_takes(t
     for command in commands:
         parser.parse_args(command)
     quick = [parser.parse_args(c) for c in commands if c[0] == "quickstart"]
-    assert [q.steps for q in quick] == [None, 65536] and all(q.racks == 30 for q in quick)
+    assert [q.steps for q in quick] == [None, 65536] and all(q.racks == 100 for q in quick)

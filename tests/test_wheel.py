@@ -121,6 +121,6 @@ def test_the_installed_wheel_runs_the_quickstart_outside_the_repository(wheel, t
                    "--racks", "1", "--out", "run", "--no-progress"], cwd=elsewhere, timeout=300)
     assert "training MaskablePPO on poolgym/PotBall-v1" in report
     assert "pot rate" in report and "trained" in report and "untrained" in report
-    assert "nine_ball under the poolgym/NineBall-v1 protocol, 1 racks against legal-random" in report
+    assert "9-ball under the poolgym/NineBall-v1 protocol, 1 racks against legal-random" in report
     for name in ("model.zip", "learning_curve.png", "shots.png", "nine_ball_rack.gif"):
         assert (elsewhere / "run" / name).stat().st_size > 0, name

@@ -158,7 +158,7 @@ def _quickstart(args: argparse.Namespace) -> int:
     from poolgym.agents.tools.quickstart import run_quickstart
 
     run_quickstart(out=args.out, steps=args.steps, episodes=args.episodes, racks=args.racks,
-                   progress_bar=not args.no_progress)
+                   progress_bar=not args.no_progress, replace=args.replace)
     return 0
 
 
@@ -779,7 +779,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="no evaluation at all (periodic, final, curve): train and save the model only")
     train.add_argument("--update-threads", type=_positive_int, default=2, metavar="N",
                        help="torch threads for the gradient updates between rollouts (default 2, at most "
-                            "the machine's cores; 1 on a machine shared with other jobs)")
+                            "the machine's cores; more than one only when a core sat idle during the rollout)")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")
@@ -843,16 +843,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 
-    quick = sub.add_parser("quickstart", help="train an agent on the pot-ball drill, evaluate it beside "
-                                              "the untrained network, random and fixed, play it at 9-ball")
-    quick.add_argument("--out", default=os.path.join("runs", "quickstart"), metavar="DIR", type=_output_dir,
-                       help="run directory (default runs/quickstart)")
+    quick = sub.add_parser("quickstart", help="train the default agent on the pot-ball drill (about a minute), "
+                                              "evaluate it beside the untrained network, random and fixed, play "
+                                              "it at 9-ball beside the pretrained 9-ball agent, save pictures")
+    quick.add_argument("--out", metavar="DIR", type=_output_dir,
+                       help="run directory (default: a new one, runs/quickstart, runs/quickstart-2, ...)")
+    quick.add_argument("--replace", action="store_true", help="replace the run already in --out")
     quick.add_argument("--steps", type=_positive_int, help="training steps (default: the recipe's, 98,304); "
                                                            "a few hundred make a smoke test")
-    quick.add_argument("--episodes", type=_positive_int, help="evaluation episodes per agent "
-                                                              "(default: the recipe's, 2,000)")
-    quick.add_argument("--racks", type=_positive_int, default=30,
-                       help="9-ball racks against legal-random per agent (default 30; 1 for a smoke test)")
+    quick.add_argument("--episodes", type=_positive_int, help="evaluation episodes per agent and point "
+                                                              "(default: the recipe's, 100 per point, 2,000 at the end)")
+    quick.add_argument("--racks", type=_positive_int, default=100,
+                       help="9-ball racks against legal-random per agent (default 100; 1 for a smoke test)")
     quick.add_argument("--no-progress", action="store_true", help="no progress bar")
     quick.set_defaults(handler=_quickstart)
 

@@ -11,6 +11,8 @@
   replaced only by a better one). Anything else is refused naming the folder, unless
   ``replace=True`` (``poolgym train --replace``), which removes the old run's entries first,
   so no checkpoint of the old run is left beside the new run's.
+- A run that names no folder of its own (``poolgym quickstart``) takes a new one each time
+  (``new_folder``): ``runs/quickstart``, then ``runs/quickstart-2``, and so on.
 """
 
 from __future__ import annotations
@@ -138,6 +140,22 @@ def check_continued_summary(path: Path, data: dict) -> None:
                 and all(is_finite_number(row.get(k)) for k in ("success_rate", "mean_reward"))):
             raise ValueError(f"{path}: key 'eval_history[{i}]' must be an evaluation with a whole 'timesteps' "
                              f"and the numbers 'success_rate' and 'mean_reward', got {quote(row)}")
+
+
+def new_folder(base: str | os.PathLike) -> Path:
+    """The first of ``base``, ``base-2``, ``base-3``, ... that does not exist, made now
+    (empty): ``mkdir`` either makes a folder or fails, so two runs started together get two
+    folders, and no earlier run's folder is touched."""
+    base = Path(base)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:
+        folder = base if n == 1 else base.with_name(f"{base.name}-{n}")
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            n += 1
 
 
 def used_entries(out: str | os.PathLike) -> list[str]:

@@ -175,7 +175,8 @@ def _best_key(history: list[dict]) -> tuple | None:
 
 def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: dict,
                             history: list[dict] | None = None):
-    """An SB3 callback that evaluates every ``cfg.eval.every_steps`` steps, logs to
+    """An SB3 callback that evaluates every ``cfg.eval.every_steps`` steps (and at step 0, the
+    untrained network, when a run starts from scratch), logs to
     tensorboard and keeps the best model; its ``history`` is the list of results, starting
     with ``history`` (a continued run's), whose best score ``best_model.zip`` must beat."""
     from stable_baselines3.common.callbacks import BaseCallback
@@ -191,11 +192,17 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
 
         def _on_training_start(self) -> None:
             self.next_at = _next_multiple(self.num_timesteps, cfg.eval.every_steps)
+            if self.num_timesteps == 0 and not self.history:
+                self._evaluate()  # the untrained network: where the learning curve starts
 
         def _on_step(self) -> bool:
             if self.num_timesteps < self.next_at:
                 return True
             self.next_at += cfg.eval.every_steps
+            self._evaluate()
+            return True
+
+        def _evaluate(self) -> None:
             policy = SB3Policy(self.model, deterministic=cfg.eval.deterministic)
             for opponent in _matchups(cfg):
                 score = evaluate(policy, cfg.env_id, _env_kwargs(cfg, opponent), cfg.eval.episodes,
@@ -211,7 +218,6 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
             if self.best is None or key > self.best:
                 self.best = key
                 save_with_env(self.model, out / "best_model.zip", record)
-            return True
 
     return PeriodicEval()
 
@@ -338,17 +344,27 @@ def _fused_updates(policy) -> None:
 
 
 def _update_threads(rollout: int, update: int):
-    """A callback that gives torch ``update`` threads for the gradient updates after each
-    rollout and ``rollout`` again for the next rollout (and after training)."""
+    """A callback that gives torch ``rollout`` threads for each rollout and, for the
+    gradient updates after it, up to ``update``: as many as the cores left idle while the
+    rollout ran allow (``poolgym.agents.training.idle_cores``), so that runs sharing a
+    machine each update on one thread instead of spinning on threads without a core."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from poolgym.agents.training import idle_cores
+
     class UpdateThreads(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.started = None
+
         def _on_rollout_end(self) -> None:
-            torch.set_num_threads(update)
+            idle = idle_cores.idle_cores(self.started, idle_cores.read_cpu_times())
+            torch.set_num_threads(idle_cores.threads_for(idle, rollout, update))
 
         def _on_rollout_start(self) -> None:
             torch.set_num_threads(rollout)
+            self.started = idle_cores.read_cpu_times()
 
         def _on_training_end(self) -> None:
             torch.set_num_threads(rollout)
@@ -447,9 +463,11 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads while the envs
     step: a policy call on a few observations gains nothing from more, and on a shared
     machine busy-waiting threads made training ten times slower. ``update_threads`` (at most
-    the machine's cores) is torch's thread count for the gradient updates between rollouts,
+    the machine's cores) caps torch's thread count for the gradient updates between rollouts,
     when no env steps: the recipes' minibatches of 256 through two 256-wide networks update
-    1.3 times faster on two threads than on one. ``resume`` (a model zip written by a run of this config)
+    1.3 times faster on two threads than on one. A second thread is taken only when a core
+    sat idle during the rollout before (``poolgym.agents.training.idle_cores``): runs that
+    share the machine update on one thread each. ``resume`` (a model zip written by a run of this config)
     starts from its weights, step count and return statistics (the "untrained" reference
     is then the resumed network), optimiser state included; it is read as data unless
     ``trust_model``, which lets it be unpickled (``poolgym.envs.sb3_models.load_model``).

@@ -24,15 +24,22 @@ def read_monitor(monitor_dir: str | Path) -> tuple[np.ndarray, np.ndarray]:
     return steps, rewards
 
 
-def _rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
-    window = max(1, min(window, len(values)))
+def rolling_mean_interval(values: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mean of each ``window`` consecutive values and its 95% interval (the normal
+    approximation: mean +- 1.96 standard errors of the window's values)."""
+    window = max(2, min(window, len(values)))
     kernel = np.ones(window) / window
-    return np.convolve(values, kernel, mode="valid")
+    mean = np.convolve(values, kernel, mode="valid")
+    square = np.convolve(np.asarray(values, dtype=float) ** 2, kernel, mode="valid")
+    sd = np.sqrt(np.maximum(square - mean ** 2, 0.0) * window / (window - 1))
+    half = 1.96 * sd / np.sqrt(window)
+    return mean, mean - half, mean + half
 
 
 def plot_learning_curve(summary: dict, path: str | Path) -> Path:
-    """Two panels: the periodic evaluations' success rate (95% band) beside the baseline
-    agent's, and the rolling mean of training episode rewards. Written to ``path`` (PNG)."""
+    """Two panels: the periodic evaluations' success rate (95% band; the first at step 0,
+    the untrained network) beside the baseline agent's, and the rolling mean of training
+    episode rewards with its 95% interval. Written to ``path`` (PNG)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -65,11 +72,13 @@ def plot_learning_curve(summary: dict, path: str | Path) -> Path:
     left.legend(fontsize=8, loc="upper left")
 
     x, rewards = read_monitor(summary["monitor_dir"])
-    if len(rewards):
-        window = max(1, len(rewards) // 50)
-        right.plot(x, rewards, ".", markersize=1, alpha=0.15, color="tab:blue")
-        right.plot(x[window - 1:], _rolling_mean(rewards, window), color="tab:blue",
-                   label=f"rolling mean of {window} episodes")
+    if len(rewards) >= 2:
+        # Rewards take a few values only (a pot, a miss, a foul): their rolling mean, not the
+        # raw points, which would draw one flat line per value.
+        window = max(2, len(rewards) // 20)
+        mean, low, high = rolling_mean_interval(rewards, window)
+        right.plot(x[window - 1:], mean, color="tab:blue", label=f"rolling mean of {window} episodes")
+        right.fill_between(x[window - 1:], low, high, color="tab:blue", alpha=0.2, label="95% interval")
         right.legend(fontsize=8, loc="lower right")
     right.set_xlabel("training steps")
     right.set_ylabel("episode reward")

@@ -94,7 +94,7 @@ def test_continuing_a_run_appends_and_another_run_is_refused_or_replaces(tmp_pat
     first = train(tiny(), out=out)
     monitor = out / "monitor" / "0.monitor.csv"
     first_lines = monitor.read_text().splitlines()
-    assert [h["timesteps"] for h in first["eval_history"]] == [64, 128]
+    assert [h["timesteps"] for h in first["eval_history"]] == [0, 64, 128]
 
     # A second run into the folder, without --resume of its model: refused, nothing touched.
     with pytest.raises(ValueError, match=f"run folder {out} already holds a run .*--resume {out}/model.zip"):
@@ -112,7 +112,7 @@ def test_continuing_a_run_appends_and_another_run_is_refused_or_replaces(tmp_pat
     assert resumed["steps"] == 256
     lines = monitor.read_text().splitlines()
     assert lines[:len(first_lines)] == first_lines and len(lines) > len(first_lines)
-    assert [h["timesteps"] for h in resumed["eval_history"]] == [64, 128, 192, 256]
+    assert [h["timesteps"] for h in resumed["eval_history"]] == [0, 64, 128, 192, 256]
     assert [(s["steps_from"], s["steps_to"]) for s in resumed["segments"]] == [(0, 128), (128, 256)]
     assert (out / "best_model.zip").read_bytes() == best
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
@@ -122,7 +122,7 @@ def test_continuing_a_run_appends_and_another_run_is_refused_or_replaces(tmp_pat
     replaced = train(tiny(total_steps=64), out=out, replace=True)
     assert replaced["steps"] == 64 and len(replaced["segments"]) == 1
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["ppo_64_steps.zip"]
-    assert len(json.loads((out / "summary.json").read_text())["eval_history"]) == 1
+    assert len(json.loads((out / "summary.json").read_text())["eval_history"]) == 2
 
 
 @pytest.mark.parametrize("change, key, allowed", [

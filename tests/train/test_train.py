@@ -1,6 +1,7 @@
 """Training from configs: a tiny run of the default config, the CLI, config validation."""
 
 import json
+import re
 from pathlib import Path
 
 import gymnasium as gym
@@ -44,7 +45,7 @@ def test_tiny_run_writes_model_summary_checkpoints(tiny_run):
     assert list((out / "tb").rglob("events.out.tfevents*"))
     on_disk = json.loads((out / "summary.json").read_text())
     assert on_disk["steps"] == summary["steps"]
-    assert [h["timesteps"] for h in summary["eval_history"]] == [128, 256]
+    assert [h["timesteps"] for h in summary["eval_history"]] == [0, 128, 256]  # step 0: untrained
     final = summary["final"][0]
     for side in ("trained", "baseline"):
         s = final[side]
@@ -156,18 +157,69 @@ class SoftStroke:
         return np.array([-1.0, 0.0, -0.6, 0, 0, 0, 0, -1.0, -1.0, -1.0], dtype=np.float32)
 
 
-def test_quickstart_tiny_budget_writes_pictures(tmp_path, capsys):
-    from poolgym.agents.tools.quickstart import run_quickstart
+def test_quickstart_tiny_budget_writes_its_files_each_run_in_a_new_folder(tmp_path, monkeypatch, capsys):
+    """The quickstart at a tiny budget, run three times from one directory: each run in a
+    new folder (runs/quickstart, runs/quickstart-2), every file listed at the end and in
+    docs/quickstart.md, no warning about its own model file; a folder given with --out that
+    holds a run is refused in one line and left as it was, and replaced with --replace."""
+    import warnings
 
-    run_quickstart(out=tmp_path, steps=128, episodes=5, config=tiny_config(), progress_bar=False)
+    import poolgym.envs.sb3_models as sb3_models
+    from poolgym.agents.tools.quickstart import FILES, run_quickstart
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sb3_models, "_warned", False)  # the once-per-process warning armed again
+    config = tiny_config(checkpoint_every=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = run_quickstart(steps=128, episodes=5, racks=1, config=config, progress_bar=False)
+    assert not [w for w in caught if "model file" in str(w.message)]
+    out = tmp_path / "runs" / "quickstart"
+    assert Path(first["model"]).parent.resolve() == out.resolve()
     printed = capsys.readouterr().out
     assert "trained" in printed and "random" in printed and "95%" in printed
-    for name in ("learning_curve.png", "shots.png"):
-        assert (tmp_path / name).stat().st_size > 10_000
-    assert "nine_ball under the poolgym/NineBall-v1 protocol, 30 racks against legal-random" in printed
+    assert "9-ball under the poolgym/NineBall-v1 protocol, 1 racks against legal-random" in printed
+    assert "learned the pot-ball drill only" in printed
+    side = "(clear above|clear below|level with)"
+    assert re.search(f"at 9-ball, in racks won, the trained agent is {side} untrained, {side} fixed, "
+                     f"{side} pretrained:nine_ball", printed)
     for reference in ("pretrained:nine_ball", "random", "fixed", "untrained"):
         assert f"\n  {reference} " in printed
-    assert (tmp_path / "nine_ball_rack.gif").stat().st_size > 10_000
+    for name in ("learning_curve.png", "shots.png", "nine_ball_rack.gif"):
+        assert (out / name).stat().st_size > 10_000
+    assert json.loads((out / "nine_ball.json").read_text())["agents"].keys() >= {"trained", "fixed"}
+    assert [h["timesteps"] for h in first["eval_history"]][0] == 0  # the curve starts untrained
+
+    # Every entry of the folder is one the output and the docs describe.
+    entries = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+    assert set(entries) <= set(FILES) and {"model.zip", "summary.json", "nine_ball.json"} <= set(entries)
+    listing = printed[printed.index(f"files in {Path('runs') / 'quickstart'}:"):].splitlines()[1:]
+    assert [line.split()[0].rstrip("/") for line in listing] == entries
+    docs = (ROOT / "docs" / "quickstart.md").read_text()
+    assert all(f"`{name}" in docs for name in FILES), [name for name in FILES if f"`{name}" not in docs]
+
+    # A second run: a new folder, the first left as it was.
+    model = (out / "model.zip").read_bytes()
+    second = run_quickstart(steps=128, episodes=5, racks=1, config=config, progress_bar=False)
+    assert Path(second["model"]).parent.resolve() == (tmp_path / "runs" / "quickstart-2").resolve()
+    assert (out / "model.zip").read_bytes() == model
+
+    # --out naming a folder that holds a run: one line naming it, nothing touched.
+    with pytest.raises(ValueError, match=r"run folder runs/quickstart already holds a run .*--replace") as refused:
+        run_quickstart(out="runs/quickstart", steps=128, episodes=5, racks=1, config=config, progress_bar=False)
+    assert "\n" not in str(refused.value)
+    assert (out / "model.zip").read_bytes() == model
+    replaced = run_quickstart(out="runs/quickstart", steps=2 * first["steps"], episodes=5, racks=1, config=config,
+                              progress_bar=False, replace=True)
+    assert json.loads((out / "summary.json").read_text())["steps"] == replaced["steps"] == 2 * first["steps"]
+
+
+def test_the_quickstart_reads_where_an_agent_stands_off_the_intervals():
+    from poolgym.agents.tools.quickstart import against
+
+    assert against((0.76, (0.668, 0.833)), (0.24, (0.167, 0.332))) == "clear above"
+    assert against((0.76, (0.668, 0.833)), (0.80, (0.711, 0.867))) == "level with"
+    assert against((0.76, (0.668, 0.833)), (0.95, (0.888, 0.978))) == "clear below"
 
 
 def test_checkpoints_carry_the_env_record_and_play(tiny_run):
