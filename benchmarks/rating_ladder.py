@@ -4,16 +4,16 @@ NineBall-v1 protocol (``poolgym.agents.evaluation.rating.play_round_robin``), in
 ``--fit`` then fits the ladder's ratings and writes them (the package's
 ``ladder_ratings.json``).
 
-    nice -n 5 python benchmarks/rating_ladder.py --racks 100 --seed 5050 \\
-        --out benchmarks/results/rating/round_robin --deadline 18:15
-    python benchmarks/rating_ladder.py --fit --out benchmarks/results/rating/round_robin
+    nice -n 5 python benchmarks/rating_ladder.py --racks 120 --seed 5050 \\
+        --out benchmarks/results/rating/round_robin
+    python benchmarks/rating_ladder.py --fit --racks 120 --seed 5050 \\
+        --out benchmarks/results/rating/round_robin
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import sys
 
 from poolgym.agents.evaluation import rating
 
@@ -29,7 +29,10 @@ def main() -> int:
     parser.add_argument("--ladder", default=str(rating.LADDER_FILE), help="where --fit writes the ladder")
     args = parser.parse_args()
     if args.fit:
-        ladder = rating.fit_ladder(args.out, command=" ".join(["python"] + sys.argv))
+        # The command that played the racks (the same --racks, --seed and --chunk given here).
+        played = (f"python benchmarks/rating_ladder.py --racks {args.racks} --seed {args.seed} "
+                  f"--chunk {args.chunk} --out {args.out}")
+        ladder = rating.fit_ladder(args.out, command=played)
         rating.write_ladder(ladder, args.ladder)
         for name, row in sorted(ladder["ratings"].items(), key=lambda kv: -kv[1]["rating"]):
             print(f"{name:24s} {row['rating']:7.0f} [{row['ci95'][0]:.0f}, {row['ci95'][1]:.0f}]")

@@ -49,19 +49,23 @@ LADDER_FILE = Path(__file__).with_name("ladder_ratings.json")
 
 def rack_rows(match, offset: int) -> list[dict[str, Any]]:
     """One row per rack of a ``Match``: its number (``offset`` + index), the breaker and
-    the winner (0 for A, 1 for B; the winner None for a draw), whether the breaker broke and
-    ran (won with every shot of the rack its own), each side's moves and thinking seconds."""
+    the winner (0 for A, 1 for B; the winner None for a draw), each side's moves and
+    thinking seconds."""
     rows = []
     for i, rack in enumerate(match.racks):
         moves, think = [0, 0], [0.0, 0.0]
         for m in rack.moves:
             moves[m.player] += 1
             think[m.player] += m.think_s
-        shooters = {m.player for m in rack.moves if m.outcome is not None}
         rows.append({"rack": offset + i, "breaker": rack.breaker, "winner": rack.winner,
-                     "break_and_run": rack.winner == rack.breaker and shooters == {rack.breaker},
                      "moves": moves, "think_s": [round(t, 6) for t in think]})
     return rows
+
+
+def is_break_and_run(row: dict[str, Any]) -> bool:
+    """Whether the breaker won the rack of a ``rack_rows`` row without the opponent making a
+    move (a shot, an illegal move or a decision)."""
+    return row["winner"] == row["breaker"] and row["moves"][1 - row["breaker"]] == 0
 
 
 def score(rows: Sequence[dict[str, Any]]) -> tuple[float, int]:
@@ -308,7 +312,7 @@ def fit_ladder(folder: str | Path, command: str, rungs: Sequence[str] = LADDER_R
                 moves[name] += r["moves"][side]
                 think[name] += r["think_s"][side]
                 if r["breaker"] == side:
-                    breaks[name][0] += bool(r["break_and_run"])
+                    breaks[name][0] += is_break_and_run(r)
                     breaks[name][1] += 1
     ratings = {n: {"rating": round(point[n], 1), "ci95": [round(v, 1) for v in interval(draws[n])],
                    "seconds_per_move": think[n] / moves[n] if moves[n] else None,
@@ -381,7 +385,7 @@ def ladder_ratings(ladder: dict[str, Any] | None = None) -> dict[str, float]:
 PROBE_RACKS = 4
 # Then rounds of ``ROUND_RACKS`` racks against each of the ``ROUND_RUNGS`` rungs whose
 # results are least certain: those the current fit gives the nearest to an even chance.
-ROUND_RACKS, ROUND_RUNGS = 10, 2
+ROUND_RACKS, ROUND_RUNGS = 10, 3
 RATE_BOOTSTRAP = 500
 # The rated agent's name in the fit (a rung rated again must not be taken for itself).
 RATED = "(rated agent)"
@@ -480,12 +484,21 @@ def rate(policy, games: int = 300, seed: int = 0, env_id: str = DEFAULT_ENV, lad
                 play(rung, min(ROUND_RACKS, games - done))
     seconds = time.perf_counter() - started
     pairings = [Pairing.from_rows(RATED, r, rows[r]) for r in panel if rows[r]]
-    estimate = fit_ratings(pairings, fixed={r: fixed[r] for r in panel})[RATED]
-    draws = bootstrap(pairings, fixed={r: fixed[r] for r in panel}, samples=RATE_BOOTSTRAP, seed=seed)[RATED]
+    estimate, ci95 = rate_pairings(pairings, fixed, seed)
     moves = sum(r["moves"][0] for rs in rows.values() for r in rs)
     think = sum(r["think_s"][0] for rs in rows.values() for r in rs)
-    return Rating(label, estimate, tuple(interval(draws)), pairings, done, seconds,
+    return Rating(label, estimate, ci95, pairings, done, seconds,
                   think / moves if moves else None, seed, schedule)
+
+
+def rate_pairings(pairings: Sequence[Pairing], fixed: dict[str, float], seed: int = 0,
+                  samples: int = RATE_BOOTSTRAP) -> tuple[float, tuple[float, float]]:
+    """The rating of ``RATED`` (every pairing's ``a``) against opponents of ``fixed``
+    ratings, and its 95% bootstrap interval (``samples`` resamplings, seeded ``seed``)."""
+    known = {p.b: fixed[p.b] for p in pairings}
+    draws = bootstrap(pairings, fixed=known, samples=samples, seed=seed)[RATED]
+    low, high = interval(draws)
+    return fit_ratings(pairings, fixed=known)[RATED], (low, high)
 
 
 def _fit_one(rows: dict[str, list[dict[str, Any]]], fixed: dict[str, float]) -> float:
@@ -501,40 +514,34 @@ PROFESSIONAL_BREAK_AND_RUN = (0.25, 0.28)
 
 def plot_ladder(ladder: dict[str, Any] | None = None, extra: dict[str, Rating] | None = None):
     """A matplotlib figure of the ladder on the rating scale: each rung's rating with its
-    95% interval (left), and its break-and-run rate over its breaks with the Wilson
-    interval against its rating, beside the professionals' 25-28% (right). ``extra``
-    draws rated agents (``rate``'s results, by label) on the left panel in another colour."""
+    95% interval (left) and, on the same rows, its break-and-run rate over its breaks with
+    the Wilson interval beside the professionals' 25-28% (right). ``extra`` draws rated
+    agents (``rate``'s results, by label) on the left panel in another colour."""
     import matplotlib.pyplot as plt
 
     from poolgym.agents.evaluation.evaluate import wilson_interval
 
     ladder = read_ladder() if ladder is None else ladder
-    rows = sorted(ladder["ratings"].items(), key=lambda kv: kv[1]["rating"])
-    rows = [(name, row["rating"], row["ci95"], row.get("break_and_run")) for name, row in rows]
+    rows = [(name, row["rating"], row["ci95"], row.get("break_and_run")) for name, row in ladder["ratings"].items()]
     rows += [(label, r.rating, list(r.ci95), None) for label, r in (extra or {}).items()]
     rows.sort(key=lambda row: row[1])
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 0.45 * len(rows) + 1.5),
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 0.4 * len(rows) + 1.6), sharey=True,
                                          gridspec_kw={"width_ratios": [3, 2]})
-    for y, (name, value, (low, high), _) in enumerate(rows):
+    for y, (name, value, (low, high), breaks) in enumerate(rows):
         colour = "tab:orange" if extra and name in extra else "tab:blue"
         left.errorbar(value, y, xerr=[[value - low], [high - value]], fmt="o", color=colour, capsize=3)
+        if breaks and breaks[1]:
+            share, (b_low, b_high) = breaks[0] / breaks[1], wilson_interval(*breaks)
+            right.errorbar(share, y, xerr=[[max(0.0, share - b_low)], [max(0.0, b_high - share)]], fmt="o",
+                           color="tab:blue", capsize=3)
     left.set_yticks(range(len(rows)), [row[0] for row in rows])
     left.set_xlabel(f"rating (Elo scale, {ladder['anchor']['name']} = {ladder['anchor']['rating']:g})")
-    left.set_title("ratings, 95% bootstrap intervals")
+    left.set_title("rating, 95% bootstrap interval")
     left.grid(axis="x", alpha=0.3)
-    for name, value, _, breaks in rows:
-        if breaks and breaks[1]:
-            rate_, (low, high) = breaks[0] / breaks[1], wilson_interval(*breaks)
-            right.errorbar(value, rate_, yerr=[[max(0.0, rate_ - low)], [max(0.0, high - rate_)]], fmt="o",
-                           color="tab:blue", capsize=3)
-            if breaks[0]:
-                right.annotate(name, (value, rate_), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    right.axhspan(*PROFESSIONAL_BREAK_AND_RUN, color="tab:red", alpha=0.25,
-                  label="professional 9-ball (25-28%)")
-    right.set_xlabel("rating")
-    right.set_ylabel("break and run, share of its breaks")
-    right.set_title("break and run, 95% Wilson intervals")
-    right.legend(loc="upper left", fontsize=8)
-    right.grid(alpha=0.3)
+    right.axvspan(*PROFESSIONAL_BREAK_AND_RUN, color="tab:red", alpha=0.25, label="professional 9-ball (25-28%)")
+    right.set_xlabel("break and run, share of its breaks")
+    right.set_title("break and run, 95% Wilson interval")
+    right.legend(loc="lower right", fontsize=8)
+    right.grid(axis="x", alpha=0.3)
     figure.tight_layout()
     return figure

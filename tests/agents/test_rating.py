@@ -152,3 +152,11 @@ def test_rate_refuses_a_bad_ladder_file_in_one_line(tmp_path, capsys, content, f
     assert main(["rate", "fixed", "--games", "2", "--ladder", str(bad), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(bad) in err and field in err
+
+
+def test_a_break_and_run_is_a_rack_the_opponent_never_moved_in():
+    row = {"breaker": 1, "winner": 1, "moves": [0, 9]}
+    assert rating.is_break_and_run(row)
+    # The opponent's one move (a shot, or an illegal move that forfeited the rack) ends it.
+    assert not rating.is_break_and_run({**row, "moves": [1, 9]})
+    assert not rating.is_break_and_run({**row, "winner": 0})
