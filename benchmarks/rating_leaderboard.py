@@ -40,12 +40,14 @@ def recipe_ratings(ladder: dict) -> list[dict]:
 
 
 def markdown(ladder: dict, recipes: list[dict]) -> str:
+    """The leaderboard's tables: the ladder, its adjacent pairs, the recipes."""
     lines = ["| agent | rating | 95% interval | seconds a move | racks |", "|---|---|---|---|---|"]
     for name, row in sorted(ladder["ratings"].items(), key=lambda kv: -kv[1]["rating"]):
         spm = "-" if row["seconds_per_move"] is None else f"{row['seconds_per_move']:.4f}"
         lines.append(f"| `{name}` | {row['rating']:.0f} | [{row['ci95'][0]:.0f}, {row['ci95'][1]:.0f}] | {spm} "
                      f"| {row['racks']} |")
-    lines += ["", "| higher | lower | difference | 95% interval | separated | head to head |", "|---|---|---|---|---|---|"]
+    lines += ["", "| higher | lower | difference | 95% interval | separated | head to head |",
+              "|---|---|---|---|---|---|"]
     for pair in ladder["adjacent"]:
         h2h = pair["head_to_head"]
         text = "-" if h2h is None else (f"{h2h['score']:g}/{h2h['racks']} "
