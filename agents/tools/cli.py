@@ -318,6 +318,20 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rate(args: argparse.Namespace) -> int:
+    from poolgym.agents.evaluation.rating import rate, read_ladder
+    from poolgym.agents.tools.progress import Progress
+
+    ladder = read_ladder(args.ladder) if args.ladder else None
+    with Progress("rate", args.games, "racks", enabled=not args.no_progress) as progress:
+        result = rate(args.agent, games=args.games, seed=args.seed, env_id=args.env, ladder=ladder,
+                      action_mode=args.action_mode, obs_mode=args.obs_mode,
+                      progress=lambda done, total: progress.advance(done - progress.done))
+    print(result.describe())
+    write_json(args.json, result.to_json())
+    return 0
+
+
 def _bench_bot(args: argparse.Namespace) -> int:
     from poolgym.agents.tools import bench_bot
     from poolgym.agents.tools.progress import Progress
@@ -884,6 +898,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help=no_progress)
     ev.add_argument("--trust-model", action="store_true", help=TRUST_MODEL_HELP)
     ev.set_defaults(handler=_eval)
+
+    rt = sub.add_parser("rate", help="rate an agent on the Elo scale against the ladder (a Bradley-Terry fit, "
+                                     "the ladder's ratings held fixed, a 95%% bootstrap interval)")
+    rt.add_argument("agent", help=f"the agent to rate: {agent_help}")
+    rt.add_argument("--games", type=_positive_int, default=300, help="racks to play in all (default 300)")
+    rt.add_argument("--seed", type=_seed, default=0, help="the same seed gives the same racks and rating")
+    rt.add_argument("--env", default="poolgym/NineBall-v1", metavar="ID",
+                    help="the game env whose protocol the racks are played under (default poolgym/NineBall-v1)")
+    rt.add_argument("--ladder", metavar="FILE", help="a ladder file (default: the ladder shipped with poolgym)")
+    rt.add_argument("--action-mode", choices=("raw", "aim"), help="as for eval")
+    rt.add_argument("--obs-mode", choices=("dict", "flat"), help="as for eval")
+    rt.add_argument("--json", metavar="FILE", type=_output_file, help="also write the rating to FILE")
+    rt.add_argument("--no-progress", action="store_true", help=no_progress)
+    rt.set_defaults(handler=_rate)
 
     bb = sub.add_parser("bench-bot", help="the bot's pot success, break-and-run rate, fouls "
                                           "and speed in self-play")

@@ -43,6 +43,7 @@ MIN_FIGURES = {
     "03_custom_variant.ipynb": 3,
     "04_physics.ipynb": 10,
     "05_round_robin.ipynb": 2,
+    "06_rate_your_policy.ipynb": 1,
 }
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
