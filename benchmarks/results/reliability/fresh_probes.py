@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+import poolgym  # noqa: F401 (registers the ids)
+
 ROOT = Path(__file__).resolve().parents[3]
 PY = str(ROOT / ".venv" / "bin" / "python")
 POOLGYM = str(ROOT / ".venv" / "bin" / "poolgym")
@@ -64,7 +66,11 @@ def cli(args, env=None, timeout=300):
 
 
 def cli_verdict(rc, err, want_rc=2, must_name=None):
-    lines = [l for l in err.splitlines() if l.strip() and "warning" not in l.lower()]
+    """'held' when the exit status is ``want_rc`` and stderr holds one line besides progress
+    displays and Python's warnings (and names ``must_name``)."""
+    lines = [l.rsplit("\r", 1)[-1] for l in err.splitlines()]
+    lines = [l for l in lines if l.strip() and "%|" not in l and "warning" not in l.lower()
+             and not l.startswith("  ") and "it/s]" not in l]
     ok = rc == want_rc and len(lines) == 1 and "Traceback" not in err and (must_name is None or must_name in err)
     return f"exit {rc}: {' | '.join(lines)[:300]}", "held" if ok else "BROKE"
 
@@ -520,18 +526,29 @@ def _():
 
 
 # ----------------------------------------------------------------------------- interrupts / concurrency
-def signal_during(args, sig, after):
+def signal_during(args, sig, after, started="%"):
+    """Run ``poolgym args``, wait until its stderr shows ``started`` (its progress display),
+    then ``after`` seconds more, and send ``sig``; the exit status and stderr."""
+    import threading
     e = dict(os.environ, OMP_NUM_THREADS="1")
     p = subprocess.Popen([POOLGYM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=TMP)
+    err = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: p.stderr.read(1), "")), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 300
+    while started not in "".join(err) and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
     time.sleep(after)
-    p.send_signal(sig)
-    out, err = p.communicate(timeout=120)
-    return p.returncode, err
+    if p.poll() is None:
+        p.send_signal(sig)
+    p.wait(timeout=300)
+    reader.join(timeout=10)
+    return p.returncode, "".join(err)
 
 
 @probe("I1", "interrupt", "SIGTERM during `poolgym soak` (a long command)")
 def _():
-    rc, err = signal_during(["soak", "--games", "200", "--shots", "200"], signal.SIGTERM, 25)
+    rc, err = signal_during(["soak", "--games", "0", "--shots", "100000000"], signal.SIGTERM, 2)
     return cli_verdict(rc, err, 130)
 
 
@@ -539,7 +556,7 @@ def _():
 def _():
     out = TMP / "i2.json"
     out.write_text('{"previous": 1}')
-    rc, err = signal_during(["baselines", "--racks", "50", "--json", str(out)], signal.SIGINT, 25)
+    rc, err = signal_during(["baselines", "--racks", "5000", "--json", str(out)], signal.SIGINT, 2)
     msg, v = cli_verdict(rc, err, 130)
     if out.read_text() != '{"previous": 1}':
         msg += "; --json file changed"
@@ -549,7 +566,7 @@ def _():
 
 @probe("I3", "interrupt", "SIGTERM during `poolgym bench-bot`")
 def _():
-    rc, err = signal_during(["bench-bot", "--budget", "fast"], signal.SIGTERM, 25)
+    rc, err = signal_during(["bench-bot", "--budget", "fast"], signal.SIGTERM, 2)
     return cli_verdict(rc, err, 130)
 
 
@@ -788,6 +805,62 @@ def _():
         if term or trunc:
             env.reset()
     return f"{checked} unoffered options refused, state unchanged", "held"
+
+
+@probe("N1", "non-finite", "a model zip whose return statistics hold `\"mean\": NaN`, read to resume a run")
+def _():
+    from poolgym.agents.training import return_norm
+    p = TMP / "n1.zip"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr(return_norm.RETURN_NORM, '{"gamma": 0.99, "clip_reward": 10.0, "epsilon": 1e-8, '
+                                            '"mean": NaN, "var": 2.0, "count": 5.0}')
+    return expect_refusal(lambda: return_norm.read(str(p)), "n1.zip")
+
+
+@probe("I5", "interrupt", "SIGTERM during `poolgym train` (PotBall, MaskablePPO, 20000 steps)")
+def _():
+    out = TMP / "i5run"
+    rc, err = signal_during(["train", "--config", str(ROOT / "configs/train/pot_ball_maskable_ppo.yaml"),
+                             "--out", str(out), "--steps", "20000"], signal.SIGTERM, 15, started="steps")
+    msg, v = cli_verdict(rc, err, 130)
+    saved = (out / "model.zip").exists() and (out / "summary.json").exists()
+    return msg + ("; model.zip and summary.json saved" if saved else "; nothing saved"), v if saved else "BROKE"
+
+
+@probe("E13", "env", "PettingZoo raw_env: `step(None)` for an agent still playing")
+def _():
+    from poolgym.envs.aec import PoolAECEnv
+    env = PoolAECEnv()
+    env.reset(seed=2)
+    return expect_refusal(lambda: env.step(None))
+
+
+@probe("E14", "mask", "batched choice_canonical: option 86 in table 0 and -1 in table 1")
+def _():
+    import gymnasium as gym
+    env = gym.make_vec("poolgym/NineBall-v1", num_envs=2, action_mode="choice_canonical")
+    env.reset(seed=3)
+    before = [t.state.to_json() for t in env.unwrapped.tables]
+    m, v = expect_refusal(lambda: env.step(np.array([86, -1])), "0..85")
+    if [t.state.to_json() for t in env.unwrapped.tables] != before:
+        return m + "; a table changed", "BROKE"
+    return m, v
+
+
+@probe("D9", "dataset", "a BC config whose `imitation.dataset` is `../../../etc/passwd-v0`")
+def _():
+    import yaml
+    from poolgym.agents.training.train_config import load_config
+    base = yaml.safe_load((ROOT / "configs/train/nine_ball_bc_bot_fast.yaml").read_text())
+    base["imitation"]["dataset"] = "../../../etc/passwd-v0"
+    p = TMP / "d9.yaml"
+    p.write_text(yaml.safe_dump(base))
+    return expect_refusal(lambda: load_config(p), "imitation.dataset")
+
+
+@probe("S7", "saved game", "`moves[0].mapping: 'os:system'` (an unknown action mapping)")
+def _():
+    return saved_variant("s7.json", lambda d: d["moves"][0].update(mapping="os:system"))
 
 
 def main(ids):
