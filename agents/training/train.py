@@ -46,7 +46,6 @@ import copy
 import dataclasses
 import functools
 import io
-import json
 import os
 import signal
 import time
