@@ -186,3 +186,15 @@ def test_return_statistics_that_are_not_finite_numbers_are_refused_naming_the_ke
         archive.writestr(return_norm.RETURN_NORM, stats)
     with pytest.raises(ValueError, match=rf"^{path}: {return_norm.RETURN_NORM}:? {message}"):
         return_norm.read(str(path))
+
+
+def test_a_model_path_that_is_no_regular_file_is_named_as_such(tmp_path):
+    """A link to ``/dev/zero`` (or a folder) named as a model was refused as a file that
+    "does not exist"; it is never read, and the message says what it is."""
+    link = tmp_path / "model.zip"
+    link.symlink_to("/dev/zero")
+    folder = tmp_path / "folder.zip"
+    folder.mkdir()
+    for path in (link, folder):
+        _refused(str(path), rf"model file '{path}' is not a regular file; a model is a saved zip")
+    _refused(str(tmp_path / "missing.zip"), rf"model file '{tmp_path / 'missing.zip'}' does not exist")
