@@ -4,7 +4,8 @@ Writes go to a temporary file in the destination's own folder and are renamed in
 with ``os.replace``, so a reader sees the old file or the new one, never half of one; a
 failed write (a full disk, Ctrl-C) removes the temporary file and leaves the previous file
 intact, and raises an ``OSError`` whose message names the destination. JSON is written by
-``atomic_write_json``, which refuses a number that is not finite (JSON has none). A folder
+``atomic_write_json``, which refuses a number that is not finite (JSON has none), and read
+by ``json_value``, which refuses one too. A folder
 written beside its destination is put in its place by ``replace_folder``.
 
 Reads of files that come from elsewhere (YAML, saved games, model records, datasets) take
@@ -151,6 +152,24 @@ def json_text(path: str | os.PathLike, data, indent: int | None = 1) -> str:
     except ValueError:
         raise ValueError(f"{path}: not written: key {_non_finite_key(data)!r} is not a finite number "
                          f"(JSON holds finite numbers only)") from None
+
+
+def json_value(raw: bytes, path: str | os.PathLike, what: str):
+    """The data of ``raw``, the bytes of the JSON file ``path`` (read within its bound): a
+    one-line ``ValueError`` starting ``<path>: not <what>`` when they are not UTF-8 JSON, are
+    nested too deeply, or hold ``NaN`` or ``Infinity`` (Python's reader takes them, JSON has
+    no such numbers, and they would reach what is computed and written from the file)."""
+    import json
+
+    def refuse(constant: str):
+        raise ValueError(f"it holds {constant}; JSON holds finite numbers only")
+
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=refuse)
+    except RecursionError:
+        raise ValueError(f"{path}: not {what} (nested too deeply)") from None
+    except ValueError as exc:  # not UTF-8, not JSON, a non-finite constant
+        raise ValueError(f"{path}: not {what} (not JSON: {' '.join(str(exc).split())})"[:500]) from None
 
 
 def _non_finite_key(data, prefix: str = "") -> str | None:

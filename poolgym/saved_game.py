@@ -46,7 +46,7 @@ from gymnasium.error import ResetNeeded
 from poolgym.envs.observations import actor
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.pool_env import MoveRecord, PoolEnv
-from poolgym.files import atomic_write_text, read_bounded
+from poolgym.files import atomic_write_json, read_bounded
 from poolgym.numbers import is_finite_number, quote
 from poolgym.physics import Noise, PhysicsParams, Shot
 from poolgym.rules import Decision, GameState, RuleOptions, check_state
@@ -146,7 +146,7 @@ class SavedGame:
         """Write the game as JSON (floats written exactly, so a load gives it back equal),
         atomically: a failed write (a full disk) is an ``OSError`` naming ``path`` and leaves
         the previous file there intact."""
-        atomic_write_text(path, json.dumps(self.to_dict(), indent=1))
+        atomic_write_json(path, self.to_dict())
 
     def make_env(self) -> PoolEnv:
         """A fresh environment with the recorded configuration (the opponent's moves are

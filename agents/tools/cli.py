@@ -7,6 +7,7 @@ import argparse
 import gc
 import math
 import os
+import signal
 import sys
 import tempfile
 
@@ -1049,9 +1050,28 @@ def freeze_imports() -> None:
 def command() -> int:
     """The ``poolgym`` console script: ``main`` on the process's arguments, in a process
     set up for long searches (``freeze_imports``; ``main`` itself, called from Python, leaves
-    the caller's collector as it is)."""
+    the caller's collector as it is) and stopped by SIGTERM as by Ctrl-C
+    (``_sigterm_as_ctrl_c``)."""
     freeze_imports()
+    _sigterm_as_ctrl_c()
     return main()
+
+
+def _sigterm_as_ctrl_c() -> None:
+    """SIGTERM (``kill``, a job's time limit) raises ``KeyboardInterrupt`` in this process,
+    as Ctrl-C does, so every command stops as it stops on Ctrl-C: one line and exit status
+    130, ``train`` and ``collect`` saving what they have. A process forked from this one (a
+    worker pool's) keeps SIGTERM's default, which is how its pool ends it."""
+    parent = os.getpid()
+
+    def stop(signum, frame):
+        if os.getpid() != parent:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,16 +4,16 @@ play agents under a protocol (``benchmarks/stroke_fouls.py``, ``benchmarks/rack_
 from __future__ import annotations
 
 import argparse
-import json
 
-from poolgym.files import atomic_write_text
+from poolgym.files import atomic_write_json, atomic_write_text
 
 
 def write_json(path: str | None, data) -> None:
     """Write ``data`` to ``path`` as JSON when a path was given (the ``--json`` options),
-    atomically (``poolgym.files``: a failed write leaves the previous file intact)."""
+    atomically (``poolgym.files``: a failed write leaves the previous file intact); a number
+    that is not finite is refused naming the file and its key, nothing written."""
     if path:
-        atomic_write_text(path, json.dumps(data, indent=1))
+        atomic_write_json(path, data)
 
 
 def write_text(path: str | None, text: str) -> None:

@@ -25,6 +25,8 @@ import zipfile
 
 import numpy as np
 
+from poolgym.numbers import is_finite_number, quote
+
 RETURN_NORM = "poolgym_return_norm.json"
 
 
@@ -69,7 +71,25 @@ def read(path: str) -> dict | None:
     within the bounds of a model record (``poolgym.envs.sb3_models.read_zip_json``)."""
     from poolgym.envs.sb3_models import MAX_RECORD_BYTES, read_zip_json
 
-    return read_zip_json(path, RETURN_NORM, MAX_RECORD_BYTES)
+    stats = read_zip_json(path, RETURN_NORM, MAX_RECORD_BYTES)
+    if stats is None:
+        return None
+    if not isinstance(stats, dict) or sorted(stats) != sorted(_STATISTICS):
+        raise ValueError(f"{path}: {RETURN_NORM} must be an object of the numbers {list(_STATISTICS)}, "
+                         f"got {quote(stats)}")
+    # A model's statistics scale every reward of the run that resumes from it: one that is
+    # not finite (JSON's reader takes NaN) would make every reward NaN.
+    for key, (low, high) in _STATISTICS.items():
+        value = stats[key]
+        if not is_finite_number(value) or not low <= value <= high:
+            raise ValueError(f"{path}: {RETURN_NORM}: key {key!r} must be a finite number in [{low:g}, {high:g}], "
+                             f"got {quote(value)}")
+    return stats
+
+
+# The statistics ``statistics`` writes and the range each may take.
+_STATISTICS = {"gamma": (0.0, 1.0), "clip_reward": (0.0, 1e12), "epsilon": (0.0, 1.0), "mean": (-1e12, 1e12),
+               "var": (0.0, 1e24), "count": (0.0, 1e15)}
 
 
 def find(venv):

@@ -24,7 +24,6 @@ last complete checkpoint and a whole summary, and ``resume=True`` (``poolgym tra
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from poolgym.files import atomic_write_text, read_bounded
+from poolgym.files import atomic_write_json, json_value, read_bounded
 from poolgym.agents.training.train_config import REQUIRED, check_section, check_untrusted
 from poolgym.yaml_files import load_yaml_file
 
@@ -207,8 +206,8 @@ def _save_checkpoint(algo, out: Path, history: list[dict], record: dict) -> Path
     partial = out / f".{final.name}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     algo.save_to_path(str(partial.resolve()))
-    atomic_write_text(partial / HISTORY_FILE, json.dumps(history, indent=1))
-    atomic_write_text(partial / ENV_RECORD_FILE, json.dumps(record, indent=1))
+    atomic_write_json(partial / HISTORY_FILE, history)
+    atomic_write_json(partial / ENV_RECORD_FILE, record)
     shutil.rmtree(final, ignore_errors=True)
     partial.rename(final)
     for older in checkpoints(out):
@@ -218,7 +217,7 @@ def _save_checkpoint(algo, out: Path, history: list[dict], record: dict) -> Path
 
 
 def _read_json(path: Path, what: str):
-    return json.loads(read_bounded(path, _JSON_LIMIT, what).decode())
+    return json_value(read_bounded(path, _JSON_LIMIT, what), path, what)
 
 
 def train_rllib(config: str | Path | dict[str, Any], out_dir: str | Path, address: str | None = None,
@@ -277,7 +276,7 @@ def train_rllib(config: str | Path | dict[str, Any], out_dir: str | Path, addres
                 if len(history) % config["checkpoint_every"] == 0 or len(history) == config["iterations"]:
                     checkpoint = _save_checkpoint(algo, out, history, record)
                 summary = _summary(config, history, checkpoint)
-                atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+                atomic_write_json(out / "summary.json", summary)
                 if on_iteration is not None:
                     on_iteration(algo, row)
         finally:

@@ -18,14 +18,13 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from poolgym.files import read_bounded
+from poolgym.files import json_value, read_bounded
 from poolgym.numbers import is_finite_number, quote
 
 LOCK = ".lock"
@@ -108,17 +107,38 @@ def locked(out: str | os.PathLike) -> Iterator[Path]:
 
 def read_summary(path: str | os.PathLike) -> dict:
     """The run summary at ``path`` (``summary.json``), read within ``MAX_SUMMARY_BYTES``; a
-    one-line ``ValueError`` naming the file when it is not a JSON object."""
-    raw = read_bounded(path, MAX_SUMMARY_BYTES, "a run's summary")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except RecursionError:
-        raise ValueError(f"{path}: not a run summary (nested too deeply)") from None
-    except ValueError as exc:  # not UTF-8, not JSON
-        raise ValueError(f"{path}: not a run summary (not JSON: {' '.join(str(exc).split())})"[:500]) from None
+    one-line ``ValueError`` naming the file when it is not a JSON object of finite numbers."""
+    data = json_value(read_bounded(path, MAX_SUMMARY_BYTES, "a run's summary"), path, "a run summary")
     if not isinstance(data, dict):
         raise ValueError(f"{path}: not a run summary (a JSON object)")
     return data
+
+
+def read_curve(path: str | os.PathLike) -> dict:
+    """The learning curve at ``path`` (``curve.json``) of a run being continued, whose
+    ``points`` the continued run keeps, plots and logs: a one-line ``ValueError`` naming the
+    file and the key unless it is a JSON object whose ``points`` (if any) are measurements,
+    each with a whole ``timesteps`` and ``racks``, an ``opponent`` name and a finite
+    ``win_rate`` and ``ci95`` pair. Checked before the folder is touched."""
+    data = json_value(read_bounded(path, MAX_SUMMARY_BYTES, "a run's curve"), path, "a run's curve")
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a run's curve (a JSON object)")
+    points = data.get("points", [])
+    if not isinstance(points, list):
+        raise ValueError(f"{path}: key 'points' must be a list of measurements, got {quote(points)}")
+    for i, row in enumerate(points):
+        if not (isinstance(row, dict) and all(_whole(row.get(k)) for k in ("timesteps", "racks"))
+                and isinstance(row.get("opponent"), str) and is_finite_number(row.get("win_rate"))
+                and isinstance(row.get("ci95"), list) and len(row["ci95"]) == 2
+                and all(is_finite_number(x) for x in row["ci95"])):
+            raise ValueError(f"{path}: key 'points[{i}]' must be a measurement with a whole 'timesteps' and "
+                             f"'racks', an 'opponent' name and the numbers 'win_rate' and 'ci95' (a pair), "
+                             f"got {quote(row)}")
+    return data
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def check_continued_summary(path: Path, data: dict) -> None:
@@ -180,6 +200,8 @@ def prepare(out: str | os.PathLike, resume: str | os.PathLike | None, replace: b
         if replace:
             raise ValueError(f"--replace would delete {own_model}, the model --resume goes on from; "
                              "resume into another --out, or drop --replace to continue the run")
+        if (out / "curve.json").is_file():
+            read_curve(out / "curve.json")
         summary = out / "summary.json"
         if not summary.is_file():
             return {}

@@ -6,12 +6,11 @@ card saying what it is."""
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from poolgym.agents.training.run_folder import read_summary
 from poolgym.envs.sb3_models import read_env_record
-from poolgym.files import atomic_write_bytes, atomic_write_text
+from poolgym.files import atomic_write_bytes, atomic_write_json
 
 #: Steps per row of the compact training log (the monitor files are too large to ship).
 LOG_EVERY_STEPS = 10_000
@@ -61,11 +60,11 @@ def ship_run(run_dir: str | Path, dest: str | Path, game: str, description: str,
     for name in ("curve.json", "curve.png"):
         if (run / name).is_file():
             atomic_write_bytes(dest / name, (run / name).read_bytes())
-    atomic_write_text(dest / "summary.json", json.dumps(summary, indent=1))
-    atomic_write_text(dest / "config.json", json.dumps(summary["config"], indent=1))
+    atomic_write_json(dest / "summary.json", summary)
+    atomic_write_json(dest / "config.json", summary["config"])
     imitation = summary.get("imitation")
     log = imitation if imitation is not None else training_log(run / "monitor")
-    atomic_write_text(dest / "training_log.json", json.dumps(log, indent=0))
+    atomic_write_json(dest / "training_log.json", log, indent=0)
     card = {"game": game, "env_id": record["env_id"], "algorithm": record["algorithm"],
             "action_mode": record["action_mode"], "seed": summary["config"]["seed"],
             "steps": summary["steps"], "train_time_s": summary["train_time_s"],
@@ -73,5 +72,5 @@ def ship_run(run_dir: str | Path, dest: str | Path, game: str, description: str,
     if imitation is not None:
         card["steps_are"] = "imitation samples"
     card.update(extra or {})
-    atomic_write_text(dest / "card.json", json.dumps(card, indent=1))
+    atomic_write_json(dest / "card.json", card)
     return card

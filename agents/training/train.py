@@ -46,7 +46,6 @@ import copy
 import dataclasses
 import functools
 import io
-import json
 import os
 import signal
 import time
@@ -61,7 +60,7 @@ from poolgym.agents.evaluation.evaluate import REFERENCE_AGENTS
 from poolgym.agents.evaluation.policy_eval import evaluate, resolve_opponent
 from poolgym.agents.training.train_config import Stage, TrainConfig, check_seed, load_config
 from poolgym.envs.sb3_models import algorithm_class, env_record, load_model as load_sb3_model, write_env_record
-from poolgym.files import atomic_write_bytes, atomic_write_text, json_text, read_bounded
+from poolgym.files import atomic_write_bytes, atomic_write_text, json_text
 
 # Evaluation racks are seeded apart from the training envs' seeds.
 EVAL_SEED_OFFSET = 1_000_000
@@ -664,7 +663,7 @@ def _previous_curve(out: Path) -> dict | None:
     path = out / CURVE_JSON
     if not path.is_file():
         return None
-    return json.loads(read_bounded(path, run_folder.MAX_SUMMARY_BYTES, "a run's curve"))
+    return run_folder.read_curve(path)
 
 
 def _check_workers_can_make(cfg: TrainConfig) -> None:

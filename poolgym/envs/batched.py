@@ -30,6 +30,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
 from poolgym.envs.pool_env import MoveRecord, PoolEnv, StagedMove
+from poolgym.numbers import quote, seed as check_seed
 from poolgym.rules import Outcome
 
 
@@ -81,7 +82,7 @@ class BatchedPoolEnv(VectorEnv):
         """Step every table: play its agent's action and its opponent's replies, every
         round of shots simulated in one call; a table whose episode ended at the last step
         is reset instead (``NEXT_STEP``), its action ignored."""
-        actions = list(iterate(self.action_space, actions))
+        actions = self._per_table(actions)
         playing = [i for i in range(self.num_envs) if not self._autoreset[i]]
         played = self.play_tables(playing, [actions[i] for i in playing])
         observations, infos = [], {}
@@ -105,7 +106,7 @@ class BatchedPoolEnv(VectorEnv):
 
     def table_action_masks(self, i: int) -> np.ndarray:
         """Table ``i``'s action masks (``action_masks``' row ``i``)."""
-        table = self.tables[i]
+        table = self.tables[self._table_index(i)]
         if table.mapper.masked and (self._autoreset[i] or table.state is None):
             space = self.single_action_space
             size = int(np.sum(space.nvec)) if hasattr(space, "nvec") else int(space.n)
@@ -123,12 +124,15 @@ class BatchedPoolEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close every table (``VectorEnv.close`` calls this once)."""
-        for table in self.tables:
+        # getattr: an __init__ that refused its arguments made no tables, and Gymnasium's
+        # __del__ still closes the env.
+        for table in getattr(self, "tables", ()):
             table.close()
 
     # ------------------------------------------------------------------ the tables
     def reset_table(self, i: int, seed: int | None = None, options: dict | None = None):
         """Reset table ``i`` alone (``PoolEnv.reset``); its observation and info."""
+        i = self._table_index(i)
         self._elapsed[i] = 0
         self._autoreset[i] = False
         return self.tables[i].reset(seed=seed, options=options)
@@ -180,12 +184,35 @@ class BatchedPoolEnv(VectorEnv):
         if seed is None:
             return [None] * self.num_envs
         if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-            return [int(seed) + i for i in range(self.num_envs)]
-        seeds = list(seed)
+            return [check_seed(seed) + i for i in range(self.num_envs)]
+        try:
+            seeds = list(seed)
+        except TypeError:
+            raise ValueError(f"seed must be None, an int or one seed per table ({self.num_envs}), "
+                             f"got {quote(seed)}") from None
         if len(seeds) != self.num_envs:
             raise ValueError(f"seed must be None, an int or one seed per table ({self.num_envs}), "
                              f"got {len(seeds)} seeds")
-        return seeds
+        # Every seed checked before any table is reset: a refused reset changes no table.
+        return [check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
+
+    def _per_table(self, actions) -> list:
+        """``actions`` split into one action per table, or ``ValueError`` when they are not
+        ``num_envs`` of them (before any table plays)."""
+        try:
+            split = list(iterate(self.action_space, actions))
+        except (TypeError, ValueError, IndexError):
+            split = None
+        if split is None or len(split) != self.num_envs:
+            got = f"{len(split)} rows" if split is not None else quote(actions)
+            raise ValueError(f"actions must hold one action per table ({self.num_envs} rows of "
+                             f"{self.single_action_space}), got {got}")
+        return split
+
+    def _table_index(self, i) -> int:
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < self.num_envs:
+            raise ValueError(f"table must be a whole number in 0..{self.num_envs - 1}, got {quote(i)}")
+        return int(i)
 
     def _stack(self, observations: list):
         out = create_empty_array(self.single_observation_space, self.num_envs)

@@ -70,11 +70,13 @@ MAX_RECORD_DEPTH = 8
 def check_model_path(path: str) -> str:
     """The model file ``path`` names (``path`` itself, or ``path.zip`` for a name given
     without the suffix SB3 adds when saving), or a one-line ``ValueError`` naming ``path``
-    when there is no such file."""
+    when there is no such file or it is not a regular one."""
     path = str(path)
     if not os.path.isfile(path) and not path.endswith(".zip") and os.path.isfile(path + ".zip"):
         path += ".zip"
     if not os.path.isfile(path):
+        if os.path.exists(path):  # a folder, a device, a FIFO (or a link to one): never read
+            raise ValueError(f"model file {path!r} is not a regular file; a model is a saved zip")
         raise ValueError(f"model file {path!r} does not exist")
     if not zipfile.is_zipfile(path):
         raise ValueError(f"model file {path!r} is not a saved stable-baselines3 model (not a zip)")

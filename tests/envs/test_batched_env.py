@@ -178,10 +178,10 @@ def test_the_lookahead_entry_and_make_vec_sync_agree_with_the_batched_env():
         for a, b in zip(got[:-1], want[:-1]):
             assert all(np.array_equal(a[k], b[k]) for k in b) if isinstance(b, dict) else np.array_equal(a, b)
         assert all(_same_info(_table_info(got[-1], i), _table_info(want[-1], i)) for i in range(3))
-        # Masked random actions: the masks are the contract (an action they do not offer is refused).
-        sizes = np.cumsum(batched.single_action_space.nvec)[:-1]
-        actions = np.array([[rng.choice(np.flatnonzero(p)) for p in np.split(m, sizes)]
-                            for m in batched.action_masks()])
+        # Among what the masks offer: the masked modes refuse the rest (the mask is the contract).
+        nvec = batched.single_action_space.nvec
+        actions = np.array([[rng.choice(np.flatnonzero(p)) for p in np.split(masks, np.cumsum(nvec)[:-1])]
+                            for masks in batched.action_masks()], dtype=batched.action_space.dtype)
         got, want = batched.step(actions), sync.step(actions)
 
 
@@ -200,3 +200,42 @@ def test_bench_envs_batched_reports_the_three_side_by_side(tmp_path, capsys):
     assert main(["bench-envs", "--batched", "2", "--env", "poolgym/PotBall-v1"]) == 2
     err = capsys.readouterr().err
     assert "--batched must be comma-separated table counts" in err and "has no batched form" in err
+
+
+def test_a_refused_reset_or_step_changes_no_table_and_names_what_is_allowed():
+    vec = gym.make_vec("poolgym/NineBall-v1", num_envs=3, action_mode="aim")
+    vec.reset(seed=11)
+    before = [(t.state, t.np_random.bit_generator.state) for t in vec.tables]
+    # A bad seed late in the list used to be found after the tables before it were reset.
+    for seeds, message in (([1, 2, -1], r"^seed\[2\] must be None or an integer >= 0, got int -1$"),
+                           ([1, 2.5, 3], r"^seed\[1\] must be None or an integer >= 0, got float 2.5$"),
+                           (-4, r"^seed must be None or an integer >= 0, got int -4$"),
+                           (object(), r"^seed must be None, an int or one seed per table \(3\)")):
+        with pytest.raises(ValueError, match=message):
+            vec.reset(seed=seeds)
+    # Two rows for three tables used to be an IndexError after the two had been staged.
+    with pytest.raises(ValueError, match=r"^actions must hold one action per table \(3 rows of Box.*got 2 rows$"):
+        vec.step(np.zeros((2, vec.single_action_space.shape[0]), np.float32))
+    for i in (-1, 3, True, 1.0):
+        with pytest.raises(ValueError, match=rf"^table must be a whole number in 0..2, got {i!r}$"):
+            vec.reset_table(i)
+    assert [(t.state, t.np_random.bit_generator.state) for t in vec.tables] == before
+    masked = gym.make_vec("poolgym/NineBall-v1", num_envs=2, action_mode="choice_discrete")
+    masked.reset(seed=1)
+    with pytest.raises(ValueError, match=r"^table must be a whole number in 0..1, got -1$"):
+        masked.unwrapped.table_action_masks(-1)  # was the last table's masks
+
+
+def test_a_refused_num_envs_leaves_nothing_for_the_garbage_collector_to_report(monkeypatch):
+    """Gymnasium's ``VectorEnv.__del__`` closes an env whose ``__init__`` raised; closing
+    one that made no tables printed an ``AttributeError`` traceback after the refusal."""
+    import gc
+    import sys
+
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    for n in (0, 2.5, "2"):
+        with pytest.raises(ValueError, match="num_envs must be a whole number >= 1"):
+            gym.make_vec("poolgym/NineBall-v1", num_envs=n)
+    gc.collect()
+    assert reported == []

@@ -194,3 +194,35 @@ def test_an_atomic_write_through_a_link_replaces_its_target_and_keeps_the_link(t
     files.atomic_write_text(link, "new")
     assert link.is_symlink() and target.read_text() == "new"
     assert sorted(p.name for p in target.parent.iterdir()) == ["report.json"]
+
+
+def test_the_json_the_commands_write_and_read_holds_finite_numbers_only(tmp_path):
+    """``--json`` reports (``write_json``) and a shipped agent's files were written with
+    Python's ``json.dumps``, which writes ``NaN`` (not JSON); ``json_value`` reads a file's
+    JSON refusing ``NaN`` and ``Infinity``, which Python's reader takes."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from poolgym.agents.tools.script_io import write_json
+    from poolgym.agents.training.shipping import ship_run
+
+    report = tmp_path / "report.json"
+    report.write_text('{"previous": 1}')
+    with pytest.raises(ValueError, match=rf"^{report}: not written: key 'rows\[1\].win_rate' is not a finite number"):
+        write_json(str(report), {"rows": [{"win_rate": 0.5}, {"win_rate": float("nan")}]})
+    assert report.read_text() == '{"previous": 1}'
+    path = tmp_path / "x.json"
+    for raw, constant in ((b'{"a": [1, NaN]}', "NaN"), (b'{"a": -Infinity}', "-Infinity")):
+        with pytest.raises(ValueError, match=rf"^{path}: not a thing \(not JSON: it holds {constant}; JSON holds "
+                                             r"finite numbers only\)$"):
+            files.json_value(raw, path, "a thing")
+    assert files.json_value(b'{"a": [1, 2.5e300]}', path, "a thing") == {"a": [1, 2.5e300]}
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "agents" / "pretrained" / "nine_ball", run)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["train_time_s"] = 12345.5
+    (run / "summary.json").write_text(json.dumps(summary).replace("12345.5", "Infinity"))
+    with pytest.raises(ValueError, match=rf"^{run / 'summary.json'}: not a run summary \(not JSON: it holds Infinity"):
+        ship_run(run, tmp_path / "shipped", "nine_ball", "a test")
+    assert not (tmp_path / "shipped").exists()

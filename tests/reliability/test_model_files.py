@@ -165,3 +165,36 @@ def test_an_encrypted_record_is_one_error(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(ValueError, match=rf"{path}: cannot read {ENV_RECORD}: RuntimeError: File .* is encrypted"):
         read_env_record(str(path))
+
+
+@pytest.mark.parametrize("stats, message", [
+    # NaN passed Python's JSON reader and made every reward of the resumed run NaN.
+    ('{"gamma": 0.99, "clip_reward": 10.0, "epsilon": 1e-8, "mean": NaN, "var": 2.0, "count": 5.0}',
+     r"key 'mean' must be a finite number in \[-1e\+12, 1e\+12\], got nan"),
+    ('{"gamma": 0.99, "clip_reward": 10.0, "epsilon": 1e-8, "mean": 0.0, "var": -Infinity, "count": 5.0}',
+     r"key 'var' must be a finite number in \[0, 1e\+24\], got -inf"),
+    ('{"gamma": 0.99, "clip_reward": 10.0, "epsilon": 1e-8, "mean": "x", "var": 2.0, "count": 5.0}',
+     r"key 'mean' must be a finite number"),
+    ('[1, 2]', r"must be an object of the numbers \['gamma', 'clip_reward', 'epsilon', 'mean', 'var', 'count'\]"),
+    ('{"gamma": 0.99}', r"must be an object of the numbers"),
+])
+def test_return_statistics_that_are_not_finite_numbers_are_refused_naming_the_key(tmp_path, stats, message):
+    from poolgym.agents.training import return_norm
+
+    path = tmp_path / "stats.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(return_norm.RETURN_NORM, stats)
+    with pytest.raises(ValueError, match=rf"^{path}: {return_norm.RETURN_NORM}:? {message}"):
+        return_norm.read(str(path))
+
+
+def test_a_model_path_that_is_no_regular_file_is_named_as_such(tmp_path):
+    """A link to ``/dev/zero`` (or a folder) named as a model was refused as a file that
+    "does not exist"; it is never read, and the message says what it is."""
+    link = tmp_path / "model.zip"
+    link.symlink_to("/dev/zero")
+    folder = tmp_path / "folder.zip"
+    folder.mkdir()
+    for path in (link, folder):
+        _refused(str(path), rf"model file '{path}' is not a regular file; a model is a saved zip")
+    _refused(str(tmp_path / "missing.zip"), rf"model file '{tmp_path / 'missing.zip'}' does not exist")

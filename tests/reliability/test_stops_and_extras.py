@@ -72,3 +72,33 @@ def test_a_broken_run_summary_is_refused_naming_the_file(tmp_path, text):
             read()
         assert "\n" not in str(err.value) and len(str(err.value)) < 500
     assert summary.read_bytes() == text.encode("latin-1")  # left as it was
+
+
+def test_sigterm_stops_any_long_command_as_ctrl_c_does(tmp_path):
+    """SIGTERM (``kill``, a job's time limit) ended ``soak``, ``eval``, ``baselines`` and the
+    other long commands at once (killed by the signal, status -15); it stops them as Ctrl-C
+    does: one line, exit status 130."""
+    process = subprocess.Popen([sys.executable, "-m", "poolgym.agents.tools.cli", "soak", "--shots", "100000000",
+                                "--games", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: process.stderr.read(1), "")), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 120
+        while "soak:" not in "".join(err):  # the progress display: the shots are being played
+            assert process.poll() is None, "".join(err)
+            assert time.monotonic() < deadline, "soak did not start in 120 s"
+            time.sleep(0.2)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+        reader.join(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    text = "".join(err)
+    assert process.returncode == INTERRUPTED, text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text
+    lines = [line.rsplit("\r", 1)[-1] for line in text.splitlines()]
+    assert [line for line in lines if line.strip()][-1] == "poolgym soak: interrupted", text

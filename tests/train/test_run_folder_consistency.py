@@ -54,6 +54,35 @@ def test_a_continued_run_whose_summary_it_cannot_carry_on_is_refused_before_trai
     assert {p.relative_to(out): _digest(p) for p in out.rglob("*") if p.is_file()} == before
 
 
+_POINT = {"timesteps": 64, "time_s": 1.0, "opponent": "random", "racks": 2, "wins": 1, "win_rate": 0.5,
+          "ci95": [0.1, 0.9]}
+
+
+@pytest.mark.parametrize("name, text, message", [
+    # Python's JSON reader takes NaN and Infinity; the summary read back held them, trained,
+    # then could not be written.
+    ("summary.json", '{"segments": [{"steps_to": NaN}], "eval_history": []}',
+     r"not a run summary \(not JSON: it holds NaN; JSON holds finite numbers only\)"),
+    # A broken curve was a JSONDecodeError naming no file; a curve whose points are not
+    # measurements was kept, then broke its plot after the folder had been touched.
+    ("curve.json", "{'points': ", r"not a run's curve \(not JSON: Expecting property name"),
+    ("curve.json", '{"points": "abc"}', r"key 'points' must be a list of measurements, got 'abc'"),
+    ("curve.json", json.dumps({"points": [{**_POINT, "win_rate": 12345.5}]}).replace("12345.5", "Infinity"),
+     r"not a run's curve \(not JSON: it holds Infinity"),
+    ("curve.json", json.dumps({"points": [{**_POINT, "ci95": [0.1]}]}),
+     r"key 'points\[0\]' must be a measurement with a whole 'timesteps' and 'racks'"),
+])
+def test_a_continued_run_whose_summary_or_curve_is_not_sound_data_is_refused_before_training(
+        tmp_path, finished_run, name, text, message):
+    out = _copy(finished_run, tmp_path / "run")
+    (out / name).write_text(text)
+    before = {p.relative_to(out): _digest(p) for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(ValueError, match=rf"^{out / name}: {message}") as err:
+        train(tiny(total_steps=64), out=out, resume=out / "model.zip")
+    assert "\n" not in str(err.value)
+    assert {p.relative_to(out): _digest(p) for p in out.rglob("*") if p.is_file()} == before
+
+
 def test_the_summary_and_the_model_are_written_together_after_the_final_evaluation(
         tmp_path, finished_run, monkeypatch):
     """A run that fails after training (in its final evaluation) leaves the previous model and
