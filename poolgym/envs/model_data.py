@@ -119,6 +119,35 @@ def read_data(path: str, members: dict[str, bytes]) -> dict:
     return data
 
 
+def check_network_size(path: str, data: dict, members: dict[str, bytes]) -> None:
+    """A one-line ``ValueError`` naming the file when the ``net_arch`` of the model's
+    ``policy_kwargs`` asks for a network larger than the weights the file carries
+    (``policy.pth``): SB3 builds the network before it reads the weights, so a few bytes of
+    ``net_arch`` would otherwise allocate gigabytes. The bound counts only the layers'
+    weights between hidden layers and their biases, so every real model is within it."""
+    kwargs = data.get("policy_kwargs")
+    if not isinstance(kwargs, dict):
+        return
+    carried = len(members.get("policy.pth", b""))
+    needed = 4 * sum(sum(layers) + sum(a * b for a, b in zip(layers, layers[1:]))
+                     for layers in _layer_widths(kwargs.get("net_arch")))
+    if needed > carried:
+        raise ValueError(f"{path}: key 'policy_kwargs.net_arch' asks for a network of at least {needed} bytes of "
+                         f"weights, more than the {carried} its policy.pth carries")
+
+
+def _layer_widths(net_arch) -> list[list[int]]:
+    """Each run of hidden-layer widths in SB3's ``net_arch`` forms (a list of widths, a dict
+    of lists such as ``pi``/``vf``/``qf``, or the older list ending in such a dict); values
+    that are not widths are left to SB3, which refuses them."""
+    if isinstance(net_arch, dict):
+        return [w for value in net_arch.values() for w in _layer_widths(value)]
+    if not isinstance(net_arch, list):
+        return []
+    widths = [w for w in net_arch if isinstance(w, int) and not isinstance(w, bool) and w > 0]
+    return [widths] + [w for value in net_arch if isinstance(value, dict) for w in _layer_widths(value)]
+
+
 def pickled_entries(data: dict) -> list[str]:
     """The entries of ``data`` SB3 would unpickle."""
     return [key for key, value in data.items() if isinstance(value, dict) and ":serialized:" in value]

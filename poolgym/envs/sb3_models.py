@@ -52,7 +52,7 @@ import numpy as np
 
 from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES
 from poolgym.envs.lookahead import check_samples as check_lookahead_samples
-from poolgym.envs.model_data import MAX_DATA_BYTES, plain_objects, read_data, read_model_zip
+from poolgym.envs.model_data import MAX_DATA_BYTES, check_network_size, plain_objects, read_data, read_model_zip
 from poolgym.files import read_bounded_member
 from poolgym.numbers import quote
 
@@ -119,8 +119,11 @@ def _read_model(path: str, algorithm: str, trusted: bool) -> tuple[str, bytes, d
     if saved is not None and saved != algorithm:
         raise ValueError(f"model file {path!r} holds a {saved} model (its policy class says so), "
                          f"not a {algorithm} one: load it as {saved}:{path}")
+    if trusted:
+        return path, raw, None
+    check_network_size(path, data, members)
     # Every pickled entry gets its plain stand-in: SB3 then unpickles nothing.
-    return path, raw, None if trusted else plain_objects(data, cls, read_env_record(path), path)
+    return path, raw, plain_objects(data, cls, read_env_record(path), path)
 
 
 # The policy classes' modules that say which algorithm saved a model without a record.

@@ -342,6 +342,31 @@ def test_a_data_bomb_is_refused_before_it_is_read(tmp_path):
     assert peak < 32 << 20  # the 300 MB were never decompressed
 
 
+def test_a_network_larger_than_the_weights_the_file_carries_is_refused_before_it_is_built(tmp_path):
+    """A few bytes of ``net_arch`` ([100000, 100000]: 40 GB of weights) would make SB3 build
+    the network before it reads ``policy.pth``: refused in one line naming the file and key;
+    the shipped model's own ``net_arch`` is within the bound, and trusted loading is SB3's."""
+    import tracemalloc
+
+    members = _members(SHIPPED)
+    data = json.loads(members["data"])
+    assert data["policy_kwargs"] == {"net_arch": [256, 256]}
+    for net_arch in ([100_000, 100_000], {"pi": [64, 64], "vf": [100_000, 100_000]}, [64, {"pi": [100_000, 100_000]}]):
+        members["data"] = json.dumps({**data, "policy_kwargs": {"net_arch": net_arch}}).encode()
+        path = _write_zip(tmp_path / "wide.zip", members)
+        tracemalloc.start()
+        try:
+            with pytest.raises(ValueError) as err:
+                load_model(path, "MaskablePPO")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        text = str(err.value)
+        assert text.startswith(f"{path}: key 'policy_kwargs.net_arch' asks for a network of at least ") and "\n" not in text
+        assert peak < 64 << 20
+    model_data.check_network_size("shipped", data, _members(SHIPPED))  # the real model is within it
+
+
 def test_a_member_over_its_limit_is_refused_naming_it(tmp_path, monkeypatch):
     path = _write_zip(tmp_path / "big.zip", _members(SHIPPED))
     monkeypatch.setattr(model_data, "MAX_MEMBER_BYTES", 1 << 20)  # the shipped policy.pth is 2.2 MB
