@@ -1,6 +1,7 @@
 """What the ``poolgym`` command's families share: the argument types that check a value
 before any work (seeds, counts, output files and folders), the checks of an env id or game
-a command makes once it runs, ``UsageError`` and the help texts several commands give."""
+a command makes once it runs, ``UsageError`` and the help texts several commands give.
+The ``_``-names are for the ``cli_*`` modules only."""
 
 from __future__ import annotations
 
