@@ -37,6 +37,20 @@ def test_bad_command_lines_exit_with_usage(argv):
     assert exit_info.value.code == 2
 
 
+def test_every_command_is_in_one_family_and_listed_once_in_the_help():
+    """A command its family adds but ``COMMAND_ORDER`` does not name would be unreachable, and
+    one name in two families would hide one of them."""
+    import argparse
+
+    from poolgym.agents.tools import cli
+
+    names = [name for family in cli.FAMILIES for name in family.COMMANDS]
+    assert len(names) == len(set(names)) and sorted(names) == sorted(cli.COMMAND_ORDER)
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert [action.dest for action in sub._choices_actions] == list(cli.COMMAND_ORDER)
+    assert all(sub.choices[name].get_default("handler") for name in names)
+
+
 def test_missing_pooltool_python_is_an_error(tmp_path):
     with pytest.raises(SystemExit):
         main(["bench", "--quick", "--pooltool-python", str(tmp_path / "no-such-python")])
