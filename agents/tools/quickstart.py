@@ -100,9 +100,8 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 100, se
     p = protocol("poolgym/NineBall-v1")
     rules, settings = p.rules, dict(noise=p.noise, max_speed=p.max_speed)
     spec = f"{cfg.algorithm}:{model_path}"
-    # The model this run has just written: its own file, loaded without the warning that
-    # a model file from elsewhere is code.
-    trained = load_sb3(str(model_path), cfg.algorithm, rules, trusted=True, noise=p.noise)
+    # The model this run has just written, read as data like any model file.
+    trained = load_sb3(str(model_path), cfg.algorithm, rules, noise=p.noise)
     opponent = make_agent(NINE_BALL_OPPONENT, rules, seed=seed + 1, **settings)
     stats = summarize(run_match(rules, [trained, opponent], ("trained", NINE_BALL_OPPONENT), racks, seed=seed,
                                 noise=p.noise))
@@ -203,9 +202,7 @@ def run_quickstart(out: str | Path | None = None, steps: int | None = None,
     print(format_final(summary))
     print(pot_ball_reading(summary["final"][0]))
     plot_learning_curve(summary, out / "learning_curve.png")
-    # The model this run has just written: its own file, loaded without the warning that a
-    # model file from elsewhere is code.
-    model = load_sb3_model(summary["model"], cfg.algorithm, trusted=True)
+    model = load_sb3_model(summary["model"], cfg.algorithm)
     render_shots(model, cfg, out / "shots.png", seed=cfg.seed + 2_000_000)
     summary["nine_ball"] = nine_ball_match(summary["model"], cfg, out, racks=racks, seed=cfg.seed)
     print("\n" + list_files(out))

@@ -164,11 +164,9 @@ def test_quickstart_tiny_budget_writes_its_files_each_run_in_a_new_folder(tmp_pa
     holds a run is refused in one line and left as it was, and replaced with --replace."""
     import warnings
 
-    import poolgym.envs.sb3_models as sb3_models
     from poolgym.agents.tools.quickstart import FILES, run_quickstart
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sb3_models, "_warned", False)  # the once-per-process warning armed again
     config = tiny_config(checkpoint_every=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
