@@ -3,7 +3,9 @@
 Writes go to a temporary file in the destination's own folder and are renamed into place
 with ``os.replace``, so a reader sees the old file or the new one, never half of one; a
 failed write (a full disk, Ctrl-C) removes the temporary file and leaves the previous file
-intact, and raises an ``OSError`` whose message names the destination.
+intact, and raises an ``OSError`` whose message names the destination. JSON is written by
+``atomic_write_json``, which refuses a number that is not finite (JSON has none). A folder
+written beside its destination is put in its place by ``replace_folder``.
 
 Reads of files that come from elsewhere (YAML, saved games, model records, datasets) take
 regular files only and stop at a size limit while reading, so a special file (``/dev/zero``,
@@ -131,3 +133,95 @@ def _read_at_most(read, limit: int, source, what: str) -> bytes:
         if total > limit:
             raise FileTooLarge(f"{source}: cannot read {what}: larger than {limit} bytes "
                                f"(at most {limit} are read)")
+
+
+def atomic_write_json(path: str | os.PathLike, data, indent: int | None = 1) -> None:
+    """Writes ``data`` as JSON to ``path`` atomically (see ``atomic_writer``), checked as
+    ``json_text`` checks it: nothing is written when it fails."""
+    atomic_write_text(path, json_text(path, data, indent))
+
+
+def json_text(path: str | os.PathLike, data, indent: int | None = 1) -> str:
+    """``data`` as the JSON text of the file ``path``. A number that is not finite (NaN,
+    infinity) has no JSON form: ``ValueError`` naming the file and the key that holds it."""
+    import json
+
+    try:
+        return json.dumps(data, indent=indent, allow_nan=False)
+    except ValueError:
+        raise ValueError(f"{path}: not written: key {_non_finite_key(data)!r} is not a finite number "
+                         f"(JSON holds finite numbers only)") from None
+
+
+def _non_finite_key(data, prefix: str = "") -> str | None:
+    """The dotted key of the first non-finite float in ``data`` (dicts and lists)."""
+    import math
+
+    if isinstance(data, float) and not math.isfinite(data):
+        return prefix or "<top>"
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, (list, tuple)) else ()
+    for key, value in items:
+        found = _non_finite_key(value, f"{prefix}[{key}]" if isinstance(key, int) else
+                                f"{prefix}.{key}" if prefix else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def replace_folder(new: str | os.PathLike, dest: str | os.PathLike) -> None:
+    """Puts the folder ``new`` (beside ``dest``, on the same file system) in ``dest``'s place.
+
+    With no ``dest`` it is a rename. Otherwise the two are exchanged in one step where the
+    system can (Linux ``renameat2`` with ``RENAME_EXCHANGE``), so a reader sees the old folder
+    or the new one, never neither; elsewhere ``dest`` is moved aside, ``new`` renamed into
+    place and the old folder removed. The old folder is deleted at the end (a symbolic link
+    in ``dest``'s place: only the link)."""
+    import uuid
+
+    new, dest = Path(new), Path(dest)
+    if not dest.exists():
+        os.rename(new, dest)
+        return
+    if _exchange(new, dest):
+        _remove(new)
+        return
+    aside = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.old")
+    os.rename(dest, aside)
+    try:
+        os.rename(new, dest)
+    except BaseException:
+        os.rename(aside, dest)
+        raise
+    _remove(aside)
+
+
+def _remove(path: Path) -> None:
+    """Removes the folder ``path``, or only the link when it is a symbolic link."""
+    import shutil
+
+    if path.is_symlink():
+        path.unlink()
+    else:
+        shutil.rmtree(path)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swaps the paths ``a`` and ``b`` atomically (Linux ``renameat2``); False where the
+    system or file system cannot, an ``OSError`` on any other failure."""
+    import ctypes
+    import errno
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, f"cannot put {a} in place of {b}: {os.strerror(code)}")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import gymnasium
+from gymnasium.envs.registration import get_env_id, parse_env_id
 
 from poolgym.envs import GAME_STEP_LIMIT
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION
@@ -58,6 +59,19 @@ PRETRAINED_PREFIX = "pretrained:"
 _CODE_SUFFIXES = (".py", ".zip", ".pkl", ".pickle")
 # The YAML file (resolved) each id was registered from, for the replacement check.
 _REGISTERED_FROM: dict[str, Path] = {}
+# A variant id: ASCII only (Gymnasium's own pattern takes any Unicode digit, then files the
+# id under another name, so an id like 'a/B-v٣' would register and never be found).
+_ID = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+-v[0-9]+")
+
+
+def resolved_id(env_id: str) -> str:
+    """``env_id`` as Gymnasium files it: namespace, name and version number, so
+    'poolgym/NineBall-v01' is 'poolgym/NineBall-v1' (``ValueError`` for an id that is not
+    'namespace/Name-vN')."""
+    if not isinstance(env_id, str) or not _ID.fullmatch(env_id):
+        raise ValueError(f"a variant id looks like 'namespace/Name-v0' (ASCII letters, digits, '_', "
+                         f"'.', '-'), got {quote(env_id)}")
+    return get_env_id(*parse_env_id(env_id))
 
 
 def _import(path: str, what: str):
@@ -157,13 +171,11 @@ def register_variant(id: str, game: str | type[Ruleset] = "nine_ball", table: Ta
     import path to one; ``rack`` optionally replaces the rack (a callable
     ``rack(rng, table)`` or its import path); ``rules_options`` are ``RuleOptions`` fields;
     ``reward`` are ``RewardWeights`` terms; the rest go to ``PoolEnv``. Everything is checked
-    here, so a bad variant fails at registration, not in the middle of training.
+    here, so a bad variant fails at registration, not in the middle of training. The id
+    returned is the one Gymnasium files it under (``resolved_id``: 'Name-v01' is 'Name-v1').
     """
-    # ASCII only: Gymnasium's own pattern takes any Unicode digit, then files the id under
-    # another name, so an id like 'a/B-v٣' would register and never be found.
-    if not isinstance(id, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+-v[0-9]+", id):
-        raise ValueError(f"a variant id looks like 'namespace/Name-v0' (ASCII letters, digits, '_', "
-                         f"'.', '-'), got {quote(id)}")
+    # Filed under the id Gymnasium resolves it to ('-v01' is '-v1'), the id returned.
+    id = resolved_id(id)
     if max_episode_steps is not None:
         max_episode_steps = integer(max_episode_steps, "max_episode_steps")
         if max_episode_steps < 1:
@@ -269,12 +281,19 @@ def _names_code(value: str) -> bool:
 
 def _check_replacement(path: Path, env_id: str, replace: bool) -> None:
     """Refuse an untrusted file's id that is registered already, unless this same file
-    registered it or ``replace`` says to."""
+    registered it or ``replace`` says to; ids are compared as Gymnasium resolves them
+    ('NineBall-v01' is 'NineBall-v1', which it would replace)."""
+    given = env_id
+    try:
+        env_id = resolved_id(env_id)
+    except ValueError as exc:
+        raise ValueError(f"{path}: key 'id': {exc}") from None
     if replace or env_id not in gymnasium.registry or _REGISTERED_FROM.get(env_id) == path.resolve():
         return
     origin = _REGISTERED_FROM.get(env_id)
     by = f"from {origin}" if origin is not None else "by poolgym or from Python"
-    raise ValueError(f"{path}: key 'id' {quote(env_id)} is registered already ({by}); an untrusted "
+    spelled = f"{quote(given)} (to Gymnasium {quote(env_id)})" if given != env_id else quote(env_id)
+    raise ValueError(f"{path}: key 'id' {spelled} is registered already ({by}); an untrusted "
                      "file does not replace it: pass replace=True to replace it, or choose another id")
 
 

@@ -474,7 +474,8 @@ def _move(data: Any, env: PoolEnv, where: str, version: int) -> SavedMove:
         raise SavedGameError(f"{where}.player must be 0 or 1, got {quote(data['player'])}")
     action = data["action"]
     mapper = env.mapper_for(mapping)
-    n = mapper.space.shape[0]
+    # One number for the option index of a Discrete mode (``choice_canonical``).
+    n = int(np.prod(mapper.space.shape, dtype=np.int64))
     if not isinstance(action, list) or len(action) != n or not all(is_finite_number(v) for v in action):
         raise SavedGameError(f"{where}.action must be a list of {n} numbers, got {quote(action)}")
     try:  # the mapping's own check: numbers in [-1, 1], or choice_discrete's bin indices

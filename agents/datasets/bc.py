@@ -65,16 +65,17 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
     pot's residual turning the stroke or the object ball, another stroke cap)."""
     from gymnasium import spaces
 
+    from poolgym.agents.datasets.checks import read_dataset
     from poolgym.agents.datasets.collect import require_minari
 
-    minari = require_minari()
+    require_minari()
     masked = isinstance(action_space, (spaces.MultiDiscrete, spaces.Discrete))
     observations, actions, masks, episodes = [], [], [], []
     first = 0  # the number the next dataset's episode 0 takes
     for name in [dataset_id] if isinstance(dataset_id, str) else list(dataset_id):
         try:
-            dataset = minari.load_dataset(name)
-        except (FileNotFoundError, ValueError) as exc:
+            dataset = read_dataset(name)
+        except FileNotFoundError as exc:
             raise ValueError(f"imitation.dataset {name!r} cannot be loaded ({exc}); build it with "
                              f"poolgym collect (docs/datasets.md) under MINARI_DATASETS_PATH") from None
         for space, theirs, ours in (("observation", dataset.observation_space, observation_space),
@@ -83,9 +84,11 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
                 raise ValueError(f"imitation.dataset {name!r}: its {space} space {theirs} is not the "
                                  f"network's {ours}")
         if mapping is not None:
-            _check_mapping(dataset, name, mapping)
-        for episode in dataset.iterate_episodes():
-            if masked and (episode.infos is None or "action_masks" not in episode.infos):
+            _check_mapping(dataset.env_spec, name, mapping)
+        # Every episode is checked as it is read (poolgym.agents.datasets.checks): lengths,
+        # finite values within the spaces, each action one its mask offered.
+        for episode in dataset.episodes():
+            if masked and episode.masks is None:
                 raise ValueError(f"imitation.dataset {name!r} records no action_masks (collect it in "
                                  f"a masked action mode with poolgym collect)")
             n = len(episode.actions)
@@ -93,23 +96,25 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
             observations.append(np.asarray(episode.observations[:n]))
             actions.append(np.asarray(episode.actions))
             if masked:
-                masks.append(np.asarray(episode.infos["action_masks"][:n], dtype=bool))
+                masks.append(np.asarray(episode.masks[:n], dtype=bool))
             episodes.append(np.full(n, first + episode.id))
         first += dataset.total_episodes
+    if not actions:
+        raise ValueError(f"imitation.dataset {dataset_id!r} holds no episodes; collect some with poolgym collect")
     return ImitationData(np.concatenate(observations), np.concatenate(actions),
                          np.concatenate(masks) if masked else None, np.concatenate(episodes))
 
 
-def _check_mapping(dataset, name: str, mapping: dict) -> None:
-    """``ValueError`` naming every field in which the env ``dataset`` was recorded in maps
-    actions or observations differently from ``mapping``. The recorded env is rebuilt from
+def _check_mapping(spec, name: str, mapping: dict) -> None:
+    """``ValueError`` naming every field in which the env a dataset was recorded in (its
+    env ``spec``, parsed from the file) maps actions or observations differently from
+    ``mapping``. The recorded env is rebuilt from
     its registered id with its recorded arguments, never from the entry point the file
     names, and without its opponent (which may be an import path; a dataset is data)."""
     import gymnasium as gym
 
     from poolgym.envs.sb3_models import env_side
 
-    spec = dataset.spec.env_spec
     if spec is None or not isinstance(spec.id, str) or spec.id not in gym.registry:
         raise ValueError(f"imitation.dataset {name!r} names no registered env it was recorded in "
                          f"(got {getattr(spec, 'id', None)!r})")

@@ -40,27 +40,43 @@ agent, opponent, env and poolgym version (``minari show`` prints it), and the sa
 started with ``seed`` is reset with ``seed + n + i``, ``n`` the episodes the dataset held
 before the run (0 for a new one), so a run appended with the same ``seed`` plays new racks.
 
-Appending: a dataset id that exists gets the new episodes after its own, once its env spec
-(id, entry point, keyword arguments, step limit), spaces and agent are found equal to this
-run's; otherwise ``ValueError`` naming what differs. Episodes are written every
-``flush_every`` finished episodes and when the run ends or is interrupted (Ctrl-C): an
-interrupted collection keeps every finished episode and drops the one in progress.
+Appending: a dataset id that exists is opened through poolgym's checks
+(``poolgym.agents.datasets.checks``: a dataset is data, and a damaged one is refused in one
+line) and gets the new episodes after its own, once its env spec (id, entry point, keyword
+arguments, step limit), spaces and agent are found equal to this run's; otherwise
+``ValueError`` naming what differs.
+
+Nothing is lost: the run writes into a working copy beside the dataset's folder (hidden:
+``.<name>.<random>.tmp``; the dataset copied there first when appending) and puts it in
+the folder's place when the run ends, so a failure at any point (a full disk, a crash)
+leaves the dataset as it was and its id usable. Episodes are written to the copy every
+``flush_every`` finished episodes (so memory holds one batch) and when the run ends or is
+interrupted (Ctrl-C, or SIGTERM, which acts as Ctrl-C while a collection runs): an
+interrupted collection keeps every finished episode and drops the one in progress; a
+process killed outright (SIGKILL, a crash) keeps none of the run's, the dataset as it was. Free space for each batch is checked before it is written. One run writes
+a dataset at a time: it holds the dataset's lock (``.<name>.lock`` beside its folder), and a
+second run on the same id is refused naming the dataset.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import math
+import os
 import re
 import time
-import warnings
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import gymnasium as gym
 import numpy as np
 
 import poolgym
+from poolgym.agents.datasets.checks import dataset_folder, load_dataset
+from poolgym.files import replace_folder
 
 # Minari's ``namespace/name-vN`` ids (the namespace may be nested: ``poolgym/nine-ball``).
 DATASET_ID = re.compile(r"^(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+-v\d+$")
@@ -76,6 +92,8 @@ SHIPPED_DATASETS_PATH = Path(__file__).resolve().parent / "shipped"
 SHIPPED_DATASET_ID = "poolgym/nine-ball/bot-fast-tiny-v0"
 # The spec fields that must agree before episodes are appended to a dataset.
 SPEC_FIELDS = ("id", "entry_point", "kwargs", "max_episode_steps")
+# Free space kept beyond twice a batch's arrays before it is written (HDF5's own structures).
+FREE_SPACE_MARGIN = 1 << 20
 
 
 def require_minari():
@@ -146,14 +164,15 @@ class EnvActor:
     object changes (PotBall's drill rules name each episode's target) and reseeded every
     episode (``start``), so an episode's actions depend only on its seed."""
 
-    def __init__(self, spec: str, env: gym.Env, seed: int) -> None:
+    def __init__(self, spec: str, env: gym.Env, seed: int, trusted: bool = False) -> None:
         from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
 
         self.env, self.game = env, env.unwrapped
         self._make = lambda rules, s: make_agent(spec, rules, seed=s, noise=self.game.simulator.noise,
                                                  action_mode=self.game.mapper.mode, obs_mode=self.game.obs_mode,
                                                  max_speed=self.game.mapper.max_speed,
-                                                 elevation=bool(getattr(self.game, "elevation", False)))
+                                                 elevation=bool(getattr(self.game, "elevation", False)),
+                                                 trusted=trusted)
         self._rules = self.game.rules
         self.agent = self._make(self._rules, seed)
         self._direct = isinstance(self.agent, PolicyAgent) and self._same_format(self.agent)
@@ -239,6 +258,18 @@ class _Episode:
         self.truncations.append(bool(truncated))
         self.infos.append(info)
 
+    def nbytes(self) -> int:
+        """About the bytes of the episode's arrays (strings by their length)."""
+        def size(value) -> int:
+            if isinstance(value, dict):
+                return sum(size(v) for v in value.values())
+            if isinstance(value, str):
+                return len(value.encode())
+            return np.asarray(value).nbytes if not isinstance(value, list) else sum(size(v) for v in value)
+
+        return sum(size(v) for v in (self.observations, self.actions, self.rewards, self.terminations,
+                                     self.truncations, self.infos))
+
     def buffer(self):
         from minari.data_collector import EpisodeBuffer
 
@@ -309,14 +340,17 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
             action_mode: str | None = None, obs_mode: str | None = None, pot_residual: str | None = None,
             lookahead_samples: int | None = None, seed: int = 0,
             flush_every: int = FLUSH_EVERY, progress: Callable[[], None] | None = None,
-            stop_after: int | None = None) -> CollectResult:
+            stop_after: int | None = None, trust_model: bool = False) -> CollectResult:
     """Record ``episodes`` episodes of ``agent`` (a ladder name or model spec) in ``env_id``
     into the Minari dataset ``dataset_id`` (module docstring), in an env made with the given
     arguments (``make_collection_env``); ``progress()`` is called
     after each episode. ``stop_after`` raises ``KeyboardInterrupt`` after that many steps of
     this run, as a Ctrl-C would (for tests of an interrupted collection). A
-    ``KeyboardInterrupt`` keeps the finished episodes and is raised again after they are
-    written; ``CollectResult.interrupted`` is then on the exception's ``result``."""
+    ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM while the collection runs) keeps the finished
+    episodes and is raised again after they are written; ``CollectResult.interrupted`` is
+    then on the exception's ``result``. Another run on the same ``dataset_id`` meanwhile is
+    refused (``dataset_lock``). ``trust_model``: a model agent may be unpickled
+    (``poolgym.envs.sb3_models.load_model``)."""
     minari = require_minari()
     check_dataset_id(dataset_id)
     if not isinstance(agent, str):
@@ -326,68 +360,171 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
     flush_every = _count(flush_every, "flush_every", 1)
     env = make_collection_env(env_id, opponent, action_mode, obs_mode, pot_residual, lookahead_samples)
     try:
-        from minari.storage import get_dataset_path
-
-        existing = minari.load_dataset(dataset_id) if (get_dataset_path(dataset_id) / "data").exists() else None
-        if existing is not None:
-            _check_appendable(existing, env, agent)
-        actor = EnvActor(agent, env, seed)
-        game = env.unwrapped
-        writer = _Writer(minari, dataset_id, env, agent, opponent, existing)
-        # Appended episodes take the seeds after the dataset's own.
-        first_seed = seed + (int(existing.total_episodes) if existing is not None else 0)
-        steps, start = 0, time.perf_counter()
-        interrupted = None
-        try:
-            for i in range(episodes):
-                episode_seed = first_seed + i
-                obs, info = env.reset(seed=episode_seed)
-                actor.start(episode_seed)
-                episode = _Episode(episode_seed, obs, light_info(env, info, False))
-                finished = False
-                while not finished:
-                    # Played as recorded: in the action space's dtype (a Box is float32, so a
-                    # bot's float64 stroke is rounded before the env sees it).
-                    action = np.asarray(game.mapper.validate(actor.act(obs))).astype(env.action_space.dtype)
-                    obs, reward, terminated, truncated, info = env.step(action)
-                    finished = terminated or truncated
-                    episode.add(action, obs, reward, terminated, truncated, light_info(env, info, finished))
-                    steps += 1
-                    if stop_after is not None and steps >= stop_after:
-                        raise KeyboardInterrupt
-                writer.add(episode)
-                if progress is not None:
-                    progress()
-                if len(writer.pending) >= flush_every:
-                    writer.flush()
-        except BaseException as exc:  # Ctrl-C, or an agent that failed: keep what was finished
-            interrupted = exc
-        seconds = time.perf_counter() - start
-        writer.flush(seconds=seconds, first_seed=first_seed)
-        dataset = writer.dataset
-        result = CollectResult(dataset_id, agent, writer.recorded_episodes, writer.recorded_steps,
-                               round(seconds, 3), int(dataset.total_episodes) if dataset else 0,
-                               int(dataset.total_steps) if dataset else 0,
-                               _size_on_disk(get_dataset_path(dataset_id)), str(get_dataset_path(dataset_id)),
-                               interrupted is not None)
-        if interrupted is not None:
-            if isinstance(interrupted, KeyboardInterrupt):
-                interrupted.result = result
-            raise interrupted
-        return result
+        with dataset_lock(dataset_id), _Interrupts().installed() as interrupts:
+            return _collect(minari, agent, env, episodes, dataset_id, opponent, seed, flush_every, progress,
+                            stop_after, interrupts, trust_model)
     finally:
         env.close()
 
 
+def _collect(minari, agent: str, env: gym.Env, episodes: int, dataset_id: str, opponent: str | None, seed: int,
+             flush_every: int, progress: Callable[[], None] | None, stop_after: int | None,
+             interrupts: _Interrupts, trust_model: bool) -> CollectResult:
+    """``collect`` once the arguments are checked, the env made and the dataset's lock held."""
+    folder = dataset_folder(dataset_id)
+    _remove_leftovers(folder)
+    existing = load_dataset(dataset_id) if (folder / "data").exists() else None
+    if existing is not None:
+        _check_appendable(existing, env, agent)
+    actor = EnvActor(agent, env, seed, trusted=trust_model)
+    game = env.unwrapped
+    writer = _Writer(minari, dataset_id, env, agent, opponent, existing)
+    # Appended episodes take the seeds after the dataset's own.
+    first_seed = seed + writer.total_episodes
+    steps, start = 0, time.perf_counter()
+    interrupted = None
+    try:
+        for i in range(episodes):
+            episode_seed = first_seed + i
+            obs, info = env.reset(seed=episode_seed)
+            actor.start(episode_seed)
+            episode = _Episode(episode_seed, obs, light_info(env, info, False))
+            finished = False
+            while not finished:
+                # Played as recorded: in the action space's dtype (a Box is float32, so a
+                # bot's float64 stroke is rounded before the env sees it).
+                action = np.asarray(game.mapper.validate(actor.act(obs))).astype(env.action_space.dtype)
+                obs, reward, terminated, truncated, info = env.step(action)
+                finished = terminated or truncated
+                episode.add(action, obs, reward, terminated, truncated, light_info(env, info, finished))
+                steps += 1
+                if stop_after is not None and steps >= stop_after:
+                    raise KeyboardInterrupt
+            writer.add(episode)
+            if progress is not None:
+                progress()
+            if len(writer.pending) >= flush_every:
+                with interrupts.writing():
+                    writer.flush()
+    except BaseException as exc:  # Ctrl-C, or an agent that failed: keep what was finished
+        interrupted = exc
+    seconds = time.perf_counter() - start
+    try:
+        if writer.failed is None:
+            with interrupts.writing(then_raise=False):
+                writer.flush(seconds=seconds, first_seed=first_seed)
+                writer.publish()
+    finally:
+        writer.discard()
+    if writer.failed is not None:
+        raise writer.failed
+    result = CollectResult(dataset_id, agent, writer.recorded_episodes, writer.recorded_steps,
+                           round(seconds, 3), writer.total_episodes, writer.total_steps,
+                           _size_on_disk(folder), str(folder), interrupted is not None)
+    if interrupted is not None:
+        if isinstance(interrupted, KeyboardInterrupt):
+            interrupted.result = result
+        raise interrupted
+    return result
+
+
+@contextlib.contextmanager
+def dataset_lock(dataset_id: str) -> Iterator[Path]:
+    """Holds the lock of ``dataset_id`` (a file beside its folder, ``.<name>.lock``) for the
+    ``with`` block: ``ValueError`` naming the dataset when another process writes it. The
+    system drops the lock when its holder ends, however it ends; the file stays."""
+    import fcntl
+
+    folder = dataset_folder(dataset_id)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    lock = folder.parent / f".{folder.name}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"dataset {dataset_id} is being written by another process (it holds {lock}); "
+                             f"wait for that collection to end, or choose another --dataset-id") from None
+        yield lock
+    finally:
+        os.close(fd)
+
+
+class _Interrupts:
+    """Ctrl-C and SIGTERM (a job's time limit, ``kill``) during a collection: a
+    ``KeyboardInterrupt`` between writes, so the finished episodes are put in place before
+    the process ends; one that comes while a batch is written or the copy put in place
+    (``writing``) waits until that is done, so it never leaves a half-written copy. Only in
+    the main thread, where Python takes signals; elsewhere nothing changes."""
+
+    def __init__(self) -> None:
+        self.busy = False
+        self.pending = False
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator["_Interrupts"]:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = {sig: signal.signal(sig, self._handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _handle(self, signum, frame) -> None:
+        if self.busy:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def writing(self, then_raise: bool = True) -> Iterator[None]:
+        """The block runs to its end; an interrupt that came meanwhile is raised after it
+        (when ``then_raise``) or dropped (the collection is ending anyway)."""
+        self.busy = True
+        try:
+            yield
+        finally:
+            self.busy = False
+        if self.pending:
+            self.pending = False
+            if then_raise:
+                raise KeyboardInterrupt
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Removes the working copies a killed collection left beside ``folder`` (hidden, so
+    Minari never lists them); called with the dataset's lock held, so none is in use."""
+    import shutil
+
+    pattern = re.compile(re.escape(f".{folder.name}.") + r"[0-9a-f]{8}\.(tmp|old)")
+    if folder.parent.is_dir():
+        for path in folder.parent.iterdir():
+            if pattern.fullmatch(path.name) and path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+
+
 class _Writer:
-    """Writes finished episodes into the dataset: creates it with the first batch (or
-    appends to ``existing``), then appends; the run's entry in ``collections`` is written
-    with the last batch."""
+    """Writes finished episodes into a working copy of the dataset beside its folder (the
+    dataset copied there when it exists), batch by batch, and puts the copy in the
+    dataset's place at the end (``publish``): a failure at any point (a full disk) leaves
+    the dataset as it was. The run's entry in ``collections`` is written with the last batch."""
 
     def __init__(self, minari, dataset_id: str, env: gym.Env, agent: str, opponent: str | None, existing) -> None:
         self.minari, self.dataset_id, self.env, self.agent = minari, dataset_id, env, agent
         self.opponent = opponent if opponent is not None else env.spec.kwargs.get("opponent")
-        self.dataset = existing
+        self.folder = dataset_folder(dataset_id)
+        self.existing = existing
+        self.total_episodes = int(existing.total_episodes) if existing is not None else 0
+        self.total_steps = int(existing.total_steps) if existing is not None else 0
+        self.work: Path | None = None
+        self.dataset = None
+        self.failed: BaseException | None = None
         self.pending: list[_Episode] = []
         self.recorded_steps = 0
         self.recorded_episodes = 0
@@ -408,24 +545,58 @@ class _Writer:
         return sorted(first)
 
     def flush(self, seconds: float | None = None, first_seed: int | None = None) -> None:
+        """Writes the pending episodes into the working copy (and, with ``seconds``, the
+        run's entry in ``collections``). A failure discards the copy and is kept in
+        ``failed``, raised as an ``OSError`` naming the dataset when it was one."""
+        try:
+            self._flush(seconds, first_seed)
+        except BaseException as exc:
+            self.discard()
+            if isinstance(exc, (OSError, RuntimeError)):  # h5py's errors of a full disk are either
+                code = getattr(exc, "errno", None) or (errno.ENOSPC if "errno = 28" in str(exc) else errno.EIO)
+                exc = OSError(code,
+                              f"cannot write dataset {self.dataset_id} ({_one_line(exc)}); the dataset "
+                              f"is unchanged")
+            self.failed = exc
+            raise exc from None
+
+    def _flush(self, seconds: float | None, first_seed: int | None) -> None:
+        import shutil
+
+        from minari.dataset.minari_dataset import MinariDataset
+        from minari.dataset.minari_storage import MinariStorage
+
         buffers = [e.buffer() for e in self.pending]
         if self.dataset is None and not buffers:
             return
+        # HDF5 meets a full disk badly (a cascade of errors, at times a crash as the process
+        # ends): the space is checked first, so a full disk is met here in one line.
+        needed = 2 * sum(e.nbytes() for e in self.pending) + FREE_SPACE_MARGIN
         if self.dataset is None:
-            game = self.env.unwrapped
-            with warnings.catch_warnings():
-                # Minari asks for an e-mail and a code link, which a local collection has not.
-                warnings.filterwarnings("ignore", message=r".*(author_email|code_permalink|eval_env).*")
-                self.dataset = self.minari.create_dataset_from_buffers(
-                    self.dataset_id, buffers, env=self.env, algorithm_name=self.agent, author="poolgym",
-                    description=self._description())
-            self.dataset.storage.update_metadata({
-                "poolgym_version": poolgym.__version__, "agent": self.agent, "opponent": self.opponent,
-                "action_mode": game.mapper.mode, "obs_mode": game.obs_mode, "collections": []})
-        elif buffers:
-            self.dataset.update_dataset_from_buffer(buffers)
+            self.work = self.folder.with_name(f".{self.folder.name}.{uuid.uuid4().hex[:8]}.tmp")
+            if self.existing is not None:
+                _check_free_space(self.folder.parent, needed + _size_on_disk(self.folder))
+                shutil.copytree(self.folder, self.work, symlinks=True)
+                self.dataset = MinariDataset(self.work / "data")
+            else:
+                self.work.mkdir()
+                game = self.env.unwrapped
+                storage = MinariStorage.new(self.work / "data", self.env.observation_space, self.env.action_space,
+                                            env_spec=self.env.spec)
+                # What minari.create_dataset_from_buffers records, and poolgym's own keys.
+                storage.update_metadata({
+                    "dataset_id": self.dataset_id, "author": {"poolgym"}, "algorithm_name": self.agent,
+                    "description": self._description(), "minari_version": self.minari.__version__,
+                    "poolgym_version": poolgym.__version__, "agent": self.agent, "opponent": self.opponent,
+                    "action_mode": game.mapper.mode, "obs_mode": game.obs_mode, "collections": []})
+                self.dataset = MinariDataset(storage)
+        if buffers:
+            _check_free_space(self.work, needed)
+            self.dataset.storage.update_episodes(buffers)
         self.recorded_steps += sum(len(e.rewards) for e in self.pending)
         self.recorded_episodes += len(self.pending)
+        self.total_steps += sum(len(e.rewards) for e in self.pending)
+        self.total_episodes += len(self.pending)
         self.pending = []
         if seconds is not None:
             collections = list(self.dataset.storage.metadata.get("collections", []))
@@ -434,6 +605,44 @@ class _Writer:
                                 "poolgym_version": poolgym.__version__})
             self.dataset.storage.update_metadata({"collections": collections})
 
+    def publish(self) -> None:
+        """Puts the working copy in the dataset's place (nothing when no episode was written)."""
+        if self.work is None:
+            return
+        from minari.dataset.minari_dataset import parse_dataset_id
+        from minari.namespace import create_namespace, list_local_namespaces
+
+        namespace = parse_dataset_id(self.dataset_id)[0]
+        if namespace is not None and namespace not in list_local_namespaces():
+            create_namespace(namespace)
+        try:
+            replace_folder(self.work, self.folder)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write dataset {self.dataset_id} ({_one_line(exc)}); the dataset "
+                                     f"is unchanged") from None
+        self.work = None
+
+    def discard(self) -> None:
+        """Removes the working copy, if one is left."""
+        import shutil
+
+        if self.work is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.work = None
+
+
+def _check_free_space(folder: Path, needed: int) -> None:
+    """``OSError`` (ENOSPC) when the file system of ``folder`` has less than ``needed`` bytes free."""
+    stats = os.statvfs(folder)
+    free = stats.f_bavail * stats.f_frsize
+    if free < needed:
+        raise OSError(errno.ENOSPC, f"needs about {needed / 1e6:.1f} MB, {free / 1e6:.1f} MB free in {folder}")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 def describe(dataset_id: str) -> dict:
@@ -441,12 +650,9 @@ def describe(dataset_id: str) -> dict:
     runs' seconds, and how the recorded agent did: racks won (game envs; an episode is won
     when the agent's racks exceed the opponent's at its end) or pots (PotBall), with 95%
     Wilson intervals."""
-    from minari.storage import get_dataset_path
-
     from poolgym.agents.evaluation.evaluate import wilson_interval
 
-    minari = require_minari()
-    dataset = minari.load_dataset(check_dataset_id(dataset_id))
+    dataset = load_dataset(check_dataset_id(dataset_id))
     meta = dataset.storage.metadata
     wins = episodes = 0
     for episode in dataset.iterate_episodes():
@@ -462,7 +668,7 @@ def describe(dataset_id: str) -> dict:
     return {"dataset_id": dataset_id, "agent": meta.get("agent"), "opponent": meta.get("opponent"),
             "env_id": dataset.spec.env_spec.id, "action_mode": meta.get("action_mode"),
             "obs_mode": meta.get("obs_mode"), "episodes": episodes, "steps": int(dataset.total_steps),
-            "size_bytes": _size_on_disk(get_dataset_path(dataset_id)),
+            "size_bytes": _size_on_disk(dataset_folder(dataset_id)),
             "seconds": round(sum(c["seconds"] for c in meta.get("collections", [])), 1),
             "poolgym_version": meta.get("poolgym_version"),
             what: {"count": wins, "rate": round(wins / episodes, 4), "ci95": [round(low, 4), round(high, 4)]}}

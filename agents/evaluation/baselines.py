@@ -15,6 +15,7 @@ depend on ``workers``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import multiprocessing
 import time
@@ -100,25 +101,26 @@ def baseline_table(env_id: str = "poolgym/NineBall-v1", players: Sequence[str] =
 UNTRAINED = "untrained:"
 
 
-def _agent(spec: str, rules, seed: int, noise: str, max_speed: float):
+def _agent(spec: str, rules, seed: int, noise: str, max_speed: float, trusted: bool = False):
     """``make_agent``, plus ``untrained:<model spec>``: that model's network freshly
-    initialised with its seed (what training added is measured against it)."""
+    initialised with its seed (what training added is measured against it); ``trusted``:
+    a model may be unpickled."""
     from poolgym.agents.evaluation.loading import untrained_twin
 
     if spec.startswith(UNTRAINED):
         return untrained_twin(make_agent(spec[len(UNTRAINED):], rules, seed=seed, noise=noise,
-                                         max_speed=max_speed))
-    return make_agent(spec, rules, seed=seed, noise=noise, max_speed=max_speed)
+                                         max_speed=max_speed, trusted=trusted))
+    return make_agent(spec, rules, seed=seed, noise=noise, max_speed=max_speed, trusted=trusted)
 
 
 def training_run(spec: str) -> dict | None:
     """The wall time and steps of the training run behind a model spec (env steps, or
     training samples for behaviour cloning: ``unit``): a pretrained agent's card, or the
     ``summary.json`` beside a model zip; None for other agents."""
-    import json
     from pathlib import Path
 
     from poolgym.agents.pretrained import PREFIX, pretrained_card
+    from poolgym.agents.training.run_folder import read_summary
     from poolgym.envs.sb3_models import parse_model_spec
 
     if spec.startswith(PREFIX):
@@ -128,45 +130,49 @@ def training_run(spec: str) -> dict | None:
     if spec.endswith(".zip"):
         summary = Path(parse_model_spec(spec)[1]).with_name("summary.json")
         if summary.is_file():
-            data = json.loads(summary.read_text())
+            data = read_summary(summary)
             unit = "samples" if "imitation" in data else "steps"
             return {"steps": data["steps"], "train_time_s": data["train_time_s"], "unit": unit}
     return None
 
 
-def agent_match(env_id: str, agent: str, opponent: str, racks: int, seed: int, wrap=None, progress=None):
+def agent_match(env_id: str, agent: str, opponent: str, racks: int, seed: int, wrap=None, progress=None,
+                trusted: bool = False):
     """The ``Match`` of ``racks`` racks of ``agent`` (A) against ``opponent`` (B) under the
     protocol of ``env_id`` (alternating breaks, the agent breaking the even racks).
     ``wrap``, when given, turns A's agent into the one that plays (a diagnostic's change to
-    its moves); ``progress(done, total)`` is called after each rack (``run_match``)."""
+    its moves); ``progress(done, total)`` is called after each rack (``run_match``);
+    ``trusted``: a model may be unpickled."""
     played_under = protocol(env_id)
     rules, noise = played_under.rules, played_under.noise
-    players = [_agent(spec, rules, seed + i, noise, played_under.max_speed) for i, spec in enumerate((agent, opponent))]
+    players = [_agent(spec, rules, seed + i, noise, played_under.max_speed, trusted)
+               for i, spec in enumerate((agent, opponent))]
     if wrap is not None:
         players[0] = wrap(players[0])
     return run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise, progress=progress)
 
 
-def play_agent(env_id: str, agent: str, opponent: str, racks: int, seed: int, progress=None) -> dict:
+def play_agent(env_id: str, agent: str, opponent: str, racks: int, seed: int, progress=None,
+               trusted: bool = False) -> dict:
     """The statistics of ``agent_match``'s agent, and the seconds the match took."""
     started = time.perf_counter()
-    summary = summarize(agent_match(env_id, agent, opponent, racks, seed, progress=progress))
+    summary = summarize(agent_match(env_id, agent, opponent, racks, seed, progress=progress, trusted=trusted))
     return {"agent": agent, "opponent": opponent, "stats": summary["agents"]["A"],
             "seconds": time.perf_counter() - started}
 
 
-def _play_agent(args: tuple) -> dict:
-    return play_agent(*args)
+def _play_agent(args: tuple, trusted: bool = False) -> dict:
+    return play_agent(*args, trusted=trusted)
 
 
 def agent_table(agents: Sequence[str], opponents: Sequence[str] = ("legal-random", "bot:fast"),
                 env_id: str = "poolgym/NineBall-v1", racks: int = 200, seed: int = 0,
-                workers: int = 1, advance=None) -> dict:
+                workers: int = 1, advance=None, trusted: bool = False) -> dict:
     """Each of ``agents`` against each of ``opponents``, ``racks`` racks on the same seeds;
     ``advance(n)``, when given, counts the racks played (``len(agents) * len(opponents) *
-    racks`` in all)."""
+    racks`` in all); ``trusted``: a model may be unpickled."""
     jobs = [(env_id, a, b, racks, seed) for a in agents for b in opponents]
-    results = _run_jobs(_play_agent, jobs, racks, workers, advance)
+    results = _run_jobs(functools.partial(_play_agent, trusted=trusted), jobs, racks, workers, advance)
     return {"env": env_id, "racks": racks, "seed": seed, "agents": list(agents), "opponents": list(opponents),
             "training": {a: training_run(a) for a in agents}, "results": results}
 

@@ -34,8 +34,13 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     """The Ray session of one command: joins the cluster at ``address`` (``"auto"``: the
     one this node belongs to) or starts a local instance with ``num_cpus`` CPUs, and shuts
     it down at the end. Inside a session already open (a test's cluster, a notebook's
-    ``ray.init``), it uses that one and leaves it open."""
-    import ray
+    ``ray.init``), it uses that one and leaves it open. Without Ray installed, a one-line
+    ``ValueError`` names the extra that brings it."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("spreading over Ray (--ray, --address) needs Ray: "
+                         "pip install 'poolgym[distributed]'") from None
 
     started_here = not ray.is_initialized()
     if started_here:

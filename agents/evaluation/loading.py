@@ -124,8 +124,8 @@ def load_sb3(path: str, algorithm: str, rules: Ruleset, action_mode: str | None 
     recorded in it (inferred from its spaces, with a warning, for an older file); a model
     whose record names another game than ``rules``' is refused (``recorded_game``).
     ``action_mode`` / ``obs_mode``, when given, must be the recorded ones: a mismatch is a
-    ``ValueError`` naming both sides. ``trusted`` (the package's own models) loads it
-    without the warning that a model file is code. ``noise``: the match's execution noise,
+    ``ValueError`` naming both sides. The model is read as data unless ``trusted``, which
+    lets SB3 unpickle it (``poolgym.envs.sb3_models.load_model``). ``noise``: the match's execution noise,
     under which a model trained with lookahead features foresees its strokes
     (``PolicyAgent.from_record``)."""
     from poolgym.envs.opponents import SB3Policy
@@ -154,9 +154,8 @@ def load_pretrained(name: str, rules: Ruleset, action_mode: str | None = None,
     card = pretrained_card(name)  # an unknown name is refused there, naming the choices
     if rules.name != card["game"]:
         raise ValueError(f"{PREFIX}{name} plays {card['game']}, not {rules.name}")
-    # The package's own file, shipped with its code: no warning that a model file is code.
-    return load_sb3(pretrained_model(name), card["algorithm"], rules, action_mode, obs_mode, trusted=True,
-                    noise=noise)
+    # Read as data like any other model: the shipped files need no trust.
+    return load_sb3(pretrained_model(name), card["algorithm"], rules, action_mode, obs_mode, noise=noise)
 
 
 def untrained_twin(agent: PolicyAgent, seed: int | None = None) -> PolicyAgent:
@@ -198,13 +197,14 @@ def make_bot(level: str, rules: Ruleset, seed: int = 0, noise: Any = "none", max
 
 def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
                action_mode: str | None = None, obs_mode: str | None = None,
-               max_speed: float = 10.0, elevation: bool = False) -> Any:
+               max_speed: float = 10.0, elevation: bool = False, trusted: bool = False) -> Any:
     """The agent a spec names (module docstring), seeded with ``seed``; bots plan with
     ``noise``; no stroke is faster than ``max_speed``; ``elevation``: the env plays elevated
     strokes, so bots play jump shots where the rules allow them. ``action_mode`` / ``obs_mode`` say
     how a policy callable's actions are read and what it sees (default raw, dict); for a
-    saved model they are checked against its record. An unknown agent, a missing model
-    file or a module that does not import is a one-line ``ValueError``."""
+    saved model they are checked against its record; ``trusted``: a saved model may be
+    unpickled (``load_sb3``). An unknown agent, a missing model file or a module that does
+    not import is a one-line ``ValueError``."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string ({AGENT_FORMS}), got {spec!r}")
     if spec in BASELINE_AGENTS:
@@ -222,7 +222,7 @@ def make_agent(spec: str, rules: Ruleset, seed: int = 0, noise: Any = "none",
         return load_pretrained(spec[len(PREFIX):], rules, action_mode, obs_mode, noise=noise)
     if spec.endswith(".zip"):
         algorithm, path = parse_model_spec(spec)
-        return load_sb3(path, algorithm, rules, action_mode, obs_mode, noise=noise)
+        return load_sb3(path, algorithm, rules, action_mode, obs_mode, trusted=trusted, noise=noise)
     if spec.startswith(RLLIB_PREFIX):
         from poolgym.agents.training.rllib_train import load_rllib_agent
 

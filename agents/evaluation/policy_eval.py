@@ -96,8 +96,9 @@ class LadderPolicy:
         return self.env.mapper.encode(self.agent.choose(state), state, rules)
 
 
-def resolve_agent(spec: str | Policy, env: gym.Env, seed: int = 0) -> Policy:
-    """A policy for the agent's side of ``env`` (module docstring)."""
+def resolve_agent(spec: str | Policy, env: gym.Env, seed: int = 0, trusted: bool = False) -> Policy:
+    """A policy for the agent's side of ``env`` (module docstring); ``trusted`` lets a saved
+    model be unpickled (``poolgym.envs.sb3_models.load_model``)."""
     if callable(spec):
         return spec
     if spec == UNIFORM_ACTION:
@@ -111,7 +112,7 @@ def resolve_agent(spec: str | Policy, env: gym.Env, seed: int = 0) -> Policy:
         from poolgym.envs.sb3_models import check_env_matches, check_spaces, infer_record, parse_model_spec
 
         algorithm, path = parse_model_spec(spec)
-        policy = SB3Policy(path, algorithm=algorithm)
+        policy = SB3Policy(path, algorithm=algorithm, trusted=trusted)
         record = policy.env_record if policy.env_record is not None else infer_record(policy.model, path)
         check_spaces(policy.model, record, path)
         check_env_matches(record, env, path)
@@ -138,7 +139,12 @@ class Score:
     mean_length: float
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields as plain data; ``reward_ci`` is None where one episode gives no
+        interval (its bounds are infinite, which JSON cannot hold)."""
+        out = asdict(self)
+        if not all(math.isfinite(bound) for bound in self.reward_ci):
+            out["reward_ci"] = None
+        return out
 
 
 def with_action_masks(env: gym.Env, info: dict) -> dict:
@@ -176,13 +182,13 @@ def _episode(env: gym.Env, policy: Policy, seed: int) -> tuple[float, bool, floa
 
 
 def evaluate(policy: Policy | str, env_id: str, env_kwargs: dict | None = None, episodes: int = 100,
-             seed: int = 0) -> Score:
+             seed: int = 0, trusted: bool = False) -> Score:
     """Play ``episodes`` episodes of ``env_id`` (seeds ``seed``, ``seed + 1``, ...) and score
     them. The same seeds give the same starting positions, so two policies evaluated with
-    one seed face the same racks."""
+    one seed face the same racks. ``trusted``: a saved model ``policy`` may be unpickled."""
     env = gym.make(env_id, **dict(env_kwargs or {}))
     try:
-        agent = resolve_agent(policy, env, seed=seed + 7919)
+        agent = resolve_agent(policy, env, seed=seed + 7919, trusted=trusted)
         rows = [_episode(env, agent, seed + i) for i in range(episodes)]
     finally:
         env.close()

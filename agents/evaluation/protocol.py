@@ -14,10 +14,11 @@ import gymnasium as gym
 
 import poolgym  # noqa: F401  (registers the environments)
 from poolgym.envs import PoolEnv
+from poolgym.physics import Noise
 from poolgym.rules import Ruleset, get_ruleset
 
 DEFAULT_ENV = "poolgym/NineBall-v1"
-NOISE_PRESETS = ("none", "tournament")
+NOISE_PRESETS = Noise.PRESETS
 
 
 @dataclass(frozen=True)
@@ -54,17 +55,11 @@ def protocol(env_id: str = DEFAULT_ENV, game: str | None = None, noise: str | No
     if game is not None and game != rules.name:
         rules = get_ruleset(game, options=rules.options, table=env.table).with_rack_model(env.rack_model)
     if noise is None:
-        noise = "none" if env.simulator.noise.is_zero else "tournament"
-        if noise == "tournament" and env.simulator.noise != _tournament():
+        noise = next((name for name in NOISE_PRESETS if Noise.preset(name) == env.simulator.noise), None)
+        if noise is None:
             raise ValueError(f"{env_id} has custom execution noise; name a preset with --noise "
                              f"({list(NOISE_PRESETS)})")
     elif noise not in NOISE_PRESETS:
         raise ValueError(f"noise must be one of {list(NOISE_PRESETS)}, got {noise!r}")
     env.close()
     return Protocol(env_id, rules, noise, float(env.mapper.max_speed), env.elevation)
-
-
-def _tournament():
-    from poolgym.physics import Noise
-
-    return Noise.preset("tournament")

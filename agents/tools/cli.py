@@ -27,6 +27,8 @@ MAX_ERROR_CHARS = 500
 MAX_FPS = 120.0
 # The exit status of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
+TRUST_MODEL_HELP = ("trust the model files named: let stable-baselines3 unpickle them, which runs code "
+                    "(without it a model is read as data, and one that needs unpickling is refused)")
 
 
 class UsageError(ValueError):
@@ -135,7 +137,8 @@ def _train(args: argparse.Namespace) -> int:
         summary = train(config, out=args.out, steps=args.steps, seed=args.seed, device=args.device,
                         progress_bar=not args.no_progress, progress=progress_factory(not args.no_progress),
                         resume=args.resume, replace=args.replace, eval_racks=args.eval_racks,
-                        evaluate=not args.no_eval, update_threads=args.update_threads)
+                        evaluate=not args.no_eval, update_threads=args.update_threads,
+                        trust_model=args.trust_model)
     except TrainingInterrupted as stop:
         out = os.path.dirname(stop.summary["model"])
         print(f"\npoolgym train: interrupted after {stop.summary['steps']} steps; saved {stop.summary['model']} "
@@ -160,6 +163,8 @@ def _quickstart(args: argparse.Namespace) -> int:
 
 
 def _bench_envs(args: argparse.Namespace) -> int:
+    if args.batched:
+        return _bench_batched(args)
     from poolgym.agents.tools import scale_bench
 
     from poolgym.agents.tools import speed_compare
@@ -180,6 +185,31 @@ def _bench_envs(args: argparse.Namespace) -> int:
         rows = scale_bench.run(args.env, args.steps, with_ray=not args.no_ray, address=args.address)
         print(scale_bench.format_report(rows))
     write_json(args.json, {"per_mode": per_mode, "scaling": rows})
+    return 0
+
+
+def _bench_batched(args: argparse.Namespace) -> int:
+    """``bench-envs --batched SIZES``: the batched env beside the single env and make_vec's
+    sync wrapping (``poolgym.agents.tools.batched_bench``)."""
+    import gymnasium as gym
+
+    from poolgym.agents.tools import batched_bench
+
+    env_id = _env_id(args.env, "--env")
+    if gym.spec(env_id).vector_entry_point is None:
+        raise UsageError(f"--env {env_id!r} has no batched form (no vector_entry_point)")
+    try:
+        sizes = [int(n) for n in _names(args.batched)]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise UsageError(f"--batched must be comma-separated table counts >= 1, got {args.batched!r}")
+    modes = _names(args.modes)
+    for mode in modes:  # a bad mode is one line before any timing
+        _make_env(env_id, action_mode=mode).close()
+    rows = batched_bench.run(env_id, modes, sizes, args.steps, args.reps)
+    print(batched_bench.format_report(rows))
+    write_json(args.json, {"batched": rows})
     return 0
 
 
@@ -244,7 +274,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     played_under = _protocol(args)
     rules, noise = played_under.rules, played_under.noise
-    agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode}
+    agent_kwargs = {"action_mode": args.action_mode, "obs_mode": args.obs_mode, "trusted": args.trust_model}
     # Built here in every case: a bad spec fails at once, and the references need A.
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=noise, max_speed=played_under.max_speed,
                          elevation=played_under.elevation, **agent_kwargs)
@@ -465,7 +495,7 @@ def _collect(args: argparse.Namespace) -> int:
             result = collect(args.agent, args.env, args.episodes, args.dataset_id, opponent=args.opponent,
                              action_mode=args.action_mode, obs_mode=args.observation_mode,
                              pot_residual=args.pot_residual, lookahead_samples=args.lookahead_samples,
-                             seed=args.seed, progress=progress.advance)
+                             seed=args.seed, progress=progress.advance, trust_model=args.trust_model)
         except KeyboardInterrupt as stop:
             result = getattr(stop, "result", None)
             if result is None:
@@ -490,13 +520,14 @@ def _baselines(args: argparse.Namespace) -> int:
         from poolgym.agents.evaluation.protocol import protocol
 
         rules = protocol(args.env).rules
-        agents = _agent_specs(args.agents, "--agents", rules)
-        opponents = _agent_specs(args.opponents, "--opponents", rules)
+        agents = _agent_specs(args.agents, "--agents", rules, args.trust_model)
+        opponents = _agent_specs(args.opponents, "--opponents", rules, args.trust_model)
         total = len(agents) * len(opponents) * args.racks
         with Progress(f"baselines ({len(agents)} agents x {len(opponents)} opponents)", total, "racks",
                       enabled=not args.no_progress) as progress:
             table = baselines.agent_table(agents, opponents, args.env, racks=args.racks, seed=args.seed,
-                                          workers=args.workers, advance=progress.advance)
+                                          workers=args.workers, advance=progress.advance,
+                                          trusted=args.trust_model)
         text = baselines.format_agent_markdown(table)
     else:
         pairings = len(baselines.TABLE_PLAYERS) * (len(baselines.TABLE_PLAYERS) - 1) // 2
@@ -518,9 +549,10 @@ def _baselines(args: argparse.Namespace) -> int:
     return 0
 
 
-def _agent_specs(text: str, option: str, rules) -> list[str]:
+def _agent_specs(text: str, option: str, rules, trusted: bool = False) -> list[str]:
     """A comma-separated list of agent specs, each checked by loading it once for ``rules``
-    (the game the racks are played under), before any rack is played."""
+    (the game the racks are played under), before any rack is played; ``trusted``: a
+    model may be unpickled."""
     from poolgym.agents.evaluation.baselines import UNTRAINED
     from poolgym.agents.evaluation.loading import make_agent
 
@@ -528,7 +560,7 @@ def _agent_specs(text: str, option: str, rules) -> list[str]:
     if not names:
         raise ValueError(f"{option}: name at least one agent")
     for name in names:
-        make_agent(name[len(UNTRAINED):] if name.startswith(UNTRAINED) else name, rules)
+        make_agent(name[len(UNTRAINED):] if name.startswith(UNTRAINED) else name, rules, trusted=trusted)
     return names
 
 
@@ -556,7 +588,8 @@ def _play(args: argparse.Namespace) -> int:
     played_under = _protocol(args)
     rules = played_under.rules
     agents = [make_agent(spec, rules, seed=args.seed + i, noise=played_under.noise,
-                         max_speed=played_under.max_speed, elevation=played_under.elevation)
+                         max_speed=played_under.max_speed, elevation=played_under.elevation,
+                         trusted=args.trust_model)
               for i, spec in enumerate((args.a, args.b))]
     # Checked once the other values are: every bad value is named before any play.
     if args.gif is None:
@@ -746,8 +779,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=_seed, help="seed (overrides the config)")
     train.add_argument("--resume", metavar="MODEL.zip", type=_model_file,
                        help="go on from a model (or checkpoint) of a run of this config: its weights, "
-                            "step count and return statistics; --steps more steps (a model file is code: "
-                            "only files you trust)")
+                            "step count and return statistics; --steps more steps (read as data unless "
+                            "--trust-model)")
     train.add_argument("--replace", action="store_true",
                        help="replace the run already in --out (refused without this flag, unless "
                             "--resume OUT/model.zip continues it)")
@@ -769,6 +802,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--allow-code", action="store_true",
                        help="trust the config: let it name import paths (env.id 'pkg:...', "
                             "opponents 'pkg.module:name'), which run code")
+    train.add_argument("--trust-model", action="store_true", help=TRUST_MODEL_HELP + " (--resume)")
     train.set_defaults(handler=_train)
 
     bt = sub.add_parser("bench-train", help="a training recipe's env steps/s, its env alone and the bot's "
@@ -817,11 +851,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench_envs.add_argument("--reps", type=_positive_int, default=3,
                             help="fresh processes per tree and case; the best is reported")
     bench_envs.add_argument("--no-scaling", action="store_true", help="skip the 1/2-worker and Ray rows")
+    bench_envs.add_argument("--batched", metavar="SIZES", help="instead: the batched env (make_vec) beside the "
+                            "single env and make_vec's sync wrapping, with these comma-separated table counts, "
+                            "--steps table steps per figure, --modes, best of --reps")
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 
-    quick = sub.add_parser("quickstart", help="train the default agent briefly, compare it with the "
-                                              "random agent, save a learning curve and rendered shots")
+    quick = sub.add_parser("quickstart", help="train an agent on the pot-ball drill, evaluate it beside "
+                                              "the untrained network, random and fixed, play it at 9-ball")
     quick.add_argument("--out", default=os.path.join("runs", "quickstart"), metavar="DIR", type=_output_dir,
                        help="run directory (default runs/quickstart)")
     quick.add_argument("--steps", type=_positive_int, help="training steps (default: the recipe's, 98,304); "
@@ -845,7 +882,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-b", "--b", default="legal-random", help="agent B (same forms; default legal-random)")
     ev.add_argument("--games", type=_positive_int, default=20, help="racks to play (default 20)")
     ev.add_argument("--seed", type=_seed, default=0)
-    ev.add_argument("--noise", choices=("none", "tournament"), help="replace the env's execution noise")
+    ev.add_argument("--noise", choices=("none", "tournament", "fastfiz"), help="replace the env's execution noise")
     ev.add_argument("--action-mode", choices=("raw", "aim"),
                     help="how a policy callable's actions are read (default raw); for a saved "
                          "model, checked against the mode recorded in it")
@@ -857,6 +894,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--ray", action="store_true", help="spread the racks over a local Ray instance")
     ev.add_argument("--address", help="spread the racks over the Ray cluster at ADDR (implies --ray)")
     ev.add_argument("--no-progress", action="store_true", help=no_progress)
+    ev.add_argument("--trust-model", action="store_true", help=TRUST_MODEL_HELP)
     ev.set_defaults(handler=_eval)
 
     rt = sub.add_parser("rate", help="rate an agent on the Elo scale against the ladder (a Bradley-Terry fit, "
@@ -944,6 +982,7 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--json", metavar="FILE", type=_output_file, help="also write every figure to FILE")
     bl.add_argument("--markdown", metavar="FILE", type=_output_file, help="also write the table to FILE")
     bl.add_argument("--no-progress", action="store_true", help=no_progress + " (racks played)")
+    bl.add_argument("--trust-model", action="store_true", help=TRUST_MODEL_HELP)
     bl.set_defaults(handler=_baselines)
 
     collect = sub.add_parser("collect", help="record an agent's play into a Minari dataset (offline RL, "
@@ -971,6 +1010,7 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("--seed", type=_seed, default=0, help="episode i is reset with seed + i (default 0)")
     collect.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     collect.add_argument("--no-progress", action="store_true", help=no_progress)
+    collect.add_argument("--trust-model", action="store_true", help=TRUST_MODEL_HELP)
     collect.set_defaults(handler=_collect)
 
     play = sub.add_parser("play", help="watch two agents play a rack (window or --gif)")
@@ -979,10 +1019,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("-a", "--a", default="bot", help=f"agent A, who breaks: {agent_help}")
     play.add_argument("-b", "--b", default="bot", help="agent B (same forms)")
     play.add_argument("--seed", type=_seed, default=0)
-    play.add_argument("--noise", choices=("none", "tournament"), help="replace the env's execution noise")
+    play.add_argument("--noise", choices=("none", "tournament", "fastfiz"), help="replace the env's execution noise")
     play.add_argument("--gif", metavar="FILE", type=_output_file,
                       help="write a GIF instead of opening a window (needed without a display)")
     play.add_argument("--fps", type=_fps, default=15.0, help="frames per second (default 15)")
+    play.add_argument("--trust-model", action="store_true", help=TRUST_MODEL_HELP)
     play.set_defaults(handler=_play)
     return parser
 
@@ -1016,10 +1057,14 @@ def main(argv: list[str] | None = None) -> int:
     tests and scripts call it directly). A bad option value is a usage message
     and exit status 2 (argparse); so is a ``ValueError`` the command raises on a value it was
     given (an unknown game, an agent spec that cannot be loaded), printed on one line. A
-    file that cannot be written (or read) is one line too, with exit status 1."""
+    file that cannot be written (or read) is one line too, with exit status 1. Ctrl-C is
+    one line and exit status 130 (``INTERRUPTED``)."""
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
+    except KeyboardInterrupt:
+        print(f"\npoolgym {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except ValueError as exc:
         text = " ".join(str(exc).split()) or type(exc).__name__
         # A long message from elsewhere is cut; the command's own usage errors list what

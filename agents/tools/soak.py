@@ -307,8 +307,11 @@ def _soak_env(env: gym.Env, games: int, seed: int) -> dict:
 def random_action(env: gym.Env, rng: np.random.Generator) -> np.ndarray:
     """A random action of ``env``: every component of a ``Box`` uniform in [-1, 1]; in the
     ``MultiDiscrete`` choice mode, each dimension's index drawn from those its
-    ``action_masks()`` allow (a masked one would only be replaced by the env)."""
+    ``action_masks()`` allow, in the ``Discrete`` one an option it allows (the env refuses
+    a masked one)."""
     space = env.action_space
+    if isinstance(space, gym.spaces.Discrete):
+        return np.int64(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
     if isinstance(space, gym.spaces.MultiDiscrete):
         masks, start, action = env.unwrapped.action_masks(), 0, []
         for n in space.nvec:

@@ -9,8 +9,8 @@ In the ``choice_discrete`` action mode the env's action masks reach the policy: 
 runner's env gives ``{"observations": flat obs, "action_mask": masks}``
 (``MaskedChoiceObservation``) and RLlib's action-masking RLModule sets the logits of masked
 actions to the lowest float before sampling, so a masked slot or decision is never chosen;
-the env counts the masked actions it is given all the same (``masked_actions`` in the
-history), a check that the masking holds.
+the env refuses one (the masks are the contract) and counts the masked actions it is given
+all the same (``masked_actions`` in the history), a check that the masking holds.
 
 Fault tolerance: a failed env runner (its node gone) is restarted by RLlib and the
 iteration goes on. The run directory gets a checkpoint every ``checkpoint_every``

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Iterator
 
 from poolgym.files import read_bounded
+from poolgym.numbers import is_finite_number, quote
 
 LOCK = ".lock"
 #: What a run writes in its folder (``poolgym.agents.training.train``'s layout).
@@ -103,6 +104,42 @@ def locked(out: str | os.PathLike) -> Iterator[Path]:
                 os.unlink(lock)
 
 
+def read_summary(path: str | os.PathLike) -> dict:
+    """The run summary at ``path`` (``summary.json``), read within ``MAX_SUMMARY_BYTES``; a
+    one-line ``ValueError`` naming the file when it is not a JSON object."""
+    raw = read_bounded(path, MAX_SUMMARY_BYTES, "a run's summary")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"{path}: not a run summary (nested too deeply)") from None
+    except ValueError as exc:  # not UTF-8, not JSON
+        raise ValueError(f"{path}: not a run summary (not JSON: {' '.join(str(exc).split())})"[:500]) from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a run summary (a JSON object)")
+    return data
+
+
+def check_continued_summary(path: Path, data: dict) -> None:
+    """``ValueError`` naming ``path`` and the key when the summary of a run being continued
+    holds what the continued run cannot carry on: ``segments`` (a list of objects) and
+    ``eval_history`` (a list of evaluations, each with a whole ``timesteps`` and numbers
+    ``success_rate`` and ``mean_reward``). Checked before anything is trained, so a run never
+    replaces ``model.zip`` and then fails to write the summary that describes it."""
+    segments = data.get("segments", [])
+    if not isinstance(segments, list) or not all(isinstance(s, dict) for s in segments):
+        raise ValueError(f"{path}: key 'segments' must be a list of objects (the run's training segments), "
+                         f"got {quote(segments)}")
+    history = data.get("eval_history", [])
+    if not isinstance(history, list):
+        raise ValueError(f"{path}: key 'eval_history' must be a list of evaluations, got {quote(history)}")
+    for i, row in enumerate(history):
+        if not (isinstance(row, dict) and isinstance(row.get("timesteps"), int)
+                and not isinstance(row["timesteps"], bool)
+                and all(is_finite_number(row.get(k)) for k in ("success_rate", "mean_reward"))):
+            raise ValueError(f"{path}: key 'eval_history[{i}]' must be an evaluation with a whole 'timesteps' "
+                             f"and the numbers 'success_rate' and 'mean_reward', got {quote(row)}")
+
+
 def used_entries(out: str | os.PathLike) -> list[str]:
     """The entries of ``RUN_ENTRIES`` present in ``out``."""
     out = Path(out)
@@ -128,9 +165,8 @@ def prepare(out: str | os.PathLike, resume: str | os.PathLike | None, replace: b
         summary = out / "summary.json"
         if not summary.is_file():
             return {}
-        data = json.loads(read_bounded(summary, MAX_SUMMARY_BYTES, "a run's summary"))
-        if not isinstance(data, dict):
-            raise ValueError(f"{summary}: not a run summary (a JSON object)")
+        data = read_summary(summary)
+        check_continued_summary(summary, data)
         return data
     if not used:
         return None

@@ -9,9 +9,9 @@ import csv
 import json
 from pathlib import Path
 
-from poolgym.agents.training.run_folder import MAX_SUMMARY_BYTES
+from poolgym.agents.training.run_folder import read_summary
 from poolgym.envs.sb3_models import read_env_record
-from poolgym.files import atomic_write_bytes, atomic_write_text, read_bounded
+from poolgym.files import atomic_write_bytes, atomic_write_text
 
 #: Steps per row of the compact training log (the monitor files are too large to ship).
 LOG_EVERY_STEPS = 10_000
@@ -54,7 +54,7 @@ def ship_run(run_dir: str | Path, dest: str | Path, game: str, description: str,
     record = read_env_record(str(run / "model.zip"))
     if record is None:
         raise ValueError(f"{run / 'model.zip'} carries no env record")
-    summary = json.loads(read_bounded(run / "summary.json", MAX_SUMMARY_BYTES, "a run's summary"))
+    summary = read_summary(run / "summary.json")
     dest.mkdir(parents=True, exist_ok=True)
     # Each file copied whole, then renamed into place: a shipped agent is never half copied.
     atomic_write_bytes(dest / "model.zip", (run / "model.zip").read_bytes())

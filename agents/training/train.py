@@ -61,7 +61,7 @@ from poolgym.agents.evaluation.evaluate import REFERENCE_AGENTS
 from poolgym.agents.evaluation.policy_eval import evaluate, resolve_opponent
 from poolgym.agents.training.train_config import Stage, TrainConfig, check_seed, load_config
 from poolgym.envs.sb3_models import algorithm_class, env_record, load_model as load_sb3_model, write_env_record
-from poolgym.files import atomic_write_bytes, atomic_write_text, read_bounded
+from poolgym.files import atomic_write_bytes, atomic_write_text, json_text, read_bounded
 
 # Evaluation racks are seeded apart from the training envs' seeds.
 EVAL_SEED_OFFSET = 1_000_000
@@ -118,13 +118,27 @@ def save_with_env(model, path: Path, record: dict) -> None:
     The zip is built in memory and written atomically: a failed write leaves the previous
     file at ``path`` intact, never a truncated zip."""
     path = str(path) if str(path).endswith(".zip") else f"{path}.zip"
+    atomic_write_bytes(path, model_zip(model, record))
+
+
+def model_zip(model, record: dict) -> bytes:
+    """The zip ``save_with_env`` writes, built in memory."""
     buffer = io.BytesIO()
     model.save(buffer)
     write_env_record(buffer, record)
     normalized = return_norm.find(model.get_env())
     if normalized is not None:
         return_norm.write(buffer, normalized)
-    atomic_write_bytes(path, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def _write_run(out: Path, model: bytes, summary: dict) -> None:
+    """``model.zip`` and the ``summary.json`` that describes it, written together: the
+    summary is serialised first, so nothing that can fail comes between the two renames,
+    and a run that fails before them leaves the previous pair as it was."""
+    text = json_text(out / "summary.json", summary)
+    atomic_write_bytes(out / "model.zip", model)
+    atomic_write_text(out / "summary.json", text)
 
 
 def training_env_record(cfg: TrainConfig) -> dict:
@@ -426,7 +440,8 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
           steps: int | None = None, seed: int | None = None, device: str = "cpu",
           progress_bar: bool = False, verbose: int = 0, torch_threads: int = 1, update_threads: int = 2,
           resume: str | Path | None = None, replace: bool = False, eval_racks: int | None = None,
-          evaluate: bool = True, progress: Callable[[str, int, str], Any] | None = None) -> dict:
+          evaluate: bool = True, progress: Callable[[str, int, str], Any] | None = None,
+          trust_model: bool = False) -> dict:
     """Train the agent a config describes and return the run's summary (also written to
     ``<out>/summary.json``). ``steps`` and ``seed`` override the config's; ``out`` defaults
     to ``runs/<config file name>``. ``torch_threads`` caps torch's CPU threads while the envs
@@ -436,8 +451,9 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     when no env steps: the recipes' minibatches of 256 through two 256-wide networks update
     1.3 times faster on two threads than on one. ``resume`` (a model zip written by a run of this config)
     starts from its weights, step count and return statistics (the "untrained" reference
-    is then the resumed network); only load files you trust (the file is unpickled in
-    full, optimiser state included). ``resume=<out>/model.zip`` continues the run in
+    is then the resumed network), optimiser state included; it is read as data unless
+    ``trust_model``, which lets it be unpickled (``poolgym.envs.sb3_models.load_model``).
+    ``resume=<out>/model.zip`` continues the run in
     ``out``; any other run into a folder that holds one is refused unless ``replace``
     (``poolgym.agents.training.run_folder``). Ctrl-C saves the model and summary of what
     was trained and raises ``TrainingInterrupted``. ``eval_racks`` and ``evaluate`` set the
@@ -446,8 +462,9 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     evaluation phase as it starts: the curve's points and final racks, and the final
     evaluation.
 
-    Every check of the config, the env arguments and the resumed model comes before the
-    run folder is made or touched."""
+    Every check of the config, the env arguments, the resumed model (and the summary of
+    the run it continues) and a behaviour-cloning dataset comes before the run folder is
+    made or touched; ``model.zip`` and ``summary.json`` are written together at the end."""
     import torch
 
     cfg = load_config(config)
@@ -469,21 +486,23 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         if resume is not None:
             raise ValueError("resume: behaviour cloning (algorithm BC) starts from a fresh network; fine-tune "
                              "its model with a MaskablePPO config and --resume")
+        # The dataset's checks too come before the folder is made or touched.
+        record, data = _imitation_data(cfg, record)
         torch.set_num_threads(torch_threads)
         with run_folder.locked(out), _fast_distributions():
             run_folder.prepare(out, None, replace)
-            return _train_imitation(cfg, out, record, device, progress)
+            return _train_imitation(cfg, out, record, data, device, progress)
     algorithm = algorithm_class(cfg.algorithm)
     resumed = None
     if resume is not None:
-        _check_resumable(str(resume), record)
+        _check_resumable(str(resume), record, trust_model)
         resumed = return_norm.read(str(resume))
     torch.set_num_threads(torch_threads)
     with run_folder.locked(out), _fast_distributions():
         previous = run_folder.prepare(out, resume, replace)
         return _run(cfg, out, record, observe, algorithm, resume, resumed, previous, device=device,
                     progress_bar=progress_bar, verbose=verbose, progress=progress,
-                    threads=(torch_threads, min(update_threads, os.cpu_count() or 1)))
+                    threads=(torch_threads, min(update_threads, os.cpu_count() or 1)), trust_model=trust_model)
 
 
 @contextlib.contextmanager
@@ -506,7 +525,8 @@ def _fast_distributions():
 
 def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, resumed: dict | None,
          previous: dict | None, *, device: str, progress_bar: bool, verbose: int,
-         progress: Callable[[str, int, str], Any] | None, threads: tuple[int, int] = (1, 1)) -> dict:
+         progress: Callable[[str, int, str], Any] | None, threads: tuple[int, int] = (1, 1),
+         trust_model: bool = False) -> dict:
     """The training of ``train`` in its locked, prepared run folder; ``previous`` is the
     summary of the run being continued there (None for a new run); ``threads``: torch's
     threads while the envs step and during the updates."""
@@ -515,8 +535,9 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
     start = time.perf_counter()
     start_steps = 0
     train_time = None
+    final_zip = None  # the final model's zip, written beside the summary that describes it
 
-    def summarize(final, curve_final, interrupted: bool) -> dict:
+    def summarize(final, curve_final, interrupted: bool, model_bytes: bytes) -> dict:
         trained_time = train_time if train_time is not None else time.perf_counter() - start
         trained = int(model.num_timesteps) - start_steps
         segment = {"steps_from": start_steps, "steps_to": int(model.num_timesteps),
@@ -538,7 +559,7 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
             "segments": list((previous or {}).get("segments", [])) + [segment],
             "interrupted": interrupted,
         }
-        atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+        _write_run(out, model_bytes, summary)
         return summary
 
     try:
@@ -549,8 +570,8 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                     if resume is not None:
                         # The config's hyperparameters, not the saved ones: a run goes on as its
                         # config says (a network of other ``policy_kwargs`` is refused by SB3).
-                        model = algorithm.load(str(resume), env=vec_env, device=device,
-                                               tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
+                        model = load_sb3_model(str(resume), cfg.algorithm, device=device, trusted=trust_model,
+                                               env=vec_env, tensorboard_log=str(out / "tb"), **cfg.hyperparameters)
                     else:
                         from poolgym.agents.training.canonical_policy import policy_class
 
@@ -580,7 +601,7 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
                             tb_log_name=cfg.algorithm, reset_num_timesteps=k == 0 and resume is None)
                 if k == len(cfg.stage_list()) - 1:
                     train_time = time.perf_counter() - start
-                    save_with_env(model, out / "model.zip", record)
+                    final_zip = model_zip(model, record)
             finally:
                 vec_env.close()
         final, curve_final = _final_results(model, cfg, untrained, curve, model.num_timesteps, progress)
@@ -589,9 +610,9 @@ def _run(cfg: TrainConfig, out: Path, record: dict, observe, algorithm, resume, 
     except KeyboardInterrupt:
         if model is None:  # nothing trained yet: nothing to save
             raise
-        save_with_env(model, out / "model.zip", record)
-        raise TrainingInterrupted(summarize(None, None, interrupted=True)) from None
-    return summarize(final, curve_final, interrupted=False)
+        saved = final_zip if final_zip is not None else model_zip(model, record)
+        raise TrainingInterrupted(summarize(None, None, True, saved)) from None
+    return summarize(final, curve_final, False, final_zip)
 
 
 def _final_results(model, cfg: TrainConfig, untrained, curve, steps: int, progress) -> tuple[list[dict], Any]:
@@ -642,29 +663,42 @@ def _check_workers_can_make(cfg: TrainConfig) -> None:
                              f"{exc}); use n_envs: 1") from None
 
 
-def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
-                     progress: Callable[[str, int, str], Any] | None) -> dict:
-    """Behaviour cloning (``algorithm: BC``, ``poolgym.agents.datasets.bc``): the network of
-    ``network_algorithm`` (MaskablePPO's or PPO's, by the action mode) fitted to the ``imitation`` dataset for
-    ``cfg.total_steps`` samples, with the curve and the final evaluation of every recipe;
-    saved as a model of that algorithm (``--resume`` fine-tunes it)."""
+def _imitation_data(cfg: TrainConfig, record: dict):
+    """The model record of a behaviour-cloning run and its dataset's decisions, read and
+    checked against the training env's spaces and mapping (``bc.load_imitation_data``)."""
     from poolgym.agents.datasets import bc
     from poolgym.agents.training.train_config import network_algorithm
     from poolgym.envs.sb3_models import recorded_mapping
 
-    imitation = cfg.imitation
     network = network_algorithm(cfg.algorithm, cfg.env_kwargs.get("action_mode"))
     record = {**record, "algorithm": network,
-              "imitation": {"algorithm": cfg.algorithm, "dataset": imitation.dataset}}
+              "imitation": {"algorithm": cfg.algorithm, "dataset": cfg.imitation.dataset}}
+    stage = cfg.stage_list()[0]
+    env = make_env(stage.env_id, **_env_kwargs(stage))  # the spaces the network gets from its vec env
+    try:
+        # The record holds the training env's mapping already (``training_env_record``).
+        return record, bc.load_imitation_data(cfg.imitation.dataset, env.observation_space, env.action_space,
+                                              mapping=recorded_mapping(record))
+    finally:
+        env.close()
+
+
+def _train_imitation(cfg: TrainConfig, out: Path, record: dict, data, device: str,
+                     progress: Callable[[str, int, str], Any] | None) -> dict:
+    """Behaviour cloning (``algorithm: BC``, ``poolgym.agents.datasets.bc``): the network of
+    ``network_algorithm`` (MaskablePPO's or PPO's, by the action mode) fitted to the
+    ``imitation`` dataset's decisions ``data`` (``_imitation_data``, with ``record``) for
+    ``cfg.total_steps`` samples, with the curve and the final evaluation of every recipe;
+    saved as a model of that algorithm (``--resume`` fine-tunes it)."""
+    from poolgym.agents.datasets import bc
+
+    imitation = cfg.imitation
     vec_env = _vec_env(cfg, cfg.stage_list()[0], 0, out, None, None)
     try:
         from poolgym.agents.training.canonical_policy import policy_class
 
-        model = algorithm_class(network)(policy_class(cfg.policy), vec_env, seed=cfg.seed, device=device,
-                                         **cfg.hyperparameters)
-        # The record holds the training env's mapping already (``training_env_record``).
-        data = bc.load_imitation_data(imitation.dataset, model.observation_space, model.action_space,
-                                      mapping=recorded_mapping(record))
+        model = algorithm_class(record["algorithm"])(policy_class(cfg.policy), vec_env, seed=cfg.seed,
+                                                     device=device, **cfg.hyperparameters)
         rows, held_out = bc.split_by_episode(data, imitation.validation_share, cfg.seed)
         untrained = copy.deepcopy(model.policy)
         curve = None
@@ -679,7 +713,7 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
                          cfg.seed, every=cfg.curve.every_steps if curve is not None else 0,
                          on_point=(lambda seen: curve.point(model, seen)) if curve is not None else None)
         train_time = time.perf_counter() - start
-        save_with_env(model, out / "model.zip", record)
+        trained = model_zip(model, record)
     finally:
         vec_env.close()
     final, curve_final = _final_results(model, cfg, untrained, curve, samples, progress)
@@ -694,14 +728,15 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, device: str,
         "eval_history": [], "final": final, "curve_final": curve_final,
         "model": str(out / "model.zip"), "monitor_dir": str(out / "monitor"),
     }
-    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+    _write_run(out, trained, summary)
     return summary
 
 
-def _check_resumable(path: str, record: dict) -> None:
+def _check_resumable(path: str, record: dict, trusted: bool = False) -> None:
     """``ValueError`` unless the model at ``path`` was trained by this config's algorithm
-    with its action mapping and observation format (checked before anything is built)."""
-    from poolgym.envs.sb3_models import check_model_path, read_env_record, recorded_mapping
+    with its action mapping and observation format and loads (as data, unless ``trusted``),
+    checked before anything is built."""
+    from poolgym.envs.sb3_models import check_loadable, check_model_path, read_env_record, recorded_mapping
 
     saved = read_env_record(check_model_path(path))
     if saved is None:
@@ -713,6 +748,7 @@ def _check_resumable(path: str, record: dict) -> None:
     if differ:
         raise ValueError(f"resume: {path} was not trained with this config's algorithm, action "
                          f"mapping and observation format: {'; '.join(differ)}")
+    check_loadable(path, record["algorithm"], trusted)
 
 
 def _final_observation_space(cfg: TrainConfig):
@@ -727,10 +763,10 @@ def _final_observation_space(cfg: TrainConfig):
         env.close()
 
 
-def load_model(path: str | Path, algorithm: str, device: str = "cpu"):
+def load_model(path: str | Path, algorithm: str, device: str = "cpu", trusted: bool = False):
     """A saved model of ``algorithm`` ("PPO", "SAC", "TD3", "MaskablePPO"), loaded the one way models
-    are (``poolgym.envs.sb3_models.load_model``)."""
-    return load_sb3_model(str(path), algorithm, device=device)
+    are (``poolgym.envs.sb3_models.load_model``: as data unless ``trusted``)."""
+    return load_sb3_model(str(path), algorithm, device=device, trusted=trusted)
 
 
 def format_final(summary: dict) -> str:
@@ -749,6 +785,7 @@ def format_final(summary: dict) -> str:
             agents.append((row["baseline_name"], b))
         for label, s in [(label, s) for label, s in agents if s is not None]:
             rate = f"{s['success_rate']:.3f} [{s['success_ci'][0]:.3f}, {s['success_ci'][1]:.3f}]"
-            reward = f"{s['mean_reward']:+.3f} [{s['reward_ci'][0]:+.3f}, {s['reward_ci'][1]:+.3f}]"
+            ci = s["reward_ci"]  # None from one episode
+            reward = f"{s['mean_reward']:+.3f} " + (f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "[one episode]")
             lines.append(f"  {label:<14}{rate:<28}{reward:<26}{s['mean_pots']:.2f}")
     return "\n".join(lines)

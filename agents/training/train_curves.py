@@ -26,7 +26,6 @@ untrained network is the resumed one). Both files are written atomically.
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -37,7 +36,7 @@ from poolgym.agents.evaluation.protocol import protocol
 from poolgym.agents.training.train_config import CurveConfig
 from poolgym.envs.opponents import SB3Policy
 from poolgym.envs.sb3_models import action_mapper
-from poolgym.files import atomic_write_text, atomic_writer
+from poolgym.files import atomic_write_json, atomic_writer
 
 CURVE_JSON, CURVE_PNG = "curve.json", "curve.png"
 
@@ -182,7 +181,7 @@ class Curve:
 
     def write(self) -> None:
         """``curve.json`` and ``curve.png`` in the run directory."""
-        atomic_write_text(self.out / CURVE_JSON, json.dumps(self.data, indent=1))
+        atomic_write_json(self.out / CURVE_JSON, self.data)
         plot_curve(self.data, self.out / CURVE_PNG)
 
 

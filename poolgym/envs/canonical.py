@@ -29,8 +29,9 @@ its middle bin: a straight stroke, centre ball, 30 cm straight behind when in ha
 
 Masks (``action_masks``): a pending decision allows its offered answers only; a break
 allows the break options only (the pot and safety options where no break option is valid);
-otherwise every option whose slot is valid now. An option given anyway while masked plays
-as ``choice_discrete`` plays its vector (the first valid slot instead of an invalid one).
+otherwise every option whose slot is valid now. The masks are the contract: ``decode``
+refuses an option they do not offer with a ``ValueError`` naming it, checked against the
+state itself (its slots, pending decision and break), not against ``action_masks``.
 """
 
 from __future__ import annotations
@@ -146,8 +147,31 @@ class CanonicalMapper(ChoiceMapper):
         return np.int64(value)
 
     def decode(self, action, state: GameState, rules: Ruleset) -> Decision | ShotMove:
-        """The move option ``action`` (a validated index) makes in ``state``."""
-        return super().decode(self.vector(int(action)), state, rules)
+        """The move option ``action`` (a validated index) makes in ``state``; a ``ValueError``
+        naming it when the state does not offer it (module docstring)."""
+        index = int(action)
+        option = OPTIONS[index]
+        if (option.kind == "decision") != (state.pending is not None):
+            raise ValueError(f"option {index} ({option.kind}) is not offered: "
+                             + ("a decision is pending, which only its answers answer" if state.pending is not None
+                                else "no decision is pending"))
+        if option.kind == "decision":
+            if CHOICES[option.choice] not in state.pending.choices:
+                offered = [i for i, o in enumerate(OPTIONS)
+                           if o.kind == "decision" and CHOICES[o.choice] in state.pending.choices]
+                raise ValueError(f"option {index} (decision {CHOICES[option.choice].value}) is not offered: the "
+                                 f"pending decision's answers are the options {offered}")
+        else:
+            slots = self.slots(state, rules)
+            breaking = state.awaiting_break and slots[cand.N_POT_SLOTS] is not None
+            if (option.kind == "break") != breaking:
+                raise ValueError(f"option {index} ({option.kind}) is not offered: "
+                                 + ("a break takes a break option" if breaking else "no break is due"))
+            if slots[option.slot] is None:
+                raise ValueError(f"option {index} ({option.kind}) is not offered in this state: its slot "
+                                 f"{option.slot} is not valid")
+        # The vector's slot and decision are then offered (``ChoiceMapper.decode`` checks them).
+        return super().decode(self.vector(index), state, rules)
 
     def encode(self, move: Decision | ShotMove, state: GameState, rules: Ruleset) -> np.int64:
         """The valid option nearest ``move``: a decision's own answer; for a shot, among the

@@ -22,8 +22,9 @@ Parameters (each in [-1, 1] before binning), after the slot choice:
 - ``elevation`` (only with ``elevation=True``, before ``decision``): the cue's rise above
   level, -1..1 -> 0..``Shot.MAX_ELEVATION_DEG`` degrees (``poolgym.envs.actions``).
 - ``decision``: the answer to a pending decision (push-out response, 8-ball break options,
-  14.1 re-break, spot request); ignored when none is pending (then the slot and stroke are
-  ignored instead).
+  14.1 re-break, spot request); none is pending, it is 0 in ``choice_discrete`` (ignored
+  in ``choice``); while one is, the slot and stroke are ignored (the slot is 0 in
+  ``choice_discrete``).
 
 ``choice`` (a ``Box(-1, 1, (N_SLOTS + 7,))`` for Box algorithms such as PPO and SAC): one
 score per slot, then the parameters above; the env plays the best-scoring valid slot (ties
@@ -34,8 +35,12 @@ bins of [-1, 1] in the order the rules list them.
 then each parameter as an index into ``PARAM_BINS`` evenly spaced values from -1 to 1 (both
 ends included; the middle one 0 where the count is odd), and the decision as an index into
 ``poolgym.rules.Choice`` (the order of the observation's ``choices`` flags).
-``action_masks(state, rules)`` gives MaskablePPO's masks; a masked slot or decision given
-anyway plays the first valid slot or the first offered choice.
+``action_masks(state, rules)`` gives MaskablePPO's masks, and they are the contract: an
+action they do not offer (an invalid slot, a choice not offered, a slot other than 0 while a
+decision is pending, a decision other than 0 while none is) is refused with a ``ValueError``
+naming the component, never played as another action. ``decode`` checks this against the
+state itself (its slots and pending decision), not against ``action_masks``, so a wrong mask
+shows as an offered action that is refused.
 """
 
 from __future__ import annotations
@@ -149,9 +154,9 @@ class ChoiceMapper:
     def action_masks(self, state: GameState, rules: Ruleset) -> np.ndarray:
         """``choice_discrete``'s masks, concatenated dimension by dimension as MaskablePPO
         expects: the valid slots (only slot 0 while a decision is pending or the rack is
-        over: the slot is ignored then), every bin of each parameter, and the offered
-        choices of a pending decision (only the first when none is pending). Every
-        dimension has at least one True."""
+        over), every bin of each parameter, and the offered choices of a pending decision
+        (only the first when none is pending). Every dimension has at least one True;
+        ``decode`` refuses what they do not offer."""
         if self.mode != "choice_discrete":
             raise ValueError(f"action masks belong to action_mode 'choice_discrete', not {self.mode!r}")
         slot = cand.slot_mask(self.slots(state, rules)).astype(bool)
@@ -184,9 +189,14 @@ class ChoiceMapper:
 
     # ------------------------------------------------------------------ decoding
     def decode(self, action: np.ndarray, state: GameState, rules: Ruleset) -> Decision | ShotMove:
-        """The move ``action`` (a validated action) makes in ``state``."""
+        """The move ``action`` (a validated action) makes in ``state``; in ``choice_discrete``
+        a ``ValueError`` naming the component when the state does not offer it (module
+        docstring)."""
         params = self._parameters(action)
         if state.pending is not None:
+            if self.mode == "choice_discrete" and int(action[0]) != 0:
+                raise ValueError(f"action slot {int(action[0])} is not offered while a decision is pending "
+                                 "(the slot is 0 then: the masks offer slot 0 only)")
             return self._decision(action, params, state)
         slots = self.slots(state, rules)
         valid = [i for i, s in enumerate(slots) if s is not None]
@@ -196,7 +206,12 @@ class ChoiceMapper:
             scores = np.asarray(action[:cand.N_SLOTS])
             chosen = max(valid, key=lambda i: (scores[i], -i))
         else:
-            chosen = int(action[0]) if slots[int(action[0])] is not None else valid[0]
+            chosen = int(action[0])
+            if slots[chosen] is None:
+                raise ValueError(f"action slot {chosen} is not offered in this state: the valid slots are {valid}")
+            if int(action[-1]) != 0:
+                raise ValueError(f"action decision {int(action[-1])} is not offered: no decision is pending "
+                                 "(the decision is 0 then: the masks offer 0 only)")
         return self.play(slots[chosen], params, state)
 
     def play(self, slot: cand.Slot, params: dict, state: GameState) -> ShotMove:
@@ -228,8 +243,11 @@ class ChoiceMapper:
         if self.mode == "choice":
             choice = choices[bin_index(params["decision"], len(choices))]
         else:
-            given = CHOICES[int(action[-1])]
-            choice = given if given in choices else choices[0]
+            choice = CHOICES[int(action[-1])]
+            if choice not in choices:
+                offered = [CHOICES.index(c) for c in choices]
+                raise ValueError(f"action decision {int(action[-1])} ({choice.value}) is not offered: the pending "
+                                 f"decision offers {offered} ({', '.join(c.value for c in choices)})")
         ball = state.pending.balls[0] if state.pending.balls else None
         return Decision(choice, ball=ball if choice is Choice.SPOT_BALL else None, player=state.pending.player)
 

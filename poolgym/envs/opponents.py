@@ -45,7 +45,8 @@ LADDER = ("random", "legal-random", "fixed", "bot:weak", "bot:fast", "bot:normal
 
 class RandomPolicy:
     """Uniform random actions in the env's action space, from its own seeded generator
-    (the ``"uniform-action"`` opponent)."""
+    (the ``"uniform-action"`` opponent); in the masked action modes uniform among what
+    ``info["action_masks"]`` offers (the env refuses the rest)."""
 
     def __init__(self, action_space, seed: int | None = None) -> None:
         self.space = action_space
@@ -55,12 +56,22 @@ class RandomPolicy:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, observation, info: dict):
+        masks = info.get("action_masks") if isinstance(info, dict) else None
         if isinstance(self.space, spaces.MultiDiscrete):  # the choice_discrete action mode
-            return self.rng.integers(self.space.nvec).astype(self.space.dtype)
+            if masks is None:
+                return self.rng.integers(self.space.nvec).astype(self.space.dtype)
+            parts = np.split(np.asarray(masks, dtype=bool), np.cumsum(self.space.nvec)[:-1])
+            return np.array([self._offered(part) for part in parts], dtype=self.space.dtype)
         if isinstance(self.space, spaces.Discrete):  # the choice_canonical action mode
-            return self.space.dtype.type(self.space.start + self.rng.integers(self.space.n))
+            index = self.rng.integers(self.space.n) if masks is None else self._offered(np.asarray(masks, dtype=bool))
+            return self.space.dtype.type(self.space.start + index)
         low, high = self.space.low, self.space.high
         return self.rng.uniform(low, high).astype(self.space.dtype)
+
+
+    def _offered(self, mask: np.ndarray) -> int:
+        allowed = np.flatnonzero(mask)
+        return int(allowed[self.rng.integers(len(allowed))])
 
 
 class SB3Policy:
@@ -71,8 +82,8 @@ class SB3Policy:
     ``model`` is a loaded model or a path to a saved one, loaded with
     ``poolgym.envs.sb3_models.load_model`` (``algorithm`` names its class, e.g. ``"PPO"``);
     ``env_record`` is then the env the model was trained on (``read_env_record``), or None
-    for an older file that does not say; ``trusted`` goes to ``load_model`` (no warning
-    that the file is code, for the package's own models).
+    for an older file that does not say; ``trusted`` goes to ``load_model`` (the file may
+    be unpickled, which runs code: only for files you trust).
     """
 
     def __init__(self, model, algorithm: str = "PPO", deterministic: bool = True, trusted: bool = False) -> None:

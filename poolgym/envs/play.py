@@ -3,12 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from poolgym.envs.actions import ShotMove
-from poolgym.physics import ShotResult, Simulator
+from poolgym.physics import Shot, ShotResult, Simulator
 from poolgym.rules import GameState, Ruleset, ShotEvents
+
+
+class StagedShot(NamedTuple):
+    """A shot ready to be simulated: the validated ``layout`` it is played from (the cue
+    ball at its placement) and the ``shot`` as executed (``Simulator.executed``: its noise
+    drawn)."""
+
+    layout: dict[int, tuple[float, float]]
+    shot: Shot
+
+
+def stage_shot(simulator: Simulator, state: GameState, move: ShotMove, rng: np.random.Generator,
+               state_checked: bool = False) -> StagedShot | ShotEvents:
+    """The first half of ``simulate_move``: the layout checked and the noise drawn from
+    ``rng``, or, for a cue-ball placement no stroke can be played from, the events that
+    record the placement alone (nothing is simulated, no noise drawn)."""
+    placement = move.placement
+    try:
+        layout = placed_layout(simulator, state, placement, state_checked)
+    except ValueError:
+        if placement is None:
+            raise
+        return ShotEvents(cue_ball_start=placement, final_positions={**state.positions, 0: placement})
+    return StagedShot(layout, simulator.executed([move.shot], None if simulator.noise.is_zero else rng)[0])
+
+
+def shot_events(simulator: Simulator, rules: Ruleset, result: ShotResult) -> ShotEvents:
+    """The facts the rules judge of a simulated shot's ``result``."""
+    return ShotEvents.from_log(result.event_log, simulator.table, final_positions=result.positions,
+                               options=rules.options)
 
 
 def simulate_move(simulator: Simulator, rules: Ruleset, state: GameState, move: ShotMove,
@@ -21,9 +52,15 @@ def simulate_move(simulator: Simulator, rules: Ruleset, state: GameState, move: 
     ``state_checked``: the caller built ``state`` itself through the rules' transitions
     (``new_game``, ``apply_shot``, ``apply_decision``, ``next_rack``), whose layouts are
     checked already, so the simulator need not check the balls again (the cue ball's
-    placement from hand is always checked).
+    placement from hand is always checked). The halves, for a batched env that simulates
+    many tables at once: ``stage_shot``, then ``Simulator.simulate_executed`` (or
+    ``simulate_layouts``) and ``shot_events``.
     """
-    return simulate_replays(simulator, rules, state, move, rng, 1, trajectories, state_checked)[0]
+    staged = stage_shot(simulator, state, move, rng, state_checked)
+    if isinstance(staged, ShotEvents):
+        return staged, None
+    result = simulator.simulate_executed(staged.layout, staged.shot, trajectories)
+    return shot_events(simulator, rules, result), result
 
 
 def simulate_replays(simulator: Simulator, rules: Ruleset, state: GameState, move: ShotMove,
@@ -60,10 +97,7 @@ def simulate_moves(simulator: Simulator, rules: Ruleset, state: GameState, moves
     results = simulator.simulate_many_validated(layout, [m.shot for m in moves],
                                                 rng=None if simulator.noise.is_zero else rng,
                                                 trajectories=trajectories)
-    table, options = simulator.table, rules.options
-    return [(ShotEvents.from_log(result.event_log, table, final_positions=result.positions, options=options),
-             result)
-            for result in results]
+    return [(shot_events(simulator, rules, result), result) for result in results]
 
 
 def placed_layout(simulator: Simulator, state: GameState, placement,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator, NamedTuple
@@ -19,7 +20,7 @@ from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES,
 from poolgym.envs.lookahead import check_samples as check_lookahead_samples
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
-from poolgym.envs.play import simulate_move
+from poolgym.envs.play import StagedShot, shot_events, stage_shot
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.opponents import make_opponent
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
@@ -28,7 +29,7 @@ from poolgym.racking import RackModel
 from poolgym.render.animation import Motion, Still
 from poolgym.render.geometry import in_hand_spot
 from poolgym.render.overlay import PLAYER_NAMES, decision_verdict, game_status, shot_verdict, shooting
-from poolgym.rules import CueBallZone, Decision, GameState, Outcome, RuleOptions, Ruleset, get_ruleset
+from poolgym.rules import CueBallZone, Decision, GameState, Outcome, RuleOptions, Ruleset, ShotEvents, get_ruleset
 from poolgym.table import Table
 
 
@@ -52,9 +53,37 @@ BREAKER_MODES = ("agent", "opponent", "random", "alternate")
 # ``play_opponent=False`` to stop before the opponent's first move (tools such as replays
 # that play every move themselves with ``play_move``).
 RESET_OPTIONS = ("breaker", "play_opponent")
-# The keys a step's info may hold ("outcome" when the agent shot, "winner" once the episode
-# is over, else "to_act"): plain values and the rules' small frozen ``Outcome`` records.
-INFO_KEYS = ("player", "outcomes", "reward_terms", "racks_won", "outcome", "winner", "to_act")
+# The keys every step's (and reset's) info holds: plain values and the rules' small frozen
+# records. "outcome" is the agent's shot's ``Outcome`` and "decision" the agent's answer to a
+# pending decision (``Decision``), each None when the agent's move was the other kind (or no
+# move was played); "winner" is -1 (``NOBODY``) until the episode is over, "to_act" -1 once it
+# is, so each key keeps one type and Gymnasium's vector envs stack them.
+INFO_KEYS = ("player", "outcomes", "reward_terms", "racks_won", "outcome", "decision", "winner", "to_act")
+NOBODY = -1
+
+
+def check_reset_options(options, known: tuple[str, ...], players: tuple[str, str],
+                        others_ignored: bool = False) -> dict:
+    """``options`` (None or a mapping of names in ``known``) as a dict of those names, its
+    ``breaker`` (if given) as the int 0 or 1 (``players`` names them), else ``ValueError``
+    naming the option and what is allowed; the game envs check their options with it before
+    anything changes. With ``others_ignored`` a name not in ``known`` is left out instead of
+    refused (PettingZoo's API test resets with an option of its own)."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a mapping, got {type(options).__name__} {quote(options)}")
+    unknown = sorted(map(str, set(options) - set(known)))
+    if unknown and not others_ignored:
+        raise ValueError(f"unknown reset options {unknown}; options are {list(known)}")
+    options = {name: value for name, value in options.items() if name in known}
+    if "breaker" in options:
+        breaker = options["breaker"]
+        if isinstance(breaker, bool) or not isinstance(breaker, numbers.Integral) or breaker not in (0, 1):
+            raise ValueError(f"reset option 'breaker' must be 0 ({players[0]}) or 1 ({players[1]}), "
+                             f"got {quote(breaker)}")
+        options["breaker"] = int(breaker)
+    return options
 
 
 def make_rule_options(options: RuleOptions | dict | None) -> RuleOptions:
@@ -113,6 +142,11 @@ class MoveRecord:
     mapping: str
 
     @property
+    def decision(self) -> Decision | None:
+        """The ``Decision`` when the move answered one, else None (the move was a shot)."""
+        return self.move if isinstance(self.move, Decision) else None
+
+    @property
     def layout(self) -> dict[int, tuple[float, float]]:
         """The balls as they lay when the shot was struck (the cue ball at its placement)."""
         layout = self.before.positions
@@ -121,151 +155,129 @@ class MoveRecord:
         return layout
 
 
+class StagedMove(NamedTuple):
+    """A move between ``PoolEnv.stage_move`` and ``PoolEnv.finish_move``: who plays it, the
+    validated ``action``, the ``mapper`` that decoded it, the state ``before`` and the
+    ``move``; for a shot, ``staged`` is its ``StagedShot`` (to simulate) or the events of a
+    placement that overlapped a ball (nothing to simulate), else None."""
+
+    player: int
+    action: Any
+    mapper: ActionMapper
+    before: GameState
+    move: ShotMove | Decision
+    staged: StagedShot | ShotEvents | None
+
+    @property
+    def shot(self) -> StagedShot | None:
+        """The shot to simulate, if any."""
+        return self.staged if isinstance(self.staged, StagedShot) else None
+
+
 class PoolEnv(RenderMixin, gym.Env):
     """## Description
 
     A game of pool under WPA rules, shot by shot: 9-ball, 8-ball, 10-ball or 14.1
-    continuous (``game``), on a simulated table. The agent is player 0; who breaks the
-    first rack is ``breaker``'s choice; the opponent's shots and decisions happen inside
-    ``step`` (and inside ``reset`` when it breaks). An opponent agent
-    (a ladder name such as "legal-random" or "bot:fast", or any object with
-    ``choose(state)``) plays through a raw-mode mapping the env holds (``opponent_mapper``,
-    exact strokes and calls), so it plays the same whatever the agent's ``action_mode``. ``play_move(action)``
-    plays one move of whoever is to act, with no opponent turn; each move, the opponent's
-    included, is passed as a ``MoveRecord`` to the callables in ``move_listeners``
-    (``poolgym.saved_game.RecordGame`` records games with them).
+    continuous (``game``). The agent is player 0. A step is one of its shots (or its answer
+    to a pending decision) and the opponent's moves that follow. ``play_move(action)``
+    plays one move of whoever is to act; ``move_listeners`` receive every ``MoveRecord``.
 
     ## Action Space
 
-    ``Box(-1, 1, (n,), float32)``; see ``poolgym.envs.actions.ActionMapper`` for the exact
-    mapping. ``action_mode="raw"`` (n = 8): aim, speed, side, vertical, place_x, place_y,
-    decision, call. ``action_mode="aim"`` (n = 10, aim-assisted): target (ball and pocket,
-    also the call), cut residual, speed, side, vertical, place_x, place_y, decision,
-    push_out, safety. Placement components matter when the cue ball is in hand, the decision
-    component when a decision is pending (push-out response, 8-ball break options, 14.1
-    re-break, spot request); one policy can play a whole game. A cue-ball placement that
-    overlaps a ball is the WPA 6.10 foul, not an error.
+    | ``action_mode`` | space | components |
+    |---|---|---|
+    | "raw" | ``Box(-1, 1, (8,))`` | aim, speed, side, vertical, place_x, place_y, decision, call |
+    | "aim" | ``Box(-1, 1, (10,))`` | target (ball and pocket, also the call), cut, speed, side, vertical, place_x, place_y, decision, push_out, safety |
+    | "choice" | ``Box(-1, 1, (27,))`` | 20 slot scores (the best valid one is played), cut, speed, side, vertical, place_distance, place_angle, decision |
+    | "choice_discrete" | ``MultiDiscrete([20, 11, 10, 5, 5, 5, 7, 11])`` | the slot, each parameter's bin, the decision's index |
+    | "choice_canonical" | ``Discrete(86)`` | one of a fixed list of moves |
 
-    The choice modes pick one of 20 candidate slots (``poolgym.envs.candidates``: 16 pot
-    slots, the (ball, pocket) pots open now ranked easiest first by closed-form make
-    probability; 3 safety slots on the nearest legal balls; 1 push-out slot) and play it
-    with stroke parameters relative to it (``poolgym.envs.choice``): ``cut`` (the turn off
-    the ghost-ball line, up to ``max_cut_deg``; a safety's thickness; a push out's
-    direction), ``speed``, ``side``, ``vertical``, ``place_distance`` and ``place_angle``
-    (with the cue ball in hand: 5-55 cm behind the ghost ball, 30 cm at 0, up to 75 degrees
-    off the straight line), ``decision``.
-    ``action_mode="choice"``: ``Box(-1, 1, (27,), float32)``, 20 slot scores then those 7
-    parameters; the env plays the best-scoring valid slot. ``action_mode="choice_discrete"``:
-    ``MultiDiscrete([20, 11, 10, 5, 5, 5, 7, 11])``: the slot, then each parameter's bin
-    (evenly spaced values from -1 to 1) and the decision as an index into
-    ``poolgym.rules.Choice``; ``action_masks()`` returns the masks sb3-contrib's
-    ``MaskablePPO`` reads (valid slots, offered choices). ``action_mode="choice_canonical"``:
-    ``Discrete(86)``, one of a fixed list of canonical moves, each a ``choice_discrete``
-    action written down once (``poolgym.envs.canonical``): the nine lookahead strokes on each
-    of the four easiest pot slots first (what ``lookahead=True`` foresees, in its order),
-    then a middle stroke on the other pot slots, safeties, push outs, breaks and the
-    decisions' answers; ``action_masks()`` gives the options valid now.
-
-    ``elevation=True`` (off by default) adds one component to every mode: the cue's rise
-    above level, mapped linearly from [-1, 1] to [0, ``Shot.MAX_ELEVATION_DEG``] = [0, 80]
-    degrees (``Shot.elevation_deg``: swerve, masse, jump shots), last in "raw" (n = 9) and
-    "aim" (n = 11), before ``decision`` in the choice modes ("choice": 28 components;
-    "choice_discrete": 5 bins, 0/20/40/60/80 degrees). Opponent agents then play elevated
-    strokes too (the bots' jump shots, WPA 8.16).
-
-    | mode | components |
-    |---|---|
-    | raw | aim, speed, side, vertical, place_x, place_y, decision, call[, elevation] |
-    | aim | target, cut, speed, side, vertical, place_x, place_y, decision, push_out, safety[, elevation] |
-    | choice | slot_0..slot_19, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
-    | choice_discrete | slot, cut, speed, side, vertical, place_distance, place_angle[, elevation], decision |
-    | choice_canonical | option (no elevated cue) |
-
-    A ball driven off the table (``ShotResult.off_table``) is judged by the rules (WPA 8.5):
-    the cue ball off is a foul with ball in hand (6.1), an object ball off a foul (6.5),
-    spotted where the game spots it (in 9-ball only the 9).
+    Placement counts with the cue ball in hand, the decision when one is pending, so one
+    policy plays a whole game. The choice modes' 20 slots are 16 pots ranked easiest
+    first, 3 safeties and a push out; in the discrete two, ``action_masks()`` gives the
+    valid actions for ``MaskablePPO``.
+    ``elevation=True`` adds the cue's elevation, 0 to 80 degrees (not in
+    "choice_canonical"). A placement on a ball is the WPA 6.10 foul, not an error.
 
     ## Observation Space
 
-    ``obs_mode="dict"``: the ``Dict`` of ``poolgym.envs.observations.observation_space``
-    (ball positions and on-table flags, legal targets, cue ball in hand and zone, pending
-    decision and its choices, push-out availability, 8-ball group, 14.1 scores, foul counts,
-    break flag, acting player; the match score with ``observe_match``; in the choice modes
-    the candidate slots' features, ``candidates``, and their mask, ``slot_mask``, in slot
-    order; with ``lookahead=True`` also ``lookahead``: for the first pot slots, what nine
-    canonical strokes leave over noisy plays, where the cue ball stops, the scratch and foul
-    rates, the next shot's best make probability; ``poolgym.envs.lookahead``). ``obs_mode="flat"``: the same flattened into one ``Box``
-    (``gymnasium.spaces.flatten``'s order, written directly by
-    ``poolgym.envs.observations.flatten_observation``), for ``MlpPolicy``.
+    ``obs_mode="dict"`` (below) or ``"flat"`` (one ``Box`` in ``gymnasium.spaces.flatten``'s
+    order, for ``MlpPolicy``), from the observer's side: the agent's (in solo play, the
+    player to act's).
+
+    | entry | holds |
+    |---|---|
+    | ``balls`` | (x / length, y / width, on table) of balls 0-15, cue ball first |
+    | ``targets`` | the balls that may legally be hit first |
+    | ``cue_ball_in_hand`` | 0 no, 1 anywhere, 2 kitchen |
+    | ``pending``, ``choices`` | the pending decision (0 none) and its choices |
+    | ``push_out_available``, ``breaking`` | 1 when a push out is allowed; when a break is next |
+    | ``group`` | the observer's 8-ball group: 0 open, 1 solids, 2 stripes |
+    | ``scores``, ``fouls`` | 14.1 scores / target; fouls in a row / 3 (observer first) |
+    | ``player`` | the observer |
+    | ``match`` | with ``observe_match``: racks won / ``race_to`` (observer first) |
+    | ``candidates``, ``slot_mask`` | choice modes: each slot's features; the playable slots |
+    | ``lookahead`` | with ``lookahead=True``: what canonical strokes on the first pot slots leave |
 
     ## Rewards
 
-    Named terms from the rules' outcome of every shot in the step, weighted by
-    ``reward_weights`` (``poolgym.envs.rewards.RewardWeights``: legal pot +1, foul -1, ball
-    in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1 points +1 each;
-    shaping off; the scales are documented there). ``reward_weights={"shaping": 1.0}`` adds
-    potential-based shaping (``PotentialShaping``, discount ``shaping_gamma``): the agent's
-    best make probability for the next shot when it is to shoot, minus the opponent's when
-    the opponent is. ``info["reward_terms"]`` holds the step's terms, ``info["outcomes"]`` every
-    shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal, pending decision),
-    ``info["outcome"]`` the agent's own. The info is light, so that vector envs copy or
-    pickle little per step (``poolgym.envs.pool_env.INFO_KEYS``): the game state after the
-    step is ``env.unwrapped.state`` and the last shot's ``ShotResult`` (its event log, paths)
-    ``env.unwrapped.last_shot``, read without a copy. A policy opponent's info also carries
-    ``info["state"]``, the state it plays from.
+    Weighted terms of the step's shots (``reward_weights``, ``RewardWeights``): legal pot
+    +1, foul -1, ball in hand conceded -0.5 / gained +0.5, rack won +10 / lost -10, 14.1
+    points +1; shaping off (``{"shaping": 1.0}``, discount ``shaping_gamma``). A ball
+    off the table is a foul (WPA 6.1, 6.5); an object ball returns if the game spots it (9-ball: the 9).
+
+    Every step's info has the same keys (``INFO_KEYS``):
+
+    | key | holds |
+    |---|---|
+    | ``reward_terms`` | the step's terms |
+    | ``outcomes`` | every shot's ``Outcome`` (fouls with their WPA sections, pocketed, legal) |
+    | ``outcome`` | the agent's own, or None when the agent's move was a decision (a push-out's answer, a break option) |
+    | ``decision`` | that decision, else None |
+    | ``winner`` | the winner (0 = agent) once the episode is over, -1 until then |
+    | ``to_act`` | who acts next, -1 once it is over |
+    | ``player``, ``racks_won`` | the agent (0); racks won by each player |
+
+    The state is ``env.unwrapped.state``, the last ``ShotResult``
+    ``env.unwrapped.last_shot``; a policy opponent's info also has ``info["state"]``.
 
     ## Starting State
 
-    A new rack from ``numpy`` seeded by ``reset(seed=...)`` (with ``rack_model``'s random gaps),
-    the breaker with the cue ball in hand in the kitchen. ``breaker``: "agent" (v0),
-    "opponent", "random" (drawn from the seed; v1) or "alternate"; ``reset(options={"breaker":
-    0 | 1})`` names it for one episode. When the opponent breaks, its break (and its run)
-    is played inside ``reset`` and reported in ``info["outcomes"]``; those outcomes count
-    in the first step's reward, and if the opponent wins the match before the agent's first
-    move, the first step ends the episode without playing its action.
-    ``reset(options={"play_opponent": False})`` stops before the opponent's first move.
+    A new rack from ``reset(seed=...)`` (with ``rack_model``'s gaps), the breaker with the
+    cue ball in hand in the kitchen (``reset(options={"breaker": 0 | 1})`` for one
+    episode). An opponent's break and run happen in ``reset``: in ``info["outcomes"]``,
+    counted in the first step's reward (if they win the match, that step ends the episode
+    unplayed); ``reset(options={"play_opponent": False})`` stops before them.
 
     ## Episode End
 
-    Terminated when a player has won ``race_to`` racks (a rack is won under the game's
-    rules, including a stalemate's re-rack); truncated by the registered step limit.
-    ``info["winner"]`` names the winner (0 = agent) once the episode is over; until then
-    ``info["to_act"]`` says who acts next.
+    Terminated when a player has won ``race_to`` racks (a stalemate re-racks); truncated
+    at the registered step limit.
 
     ## Arguments
 
-    ``game`` ("nine_ball", "eight_ball", "ten_ball", "straight_pool" or any registered
-    ruleset name), ``table`` (preset name or ``Table``), ``opponent`` (default
-    "legal-random"; see ``poolgym.envs.opponents``: a ladder name "random", "legal-random",
-    "fixed", "bot:weak", "bot:fast", "bot:normal", a saved model "[ALGO:]path.zip",
-    "uniform-action", "solo", an agent with ``choose(state)`` or a callable
-    ``policy(obs, info) -> action``), ``action_mode``, ``obs_mode``, ``noise``
-    ("none", "tournament" or ``Noise``), ``reward_weights`` (mapping), ``rule_options``
-    (mapping of ``RuleOptions`` fields), ``race_to`` (racks), ``max_speed`` (m/s),
-    ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_residual`` (the choice
-    modes: "stroke", the default, turns a pot's stroke by the cut residual, "object_ball"
-    the object ball's line; ``poolgym.envs.choice``), ``elevation`` (the elevated-cue
-    component, above; default False),
-    ``render_mode`` ("rgb_array", "rgb_array_list" or "human"; see ``poolgym.envs.rendering``:
-    "human" draws each step's shots in a window as they roll, "rgb_array_list" returns
-    their frames, for ``poolgym.envs.video.RecordEveryFrame``), ``width`` and ``height``
-    (the frames' size in pixels; the height defaults to the table's proportions plus the
-    status bar), ``render_fps`` (frames per simulated second, default 30), ``trajectories``
-    (record paths for rendering),
-    ``ruleset_kwargs`` (the game's own arguments, e.g. ``{"target_score": 25}`` for 14.1),
-    ``breaker`` (above), ``rack_model`` (``poolgym.racking.RackModel``, a preset name
-    "tight" or "benchmark", or a mapping), ``observe_match`` (the ``match`` entry: racks won
-    over ``race_to``), ``shaping_gamma`` (the shaping's discount, default 0.99: set it to
-    the learner's), ``lookahead`` (the choice modes' ``lookahead`` observation entry, above;
-    default False) and ``lookahead_samples`` (its noisy plays per stroke, default 2).
+    | argument | meaning |
+    |---|---|
+    | ``game``, ``ruleset_kwargs``, ``rule_options``, ``ruleset`` | "nine_ball", "eight_ball", "ten_ball", "straight_pool"; its arguments (``{"target_score": 25}``); ``RuleOptions`` fields; or a ``Ruleset`` |
+    | ``table`` | "9ft", "8ft", "7ft" or a ``Table`` |
+    | ``opponent`` | a ladder name ("random" ... "bot:pro-deep"), "pretrained:NAME", "[ALGO:]path.zip", "uniform-action", "solo", an agent or a ``policy(obs, info)`` |
+    | ``breaker`` | "agent", "opponent", "random" or "alternate" |
+    | ``race_to``, ``observe_match`` | racks to win; observe the score |
+    | ``rack_model`` | "tight" (None), "benchmark" (gaps), a mapping or a ``RackModel`` |
+    | ``action_mode``, ``obs_mode``, ``elevation`` | above |
+    | ``noise`` | "none", "tournament", "fastfiz" or a ``Noise`` |
+    | ``max_speed``, ``max_cut_deg`` | fastest stroke (m/s); cut range (degrees) |
+    | ``pot_residual`` | choice modes: the cut turns the "stroke" or the "object_ball" line |
+    | ``lookahead``, ``lookahead_samples`` | choice modes: the ``lookahead`` entry; its noisy plays per stroke |
+    | ``reward_weights``, ``shaping_gamma`` | ``RewardWeights`` fields; the shaping's discount (the learner's) |
+    | ``render_mode`` | "rgb_array" (the picture above), "rgb_array_list" (every frame) or "human" (a window) |
+    | ``width``, ``height``, ``render_fps``, ``trajectories`` | frame pixels (height: the table's proportions); frames per simulated second; the paths in ``last_shot`` |
 
     ## Version History
 
+    - v1: the benchmark protocol (tournament noise, racks with gaps, random breaker,
+      match observed, ``legal-random`` opponent, strokes up to 12 m/s).
     - v0: initial release.
-    - v1: the benchmark protocol: tournament execution noise, racks with random gaps
-      (``rack_model="benchmark"``), the breaker drawn per episode, the match score
-      observed, ``legal-random`` as the opponent, strokes up to 12 m/s. The physics also
-      changed for every version (spin through cushions and ball contacts).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": DEFAULT_RENDER_FPS}
@@ -386,18 +398,12 @@ class PoolEnv(RenderMixin, gym.Env):
 
     def _breaker(self, options: dict | None) -> int | None:
         """The first rack's breaker (0 = the agent), or None to draw it from the seed."""
-        unknown = sorted(set(options or {}) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown reset options {unknown}; options are {list(RESET_OPTIONS)}")
-        play = (options or {}).get("play_opponent", True)
+        options = check_reset_options(options, RESET_OPTIONS, ("the agent", "the opponent"))
+        play = options.get("play_opponent", True)
         if not isinstance(play, bool):
             raise ValueError(f"reset option 'play_opponent' must be True or False, got {play!r}")
-        if options and "breaker" in options:
-            breaker = options["breaker"]
-            if isinstance(breaker, bool) or breaker not in (0, 1):
-                raise ValueError(f"reset option 'breaker' must be 0 (the agent) or 1 (the opponent), "
-                                 f"got {breaker!r}")
-            return int(breaker)
+        if "breaker" in options:
+            return options["breaker"]
         if self.breaker_mode == "agent" or self.solo:
             return self.agent
         if self.breaker_mode == "opponent":
@@ -411,19 +417,40 @@ class PoolEnv(RenderMixin, gym.Env):
         fails (the agent's action, the opponent's policy, action or move), the env is left
         exactly as before the call (state, racks, random generators, episode flags) and no
         move reaches ``move_listeners``; an opponent's failure is an ``OpponentError``."""
+        decision = None
+        with self._all_or_nothing():
+            outcomes, potential_before = self.begin_step(action)
+            if not self._done:
+                record = self.play_move(action)
+                self._collect(record, outcomes)
+                decision = record.decision
+                self._opponent_turns(outcomes)
+        result = self.end_step(outcomes, potential_before, decision)
+        self._render_human()
+        return result
+
+    def begin_step(self, action) -> tuple[list[Outcome], float]:
+        """The first phase of ``step``, inside its ``_all_or_nothing``: the outcomes the
+        step starts with (the opponent's opening, after a reset) and the shaping potential
+        before it. When the episode is over before the agent's first move (the opponent won
+        the match in ``reset``), ``action`` is validated and nothing is played; otherwise
+        the agent's move is played next (``play_move``, or ``stage_move`` and
+        ``finish_move``), then the opponent's (``_opponent_turns``)."""
         first = self._before_first_move
         if self._done and first is None:
             raise ResetNeeded("the episode is over: call reset() before step()")
-        with self._all_or_nothing():
-            self._before_first_move = None
-            outcomes: list[Outcome] = list(first or [])
-            potential_before = self._remembered_potential()
-            if self._done:
-                # The opponent won the match before the agent's first move: nothing to play.
-                self.mapper.validate(action)
-            else:
-                self._collect(self.play_move(action), outcomes)
-                self._opponent_turns(outcomes)
+        self._before_first_move = None
+        outcomes: list[Outcome] = list(first or [])
+        potential_before = self._remembered_potential()
+        if self._done:
+            # The opponent won the match before the agent's first move: nothing to play.
+            self.mapper.validate(action)
+        return outcomes, potential_before
+
+    def end_step(self, outcomes: list[Outcome], potential_before: float, decision: Decision | None = None):
+        """The last phase of ``step``: its observation, reward, terminated and truncated
+        flags and info from the step's ``outcomes`` (and the agent's ``decision``, when its
+        move answered one)."""
         terms = dict.fromkeys(_TERM_NAMES, 0.0)
         for outcome in outcomes:
             for name, value in reward_terms(outcome, self.agent, self.solo).items():
@@ -432,8 +459,7 @@ class PoolEnv(RenderMixin, gym.Env):
             terms["shaping"] = self.shaping.term(potential_before, self._remembered_potential())
         reward = weigh(terms, self.weights)
         player = actor(self.state) if self.solo else self.agent
-        self._render_human()
-        return self._observation(player), reward, self._done, False, self._info(outcomes, terms)
+        return self._observation(player), reward, self._done, False, self._info(outcomes, terms, decision=decision)
 
     # ------------------------------------------------------------------ rendering
     def _render_scene(self) -> Still:
@@ -477,24 +503,42 @@ class PoolEnv(RenderMixin, gym.Env):
         agent is not to act, appending their outcomes to ``outcomes``. An agent opponent's
         move is encoded with ``opponent_mapper``; a policy's action is the env's own. Any
         failure is raised as an ``OpponentError`` naming the opponent."""
-        if self.solo:
-            return
-        opponent, agent = self.opponent, self.agent
-        while not self._done and actor(self.state) != agent:
-            theirs = 1 - agent
-            try:
-                if hasattr(opponent, "choose"):
-                    state = self.state
-                    move = opponent.choose(state)
-                    action = self.opponent_mapper.encode(move, state, self.rules)
-                    record = self.play_move(action, mapping=self.opponent_mapper.mode)
-                else:
-                    action = opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
-                    record = self.play_move(action)
-            except Exception as exc:
-                raise OpponentError(f"the opponent's move failed ({self.opponent_name or self.opponent!r}): "
-                                    f"{type(exc).__name__}: {exc}") from exc
-            self._collect(record, outcomes)
+        while self.opponent_to_act():
+            self._collect(self.finish_opponent_move(self.stage_opponent_move(outcomes)), outcomes)
+
+    def opponent_to_act(self) -> bool:
+        """Whether the opponent plays next inside ``step``: the episode goes on, the env is
+        not solo and the agent is not to act."""
+        return not self._done and not self.solo and actor(self.state) != self.agent
+
+    def stage_opponent_move(self, outcomes: list[Outcome]) -> StagedMove:
+        """The opponent's next move, chosen and staged (``stage_move``). An agent opponent's
+        move is encoded with ``opponent_mapper``; a policy's action (it sees the step's
+        ``outcomes`` so far) is the env's own. Any failure is raised as an
+        ``OpponentError`` naming the opponent."""
+        opponent, theirs = self.opponent, 1 - self.agent
+        try:
+            if hasattr(opponent, "choose"):
+                state = self.state
+                move = opponent.choose(state)
+                action = self.opponent_mapper.encode(move, state, self.rules)
+                return self.stage_move(action, mapping=self.opponent_mapper.mode)
+            action = opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
+            return self.stage_move(action)
+        except Exception as exc:
+            raise self._opponent_error(exc) from exc
+
+    def finish_opponent_move(self, staged: StagedMove, result: ShotResult | None = None) -> MoveRecord:
+        """``finish_move`` for the opponent's staged move; a failure (its move refused by
+        the rules) is raised as an ``OpponentError``."""
+        try:
+            return self.finish_move(staged, result)
+        except Exception as exc:
+            raise self._opponent_error(exc) from exc
+
+    def _opponent_error(self, exc: Exception) -> OpponentError:
+        return OpponentError(f"the opponent's move failed ({self.opponent_name or self.opponent!r}): "
+                             f"{type(exc).__name__}: {exc}")
 
     @contextmanager
     def _all_or_nothing(self) -> Iterator[None]:
@@ -542,31 +586,52 @@ class PoolEnv(RenderMixin, gym.Env):
         ``mapping`` (``mapper_for``; default the agent's). ``step`` is built on it; replays
         and tools use it directly. Every listener in ``move_listeners`` is called with the
         record."""
+        return self.finish_move(self.stage_move(action, mapping))
+
+    def stage_move(self, action, mapping: str | None = None) -> StagedMove:
+        """The first phase of ``play_move``: ``action`` validated and decoded for whoever is
+        to act and, for a shot, its layout checked and its noise drawn (``stage_shot``).
+        Nothing else changes until ``finish_move``; in between, ``staged.shot`` (when set) is
+        simulated, here or with other tables' shots in one call (``Simulator.simulate_layouts``)."""
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before playing a move")
         mapper = self.mapper if mapping is None else self.mapper_for(mapping)
         action = mapper.validate(action)
-        before, player = self.state, actor(self.state)
+        before = self.state
         move = mapper.decode(action, before, self.rules)
-        outcome = None
+        staged = None
         if isinstance(move, ShotMove):
-            events, self._last_result = simulate_move(self.simulator, self.rules, before, move,
-                                                      self.np_random, self.trajectories,
-                                                      state_checked=before is self._built_state)
+            staged = stage_shot(self.simulator, before, move, self.np_random,
+                                state_checked=before is self._built_state)
+        return StagedMove(actor(before), action, mapper, before, move, staged)
+
+    def finish_move(self, staged: StagedMove, result: ShotResult | None = None) -> MoveRecord:
+        """The last phase of ``play_move``: the staged move's shot judged (``result``: the
+        simulation of ``staged.shot``; simulated here when None) or its decision applied,
+        the rack ended when it is over; the record, told to ``move_listeners``."""
+        move, before, mapper, outcome = staged.move, staged.before, staged.mapper, None
+        if isinstance(move, ShotMove):
+            if isinstance(staged.staged, ShotEvents):  # the placement overlapped a ball
+                events, result = staged.staged, None
+            else:
+                if result is None:
+                    result = self.simulator.simulate_executed(*staged.staged, self.trajectories)
+                events = shot_events(self.simulator, self.rules, result)
+            self._last_result = result
             # The events are the simulator's own facts of this state (``simulated``: the
             # rules skip their check of them; the state and outcome are the same).
             after, outcome = self.rules.apply_shot(before, move.call, events, simulated=True)
             self._enter(after)
             if outcome.rack_over:
                 self._end_rack(outcome)
-            result = self._last_result
         else:
             self._enter(self.rules.apply_decision(before, move))
             result = None
+        action = staged.action
         # ``tolist`` converts the components in one call (exactly, as ``float`` each would);
         # ``float`` then makes whole-number actions (the discrete modes) floats.
         values = action if type(action) is np.ndarray and action.ndim == 1 else np.atleast_1d(action)
-        record = MoveRecord(player, tuple(map(float, values.tolist())), move, before, result,
+        record = MoveRecord(staged.player, tuple(map(float, values.tolist())), move, before, result,
                             outcome, self.state, mapper.mode)
         self._tell_listeners(record)
         return record
@@ -644,13 +709,14 @@ class PoolEnv(RenderMixin, gym.Env):
         Not in the step's info, so that vector envs do not copy it on every step."""
         return self._last_result
 
-    def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None) -> dict:
-        """The step's info (``INFO_KEYS``): small, so that vector envs copy (``DummyVecEnv``
-        deep-copies every info) or pickle (``SubprocVecEnv``) little per step; the state
-        and the shot are read from the env (``state``, ``last_shot``). Keys keep one type
-        (optional ones are left out rather than None) so Gymnasium's vector envs can stack
-        them. A policy opponent's info (``player`` given) also carries the state it plays
-        from, passed by reference."""
+    def _info(self, outcomes: list[Outcome], terms: dict, player: int | None = None,
+              decision: Decision | None = None) -> dict:
+        """The step's info (``INFO_KEYS``, every key on every step): small, so that vector
+        envs copy (``DummyVecEnv`` deep-copies every info) or pickle (``SubprocVecEnv``) little
+        per step; the state and the shot are read from the env (``state``, ``last_shot``).
+        ``decision`` is the agent's answer when its move was one. A policy opponent's info
+        (``player`` given) also carries the state it plays from, passed by reference, and in
+        the masked modes its ``action_masks``."""
         info = {
             "player": self.agent if player is None else player,
             "outcomes": list(outcomes),
@@ -659,13 +725,14 @@ class PoolEnv(RenderMixin, gym.Env):
         }
         if player is not None:
             info["state"] = self.state
-        mine = next((o for o in outcomes if self.solo or o.shooter == self.agent), None)
-        if mine is not None:
-            info["outcome"] = mine
+            if self.mapper.masked:  # what the policy may play: the masks are the contract
+                info["action_masks"] = self.mapper.action_masks(self.state, self.rules)
+        info["outcome"] = next((o for o in outcomes if self.solo or o.shooter == self.agent), None)
+        info["decision"] = decision
         if self._done:
-            info["winner"] = max((0, 1), key=lambda p: self.racks_won[p])
+            info["winner"], info["to_act"] = max((0, 1), key=lambda p: self.racks_won[p]), NOBODY
         else:
-            info["to_act"] = actor(self.state)
+            info["winner"], info["to_act"] = NOBODY, actor(self.state)
         return info
 
 

@@ -45,36 +45,30 @@ class PotBallEnv(RenderMixin, gym.Env):
     """## Description
 
     A drill: balls lie at random on the table; pot the given target ball in any pocket with
-    one shot, without scratching. Each episode is a single shot.
+    one shot, without scratching.
 
     ## Action Space
 
-    As ``PoolEnv`` (``action_mode`` "aim" by default: target/pocket, cut residual, speed,
-    side, vertical, ...; "raw"; "choice"; "choice_discrete" or "choice_canonical", with
-    ``action_masks()``).
-    Only the target ball can be chosen in aim and choice modes (the choice modes' pot slots
-    are the target into each of the six pockets, and one safety slot); placement, decision
-    and call components are ignored (the cue ball is never in hand). ``elevation=True`` adds
-    the elevated cue's component (as ``PoolEnv``: 0 to 80 degrees).
+    As ``PoolEnv``'s, "aim" by default. Only the target can be chosen (the choice modes'
+    slots: the target into each pocket, one safety); placement, decision and call are
+    ignored.
 
     ## Observation Space
 
-    As ``PoolEnv`` (``obs_mode`` "dict" or "flat"); ``targets`` flags the target ball; the
-    choice modes add the candidate slots' ``candidates`` and ``slot_mask``.
+    As ``PoolEnv``'s, without ``match`` and ``lookahead``; ``targets`` flags the target.
 
     ## Rewards
 
-    ``pot_reward`` (1) when the target drops and the cue ball stays up, ``scratch_penalty``
-    (-1) when the cue ball drops or any ball leaves the table (``ShotResult.off_table``: the
-    fouls of WPA 6.1 and 6.5), ``miss_penalty`` (0) otherwise; with ``shaping`` on, a miss
-    also earns up to 0.5 for bringing the target closer to its nearest pocket. ``info``
-    says ``potted``, ``scratched`` (the cue ball dropped or left the table) and
-    ``off_table`` (the balls that left it); the shot's ``ShotResult`` is ``env.unwrapped.last_shot``.
+    ``pot_reward`` when the target drops and the cue ball stays up, ``scratch_penalty`` when
+    the cue ball drops or any ball leaves the table (WPA 6.1, 6.5), ``miss_penalty``
+    otherwise; with ``shaping``, a miss earns up to 0.5 more for bringing the target closer
+    to a pocket. The info holds ``target``, ``potted``, ``scratched`` (the cue ball dropped
+    or left the table) and ``off_table`` (the balls that left it).
 
     ## Starting State
 
-    The cue ball and ``n_balls`` object balls (``n_balls`` an int, or a (low, high) range
-    drawn per episode) at uniform random non-overlapping spots; the target is one of them.
+    The cue ball and ``n_balls`` object balls at uniform random non-overlapping spots; the
+    target is one of them (``reset``'s info names it).
 
     ## Episode End
 
@@ -82,17 +76,17 @@ class PotBallEnv(RenderMixin, gym.Env):
 
     ## Arguments
 
-    ``table``, ``n_balls`` (default (1, 5)), ``action_mode``, ``obs_mode``, ``noise``,
-    ``max_speed``, ``max_cut_deg`` (the aim-assisted cut residual's range), ``pot_residual``
-    (as ``PoolEnv``), ``elevation`` (default False), ``pot_reward``,
-    ``scratch_penalty``, ``miss_penalty``, ``shaping``,
-    ``render_mode`` ("rgb_array", "rgb_array_list" or "human", as ``PoolEnv``: the target is
-    ringed, the shot animated), ``width``, ``height`` and ``render_fps`` (as ``PoolEnv``).
+    | argument | meaning |
+    |---|---|
+    | ``n_balls`` | a number, or a (low, high) range drawn per episode (1 to 15) |
+    | ``pot_reward``, ``scratch_penalty``, ``miss_penalty``, ``shaping`` | the rewards above; shape a miss |
+    | ``table``, ``action_mode``, ``obs_mode``, ``noise``, ``max_speed``, ``max_cut_deg``, ``pot_residual``, ``elevation`` | as ``PoolEnv``'s |
+    | ``render_mode``, ``width``, ``height``, ``render_fps`` | as ``PoolEnv``'s (the target ringed) |
 
     ## Version History
 
+    - v1: tournament execution noise.
     - v0: initial release.
-    - v1: tournament execution noise on.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": DEFAULT_RENDER_FPS}

@@ -11,10 +11,24 @@ from poolgym.numbers import quote, real
 from poolgym.rules import CueBallZone, GameState, Outcome
 
 
+# The largest weight a reward term takes, either sign: a step's terms are counts of balls,
+# fouls, racks and points (at most thousands over a step's shots), so every weighted sum
+# stays far inside the float range, and a reward is never inf.
+MAX_REWARD_WEIGHT = 1e6
+
+
+def check_reward_bound(number: float, name: str) -> None:
+    """``ValueError`` naming ``name`` unless ``number`` lies within +/- ``MAX_REWARD_WEIGHT``."""
+    if abs(number) > MAX_REWARD_WEIGHT:
+        raise ValueError(f"{name} must lie from {-MAX_REWARD_WEIGHT:g} to {MAX_REWARD_WEIGHT:g}, so that every "
+                         f"reward is finite, got {number:g}")
+
+
 @dataclass(frozen=True)
 class RewardWeights:
     """Weight of each reward term (reward = sum of weight * term over the step's shots).
 
+    Each weight is a finite number within +/- ``MAX_REWARD_WEIGHT``, so a reward is finite.
     Terms, from the agent's side:
 
     - ``legal_pot``: object balls the agent pocketed legally (1 each). Default 1.
@@ -63,6 +77,7 @@ class RewardWeights:
                 number = math.nan  # named below
             if not math.isfinite(number):
                 raise ValueError(f"reward weight {f.name!r} must be a finite number, got {quote(value)}")
+            check_reward_bound(number, f"reward weight {f.name!r}")
             object.__setattr__(self, f.name, number)  # plain floats (see poolgym.numbers)
 
     @classmethod

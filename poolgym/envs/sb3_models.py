@@ -29,16 +29,18 @@ whose spaces disagree with its record or with this poolgym's observation format,
 without the record (an older model) falls back to inferring the modes from its spaces,
 with a warning (``infer_record``).
 
-``load_model`` is the one way models are loaded. A model file is code: SB3 unpickles
-parts of it, so only load files you trust (it warns once per process). It passes
-``custom_objects`` for the schedules, which are only needed to train further, so those
-are not unpickled.
+``load_model`` is the one way models are loaded. It reads a model as data
+(``poolgym.envs.model_data``): the zip within bounds, and every entry SB3 would unpickle
+rebuilt from plain values, so loading runs no code from the file. A model that needs
+unpickling (a policy class of other code, a foreign zip) is refused in one line unless
+``trusted=True`` (``--trust-model``), which hands the file to SB3's own load.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import io
 import os
 import warnings
 import zipfile
@@ -50,6 +52,7 @@ import numpy as np
 
 from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES
 from poolgym.envs.lookahead import check_samples as check_lookahead_samples
+from poolgym.envs.model_data import MAX_DATA_BYTES, plain_objects, read_data, read_model_zip
 from poolgym.files import read_bounded_member
 from poolgym.numbers import quote
 
@@ -62,12 +65,6 @@ CONTRIB_ALGORITHMS = ("MaskablePPO",)
 # A record is a few hundred bytes of flat settings: anything far larger or deeper is not one.
 MAX_RECORD_BYTES = 1 << 20
 MAX_RECORD_DEPTH = 8
-# SB3's own description of the model (``data``): tens of kilobytes for poolgym's models.
-MAX_DATA_BYTES = 64 << 20
-# Entries of a saved model only needed to go on training: replaced rather than unpickled.
-_NOT_UNPICKLED = {"lr_schedule": 0.0, "learning_rate": 0.0, "clip_range": 0.0,
-                  "clip_range_vf": None, "exploration_schedule": 0.0}
-_warned = False
 
 
 def check_model_path(path: str) -> str:
@@ -84,30 +81,44 @@ def check_model_path(path: str) -> str:
     return path
 
 
-def load_model(path: str, algorithm: str = "PPO", device: str = "cpu", trusted: bool = False):
-    """The stable-baselines3 model of class ``algorithm`` saved at ``path``.
-
-    Warns once per process that a model file is code, unless ``trusted`` (the package's own
-    pretrained agents, which come with the code); ``ValueError`` (one line, naming the
-    value and the choices) for an unknown algorithm, a missing file or one that is not a
-    model of that class."""
-    global _warned
+def load_model(path: str, algorithm: str = "PPO", device: str = "cpu", trusted: bool = False,
+               env=None, **kwargs):
+    """The stable-baselines3 model of class ``algorithm`` saved at ``path``, read as data
+    (module docstring); ``env`` and ``kwargs`` go to SB3's ``load`` (a resumed run's env
+    and hyperparameters). Unless ``trusted``, a model that can only be read by unpickling
+    some of it is refused (``check_loadable``). ``ValueError`` (one line, naming the file
+    or the value and the choices) for an unknown algorithm, a missing file, one over the
+    bounds or one that is not a model of that class."""
     cls = algorithm_class(algorithm)
-    path = check_model_path(path)
-    if not _warned and not trusted:
-        _warned = True
-        warnings.warn("a stable-baselines3 model file is code (parts of it are unpickled): "
-                      "load only model files you trust", stacklevel=2)
-    saved = saved_algorithm(path)
-    if saved is not None and saved != algorithm:
-        raise ValueError(f"model file {path!r} holds a {saved} model (its policy class says so), "
-                         f"not a {algorithm} one: load it as {saved}:{path}")
+    path, raw, custom_objects = _read_model(path, algorithm, trusted)
     try:
-        return cls.load(path, device=device, custom_objects=dict(_NOT_UNPICKLED))
+        return cls.load(io.BytesIO(raw), env=env, device=device, custom_objects=custom_objects, **kwargs)
     except Exception as exc:  # noqa: BLE001 -- whatever a crafted file raises while SB3 reads it
         message = " ".join(f"{type(exc).__name__}: {exc}".split())
         raise ValueError(f"model file {path!r} is not a loadable {algorithm} model: "
                          f"{message[:300]}") from None
+
+
+def check_loadable(path: str, algorithm: str = "PPO", trusted: bool = False) -> None:
+    """``ValueError`` (one line, naming the file) when ``load_model`` would refuse the model
+    at ``path`` before SB3 reads it: a file over the bounds, of another algorithm, or, unless
+    ``trusted``, one that can only be read by unpickling some of it."""
+    _read_model(path, algorithm, trusted)
+
+
+def _read_model(path: str, algorithm: str, trusted: bool) -> tuple[str, bytes, dict | None]:
+    """The model file ``path`` names, its bytes (read within bounds) and the entries that
+    stand in for its pickled ones (None when ``trusted``: SB3 unpickles them)."""
+    cls = algorithm_class(algorithm)
+    path = check_model_path(path)
+    raw, members = read_model_zip(path)
+    data = read_data(path, members)
+    saved = saved_algorithm(path)
+    if saved is not None and saved != algorithm:
+        raise ValueError(f"model file {path!r} holds a {saved} model (its policy class says so), "
+                         f"not a {algorithm} one: load it as {saved}:{path}")
+    # Every pickled entry gets its plain stand-in: SB3 then unpickles nothing.
+    return path, raw, None if trusted else plain_objects(data, cls, read_env_record(path), path)
 
 
 # The policy classes' modules that say which algorithm saved a model without a record.

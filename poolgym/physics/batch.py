@@ -94,3 +94,41 @@ def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen,
             elif kind != core.BALL and kind != core.HEAD:
                 off[p, a] = True
     return status, xs, ys, on, first, pocketed, off, cushion_after, cushion_any, late_drop, departure
+
+
+@kernel()
+def play_layouts(x0, y0, starts, cues, strikes, P, segments, tips, holes, open_box, frozen, max_events, air):
+    """``core.run_shot`` (without paths, with its ``air`` as in ``play_batch``) of strike row
+    ``t`` of ``strikes`` from layout ``t``, for every layout: the tables of a batched env,
+    each with its own balls, in one compiled call.
+
+    Layout ``t`` holds the balls ``starts[t]:starts[t + 1]`` of the flat ``x0``, ``y0`` and
+    ``frozen`` (its rows of ``core.run_shot``'s ``frozen``), its cue ball at index
+    ``cues[t]`` among them. Returns per layout its ``status``, the balls' final ``balls``
+    rows and ``on`` flags (flat, as the input), its ``duration``, and its log rows:
+    ``log[log_starts[t]:log_starts[t + 1]]`` (all of them, as ``run_shot``'s ``log`` up to
+    its row count). A layout whose status is ``core.AIRBORNE_SHOT`` has no log rows.
+    """
+    tables, total = strikes.shape[0], x0.shape[0]
+    status = np.zeros(tables, np.int64)
+    durations = np.zeros(tables)
+    balls = np.zeros((total, core.BALL_COLUMNS))
+    on = np.zeros(total, np.bool_)
+    log_starts = np.zeros(tables + 1, np.int64)
+    logs = []
+    for t in range(tables):
+        s, e = starts[t], starts[t + 1]
+        done, B, flags, log, _, counts, _, duration = core.run_shot(
+            np.ascontiguousarray(x0[s:e]), np.ascontiguousarray(y0[s:e]), cues[t],
+            np.ascontiguousarray(strikes[t]), P, segments, tips, holes, open_box,
+            np.ascontiguousarray(frozen[s:e]), max_events, False, air)
+        status[t], durations[t] = done, duration
+        rows = 0 if done == core.AIRBORNE_SHOT else counts[core.C_LOG]
+        balls[s:e] = B
+        on[s:e] = flags
+        logs.append(log[:rows].copy())
+        log_starts[t + 1] = log_starts[t] + rows
+    log_rows = np.empty((log_starts[tables], core.LOG_COLUMNS))
+    for t in range(tables):
+        log_rows[log_starts[t]:log_starts[t + 1]] = logs[t]
+    return status, balls, on, durations, log_rows, log_starts

@@ -89,12 +89,20 @@ class Shot:
 class Noise:
     """Gaussian execution noise, one standard deviation per shot parameter.
 
-    Tip offsets are in fractions of the ball radius. ``Noise.preset("tournament")`` is the
-    computational-pool tournament noise: tip offsets 0.5 mm, aim 0.125 degrees, speed
-    0.075 m/s; ``Noise.preset("none")`` executes shots exactly. ``elevation_deg`` (cue
-    elevation, degrees) is 0 in both presets, as the tournament defines no cue elevation;
-    when set, its draw comes after the other four, so the other draws are those of a
-    noise without it.
+    Tip offsets are in fractions of the ball radius. The presets (``Noise.preset(name)``):
+
+    - ``"fastfiz"``: the computational-pool tournaments' noise as their simulator defines it,
+      Gaussian on all five stroke parameters (FastFiz 0.2's ``GaussianNoise`` defaults):
+      tip offsets a = b = 0.5 mm, cue elevation theta 0.1 degrees, aim phi 0.125 degrees,
+      speed V 0.075 m/s.
+    - ``"tournament"``: the same without the elevation's draw (four parameters), the noise
+      of the v1 envs' protocol.
+    - ``"none"``: shots are executed exactly.
+
+    The elevation's draw comes after the other four, so the other draws are those of a noise
+    without it. The executed elevation is kept within [0, 80] degrees: a level stroke's
+    draws below level are played level (the cue cannot go under the bed), so under
+    ``"fastfiz"`` about half the level strokes leave the cue slightly raised.
     """
 
     speed: float = 0.0
@@ -103,7 +111,7 @@ class Noise:
     vertical: float = 0.0
     elevation_deg: float = 0.0
 
-    PRESETS = ("none", "tournament")
+    PRESETS = ("none", "tournament", "fastfiz")
     # The largest standard deviation accepted per field: well past any human player (a
     # beginner's speed error is ~0.3 m/s, aim ~2 degrees), small enough that the executed
     # shot stays a stroke of the cue.
@@ -125,11 +133,14 @@ class Noise:
 
     @classmethod
     def preset(cls, name: str) -> "Noise":
+        """The named preset (``PRESETS``; the class docstring says what each draws)."""
         if name == "none":
             return cls()
+        tip = 0.0005 / BALL_RADIUS
         if name == "tournament":
-            tip = 0.0005 / BALL_RADIUS
             return cls(speed=0.075, angle_deg=0.125, side=tip, vertical=tip)
+        if name == "fastfiz":
+            return cls(speed=0.075, angle_deg=0.125, side=tip, vertical=tip, elevation_deg=0.1)
         raise ValueError(f"unknown noise preset {name!r}; choose one of {list(cls.PRESETS)}")
 
     @classmethod

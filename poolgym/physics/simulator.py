@@ -24,7 +24,7 @@ import numpy as np
 from poolgym import events as ev
 from poolgym.numbers import quote, real
 from poolgym.physics import event_core as core
-from poolgym.physics.batch import play_batch
+from poolgym.physics.batch import play_batch, play_layouts
 from poolgym.physics.frozen import frozen_contacts
 from poolgym.physics.jit import compiled_call
 from poolgym.physics.params import PhysicsParams
@@ -349,13 +349,68 @@ class Simulator:
     def _play(self, balls: dict[int, tuple[float, float]], checked: list[Shot],
               rng: np.random.Generator | None, trajectories: bool) -> list[ShotResult]:
         start = _Start(self, balls)
+        return [self._run(start, shot, trajectories) for shot in self._with_noise(checked, rng)]
+
+    def _with_noise(self, checked: list[Shot], rng: np.random.Generator | None) -> list[Shot]:
+        """Validated shots as executed under this simulator's noise, drawn from ``rng`` shot
+        by shot in order (the shots themselves without noise)."""
         noise = self.noise
-        if not noise.is_zero:
-            if rng is None:
-                raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")
-            max_speed = self.params.max_speed
-            checked = [noise.apply(shot, rng, max_speed) for shot in checked]
-        return [self._run(start, shot, trajectories) for shot in checked]
+        if noise.is_zero:
+            return checked
+        if rng is None:
+            raise ValueError("this Simulator has execution noise: pass rng=numpy.random.default_rng(seed)")
+        max_speed = self.params.max_speed
+        return [noise.apply(shot, rng, max_speed) for shot in checked]
+
+    def executed(self, shots: Sequence[Shot], rng: np.random.Generator | None) -> list[Shot]:
+        """Each of ``shots`` validated and executed under this simulator's noise, drawn from
+        ``rng`` in order: what ``simulate_many`` plays, for ``simulate_executed`` and
+        ``simulate_layouts`` (a batched env draws each table's noise from its own generator,
+        then plays every table at once)."""
+        return self._with_noise(self._checked_shots(shots), rng)
+
+    def simulate_executed(self, balls: dict[int, tuple[float, float]], shot: Shot,
+                          trajectories: bool = False) -> ShotResult:
+        """An ``executed`` shot played from the valid layout ``balls`` (as for
+        ``simulate_many_validated``): the result ``simulate_many_validated`` gives for it."""
+        return self._run(_Start(self, balls), shot, trajectories)
+
+    def simulate_layouts(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]]) -> list[ShotResult]:
+        """Each ``(balls, shot)`` of ``plays`` (a valid layout and an ``executed`` shot)
+        played in one compiled call (``poolgym.physics.batch.play_layouts``), without paths:
+        the results ``simulate_executed`` gives, the same to the last bit, one per play."""
+        if not plays:
+            return []
+        starts = [_Start(self, balls) for balls, _ in plays]
+        shots = [shot for _, shot in plays]
+        bounds = np.zeros(len(plays) + 1, np.int64)
+        bounds[1:] = np.cumsum([len(s.nums) for s in starts])
+        x0 = np.concatenate([s.x0 for s in starts])
+        y0 = np.concatenate([s.y0 for s in starts])
+        frozen = np.concatenate([s.frozen for s in starts])
+        cues = np.array([s.cue for s in starts], np.int64)
+        strikes = np.array([self.strike_state(shot) for shot in shots], dtype=float).reshape(-1, 6)
+        fixed = (self._constants, self._segment_table, self._tip_table, self._hole_table, self._open_box_array,
+                 frozen, self.params.max_events)
+        with compiled_call():
+            status, balls, on, durations, log_rows, log_starts = play_layouts(
+                x0, y0, bounds, cues, strikes, *fixed, None)
+            airborne = np.flatnonzero(status == core.AIRBORNE_SHOT)
+            if airborne.size:  # plays that leave the bed: the airborne core plays them
+                core.airborne_core()
+                again = play_layouts(x0, y0, bounds, cues, strikes, *fixed, True)
+        results = []
+        for t, (start, shot) in enumerate(zip(starts, shots)):
+            s, e = bounds[t], bounds[t + 1]
+            if status[t] == core.AIRBORNE_SHOT:
+                a_status, a_balls, a_on, a_durations, a_log, a_starts = again
+                outputs = (a_status[t], a_balls[s:e], a_on[s:e], a_log[a_starts[t]:a_starts[t + 1]], None,
+                           a_durations[t])
+            else:
+                outputs = (status[t], balls[s:e], on[s:e], log_rows[log_starts[t]:log_starts[t + 1]], None,
+                           durations[t])
+            results.append(self._result(start, shot, *outputs))
+        return results
 
     def _run(self, start: _Start, shot: Shot, record: bool) -> ShotResult:
         """Play one validated shot from ``start`` in the compiled loop; its result."""
@@ -368,8 +423,16 @@ class Simulator:
             if status == core.AIRBORNE_SHOT:  # the ball leaves the bed: the airborne core plays it
                 core.airborne_core()
                 status, balls, on, log, phases, counts, _, duration = core.run_shot(*args, True)
+        return self._result(start, shot, status, balls, on, log[:counts[core.C_LOG]],
+                            phases[:counts[core.C_PHASES]] if record else None, duration)
+
+    def _result(self, start: _Start, shot: Shot, status, balls: np.ndarray, on: np.ndarray, log: np.ndarray,
+                phases: np.ndarray | None, duration: float) -> ShotResult:
+        """The ``ShotResult`` of the compiled loop's arrays for one play (its log rows, its
+        motion phases when recorded); ``RuntimeError`` for a play past ``max_events`` or a
+        ball at rest outside the cushion outline."""
         if status == core.TOO_MANY_EVENTS:
-            raise RuntimeError(f"shot exceeded PhysicsParams.max_events={max_events}; "
+            raise RuntimeError(f"shot exceeded PhysicsParams.max_events={self.params.max_events}; "
                                f"layout {start.layout()} shot {shot}")
         nums = start.nums
         xs, ys = balls[:, core.X].tolist(), balls[:, core.Y].tolist()
@@ -380,17 +443,17 @@ class Simulator:
         for ball, (x, y) in positions.items():
             if not (0.0 <= x <= length and 0.0 <= y <= width):
                 self._check_at_rest(ball, x, y, start, shot)
-        log = RowLog(log[:counts[core.C_LOG]].tolist(), self._strike_event(start, shot), duration, nums,
+        log = RowLog(log.tolist(), self._strike_event(start, shot), float(duration), nums,
                      self._cushion_ids, self._pocket_ids)
         pocketed, off_table = log.ends()
         paths = None
-        if record:
+        if phases is not None:
             paths = {num: [] for num in nums}
-            for k, t0, t1, mode, x, y, vx, vy, ax, ay, z, vz, az in phases[:counts[core.C_PHASES]].tolist():
+            for k, t0, t1, mode, x, y, vx, vy, ax, ay, z, vz, az in phases.tolist():
                 paths[nums[int(k)]].append(MotionPhase(t0, t1, _MODE_NAMES[int(mode)], (x, y), (vx, vy), (ax, ay),
                                                        z, vz, az))
             paths = {num: tuple(p) for num, p in paths.items()}
-        return ShotResult(positions, pocketed, None, duration, shot, paths, off_table, log=log)
+        return ShotResult(positions, pocketed, None, float(duration), shot, paths, off_table, log=log)
 
     def _strike_event(self, start: _Start, shot: Shot) -> ev.Strike:
         miscue = math.hypot(shot.side, shot.vertical) > self.params.miscue_limit

@@ -1,4 +1,4 @@
-"""The diagnostic scripts under benchmarks/: their counts add up on real racks."""
+"""The diagnostic scripts under benchmarks/ and benchmarks/archive/: their counts add up on real racks."""
 
 import hashlib
 import importlib.util
@@ -13,7 +13,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    """The script ``benchmarks/<name>.py``, or ``benchmarks/archive/<name>.py`` for a finished
+    investigation's."""
+    path = ROOT / "benchmarks" / f"{name}.py"
+    if not path.exists():
+        path = ROOT / "benchmarks" / "archive" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -378,15 +378,12 @@ def _hostile_entry_point(**kwargs):
 def test_the_mapping_check_never_runs_what_a_dataset_names():
     """The recorded env is rebuilt from its registered id: the entry point and the opponent a
     dataset file names are not imported or called."""
-    from types import SimpleNamespace
-
     from gymnasium.envs.registration import EnvSpec
 
     from poolgym.agents.datasets.bc import _check_mapping
 
     def dataset(env_id, **kwargs):
-        spec = EnvSpec(id=env_id, entry_point=f"{__name__}:_hostile_entry_point", kwargs=kwargs)
-        return SimpleNamespace(spec=SimpleNamespace(env_spec=spec))
+        return EnvSpec(id=env_id, entry_point=f"{__name__}:_hostile_entry_point", kwargs=kwargs)
 
     ours = {"action_mode": "choice", "pot_residual": "object_ball"}
     _check_mapping(dataset("poolgym/NineBall-v1", opponent=f"{__name__}:_hostile_entry_point", **ours), "d", ours)

@@ -17,6 +17,8 @@ from poolgym.envs.play import simulate_move
 from poolgym.envs.pool_env import PoolEnv
 from poolgym.rules import Decision
 
+from .helpers import check_env_closes, check_masked_env
+
 GAMES = ["nine_ball", "eight_ball", "ten_ball", "straight_pool"]
 
 
@@ -118,7 +120,7 @@ def test_a_ladder_agent_plays_through_the_mapping():
         obs, _, done, truncated, info = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
         done = done or truncated
         steps += 1
-    assert "winner" in info and steps >= 1
+    assert info["winner"] in (0, 1) and steps >= 1
 
 
 @pytest.mark.parametrize("action", [86, -1, 2.5, True, "3", [1, 2], np.uint64(2**63), float("nan")])
@@ -139,7 +141,8 @@ def test_check_env_passes(obs_mode):
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
     env = gym.make("poolgym/NineBall-v1", action_mode="choice_canonical", obs_mode=obs_mode, opponent="solo")
-    check_env(env.unwrapped, skip_render_check=True)
+    check_masked_env(env.unwrapped)  # check_env, stepping with what the masks offer
+    check_env_closes(env)
     sb3_check_env(env.unwrapped)
     assert env.action_space == gym.spaces.Discrete(N_OPTIONS)
 

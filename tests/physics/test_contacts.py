@@ -120,3 +120,60 @@ def test_draw_through_contact_loses_distance():
     back = contact_x - Simulator(table).simulate(layout, Shot(speed=4.0, vertical=-0.5)).positions[0][0]
     back_free = contact_x - frictionless.simulate(layout, Shot(speed=4.0, vertical=-0.5)).positions[0][0]
     assert 0.5 < back < 0.9 * back_free
+
+
+def _alciatore_stun_throw_deg(speed: float, cut_deg: float, restitution: float) -> float:
+    """Alciatore's throw angle for a stun shot (TP A-14): the object ball leaves the line of
+    centres by atan(min(mu(v sin phi) pn, v sin phi / 7) / pn), pn = (1 + e)/2 v cos phi the
+    normal impulse per unit mass (v cos phi when e = 1, as in A-14) and v sin phi the slip of
+    the contact points; 1/7 of the slip is the tangential impulse that stops it (each ball's
+    speed changes by p and its surface speed by 5/2 p), the limit of sticking."""
+    phi = math.radians(cut_deg)
+    slip = speed * math.sin(phi)
+    pn = 0.5 * (1.0 + restitution) * speed * math.cos(phi)
+    mu = P.ball_friction_min + P.ball_friction_extra * math.exp(-P.ball_friction_decay * slip)
+    return math.degrees(math.atan(min(mu * pn, slip / 7.0) / pn))
+
+
+@pytest.mark.parametrize("speed", [0.3, 1.0, 2.5, 6.0])
+def test_a_stun_cut_throws_the_object_ball_by_alciatores_closed_form(speed):
+    """Ball-ball friction stated as the law, not as stored output: the stun-shot throw angle
+    over cut angles from nearly full to thin, both sides, with the model's friction. Small
+    cut angles stick (the 1/7 limit binds), large ones slide (mu binds): a doubled sticking
+    limit or another mu fails here."""
+    sticking = sliding = 0
+    for cut_deg in (1.0, 3.0, 7.5, 15.0, 22.5, 30.0, 40.0, 50.0, 60.0, 75.0):
+        for side in (1.0, -1.0):
+            phi = math.radians(side * cut_deg)
+            nx, ny = math.cos(phi), math.sin(phi)  # the line of centres, phi off the cue ball's path
+            (_, _), ((vj, wj)) = ball_ball_impulse((speed, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0), (0.0, 0.0, 0.0),
+                                                   nx, ny, R, P.ball_restitution, *FRICTION)
+            along = vj[0] * nx + vj[1] * ny
+            across = vj[0] * -ny + vj[1] * nx
+            throw = math.degrees(math.atan2(abs(across), along))
+            expected = _alciatore_stun_throw_deg(speed, cut_deg, P.ball_restitution)
+            assert throw == pytest.approx(expected, abs=1e-9), (speed, side * cut_deg)
+            # Thrown the way the cue ball slides across the contact: away from the cut side.
+            assert across * side < 0
+            # A stun shot's object ball leaves at the normal impulse's speed.
+            assert along == pytest.approx(0.5 * (1 + P.ball_restitution) * speed * math.cos(phi), rel=1e-12)
+            slip = speed * math.sin(math.radians(cut_deg))
+            mu = P.ball_friction_min + P.ball_friction_extra * math.exp(-P.ball_friction_decay * slip)
+            stuck = slip / 7.0 < mu * 0.5 * (1 + P.ball_restitution) * speed * math.cos(math.radians(cut_deg))
+            sticking += stuck
+            sliding += not stuck
+    assert sticking and sliding  # both regimes of the law are checked at this speed
+
+
+@pytest.mark.parametrize("speed", [0.3, 2.5])
+def test_the_3d_contact_throws_a_level_stun_cut_by_the_same_closed_form(speed):
+    from poolgym.physics.contacts import ball_ball_impulse_3d
+
+    for cut_deg in (3.0, 15.0, 40.0, 75.0):
+        phi = math.radians(cut_deg)
+        nx, ny = math.cos(phi), math.sin(phi)
+        _, (vj, _) = ball_ball_impulse_3d((speed, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0),
+                                          nx, ny, 0.0, R, P.ball_restitution, *FRICTION)
+        throw = math.degrees(math.atan2(abs(vj[0] * -ny + vj[1] * nx), vj[0] * nx + vj[1] * ny))
+        assert throw == pytest.approx(_alciatore_stun_throw_deg(speed, cut_deg, P.ball_restitution), abs=1e-9)
+        assert vj[2] == 0.0

@@ -59,6 +59,30 @@ def test_tournament_noise_has_the_tournament_sigmas():
     assert np.mean([s.angle_deg for s in shots]) == pytest.approx(10.0, abs=0.01)
 
 
+def test_fastfiz_noise_draws_fastfizs_five_sigmas_and_tournament_its_four():
+    """FastFiz 0.2's GaussianNoise defaults: a = b = 0.5 mm, theta 0.1 deg, phi 0.125 deg,
+    V 0.075 m/s; "tournament" is the same without theta's draw."""
+    fastfiz, tournament = Noise.preset("fastfiz"), Noise.preset("tournament")
+    assert (fastfiz.speed, fastfiz.angle_deg, fastfiz.elevation_deg) == (0.075, 0.125, 0.1)
+    assert fastfiz.side * R == pytest.approx(0.0005) and fastfiz.vertical * R == pytest.approx(0.0005)
+    assert tournament.elevation_deg == 0.0
+    assert {**fastfiz.__dict__, "elevation_deg": 0.0} == tournament.__dict__
+    # A raised stroke (clear of the clip at level): the elevation's spread is theta's.
+    shot = Shot(speed=3.0, angle_deg=10.0, elevation_deg=20.0)
+    rng = np.random.default_rng(0)
+    shots = [fastfiz.apply(shot, rng) for _ in range(4000)]
+    assert np.std([s.elevation_deg for s in shots]) == pytest.approx(0.1, rel=0.05)
+    assert np.std([s.vertical for s in shots]) * R == pytest.approx(0.0005, rel=0.05)
+    # The first four draws are the tournament preset's.
+    same = [tournament.apply(shot, np.random.default_rng(s)) for s in range(5)]
+    five = [fastfiz.apply(shot, np.random.default_rng(s)) for s in range(5)]
+    assert [(a.speed, a.angle_deg, a.side, a.vertical) for a in same] == \
+        [(b.speed, b.angle_deg, b.side, b.vertical) for b in five]
+    # A level stroke is never played below level: about half its draws stay level.
+    level = [fastfiz.apply(Shot(speed=3.0), rng).elevation_deg for _ in range(2000)]
+    assert min(level) == 0.0 and 0.4 < np.mean(np.array(level) == 0.0) < 0.6
+
+
 def test_no_noise_preset_executes_exactly():
     shot = Shot(speed=3.0, angle_deg=10.0)
     assert Noise.preset("none").apply(shot, np.random.default_rng(0)) is shot

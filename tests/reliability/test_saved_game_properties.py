@@ -162,3 +162,22 @@ def test_a_bad_version_4_config_entry_is_named(tmp_path, key, value, message):
     path.write_text(json.dumps(data))
     with pytest.raises(SavedGameError, match=rf"{path}: {message}"):
         load(path)
+
+
+ALL_MODES = MODES + ("choice_canonical",)
+
+
+@pytest.mark.parametrize("lookahead", [False, True], ids=["", "lookahead"])
+@pytest.mark.parametrize("mode", ALL_MODES)
+@pytest.mark.parametrize("game", GAMES)
+def test_every_action_mode_of_every_game_records_loads_and_replays(tmp_path, game, mode, lookahead):
+    """Every mode x game, with the lookahead observation where the mode has it (the choice
+    modes): a choice_canonical recording saved but did not load (its Discrete space has no
+    length)."""
+    if lookahead and mode not in ("choice", "choice_discrete", "choice_canonical"):
+        pytest.skip("the lookahead observation belongs to the choice modes")
+    path = tmp_path / "game.json"
+    saved = record(path, 4, 11, action_seed=5, game=game, action_mode=mode, lookahead=lookahead,
+                   lookahead_samples=1, opponent="legal-random", noise="tournament")
+    assert saved.config["action_mode"] == mode and saved.moves
+    _round_trip(path, saved)

@@ -90,3 +90,27 @@ def test_an_untrusted_file_does_not_replace_another_files_id(tmp_path):
     assert gym.registry["trust/Shared-v0"].kwargs["game"] == "nine_ball"
     assert poolgym.register_from_yaml(second, replace=True) == "trust/Shared-v0"
     assert gym.registry["trust/Shared-v0"].kwargs["game"] == "ten_ball"
+
+
+@pytest.mark.parametrize("given, resolved", [("poolgym/NineBall-v01", "poolgym/NineBall-v1"),
+                                             ("poolgym/PotBall-v00", "poolgym/PotBall-v0")])
+def test_an_untrusted_file_does_not_replace_a_built_in_id_under_another_spelling(tmp_path, given, resolved):
+    # Gymnasium reads 'v01' as version 1: the file would otherwise replace the built-in id.
+    path = _write(tmp_path, f"id: {given}\ngame: ten_ball\n")
+    before = gym.registry[resolved]
+    with pytest.raises(ValueError, match=rf"{path}: key 'id' '{given}' \(to Gymnasium '{resolved}'\) is "
+                                         r"registered already \(by poolgym or from Python\)"):
+        poolgym.register_from_yaml(path)
+    assert gym.registry[resolved] is before
+    assert given not in poolgym.registration._REGISTERED_FROM
+
+
+def test_a_file_registers_its_own_id_again_under_another_spelling(tmp_path):
+    path = _write(tmp_path, "id: trust/Spelled-v01\ngame: nine_ball\n")
+    assert poolgym.register_from_yaml(path) == "trust/Spelled-v1"
+    assert poolgym.register_from_yaml(path) == "trust/Spelled-v1"
+    other = _write(tmp_path, "id: trust/Spelled-v1\ngame: ten_ball\n", "other.yaml")
+    with pytest.raises(ValueError, match=rf"{other}: key 'id' 'trust/Spelled-v1' is registered already "
+                                         rf"\(from {path}\)"):
+        poolgym.register_from_yaml(other)
+    assert gym.make("trust/Spelled-v1").unwrapped.rules.name == "nine_ball"

@@ -93,14 +93,12 @@ def test_an_older_model_without_a_record_is_inferred_with_a_warning(model_path, 
     assert (agent.mapper.mode, agent.mapper.max_speed, agent.mapper.max_cut_deg) == ("aim", 10.0, 5.0)
 
 
-def test_loading_warns_once_that_a_model_file_is_code(model_path, monkeypatch):
-    monkeypatch.setattr(sb3_models, "_warned", False)
-    with pytest.warns(UserWarning, match="model file is code"):
-        sb3_models.load_model(model_path)
+def test_a_model_this_poolgym_trained_loads_as_data_without_a_warning(model_path):
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        sb3_models.load_model(model_path)  # no second warning
+        model = sb3_models.load_model(model_path)
+    assert model.num_timesteps >= 128
 
 
 def test_agent_spec_errors_are_one_line_and_name_the_value(tmp_path):

@@ -38,11 +38,11 @@ from poolgym.envs.choice import CHOICE_MODES
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
 from poolgym.envs.play import simulate_move
-from poolgym.envs.pool_env import build_game
+from poolgym.envs.pool_env import build_game, check_reset_options
 from poolgym.racking import RackModel
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
-from poolgym.numbers import integer
+from poolgym.numbers import integer, seed as check_seed
 from poolgym.render.animation import Motion, Still
 from poolgym.render.geometry import in_hand_spot
 from poolgym.render.overlay import decision_verdict, game_status, shot_verdict, shooting
@@ -56,6 +56,10 @@ BREAKER_MODES = ("player_0", "player_1", "random", "alternate")
 def rack_in_play(state) -> bool:
     """Whether someone is to act: the rack is not over."""
     return state.winner is None and not state.stalemate
+
+
+# The options ``reset`` takes.
+RESET_OPTIONS = ("breaker",)
 
 
 class PoolAECEnv(RenderMixin, AECEnv):
@@ -125,8 +129,8 @@ class PoolAECEnv(RenderMixin, AECEnv):
     ``RackModel``), ``race_to`` (racks, default 1) and ``observe_match`` (the ``match``
     entry: racks won over ``race_to``, from the observer's side) as ``PoolEnv``;
     ``breaker`` ("player_0", the default, "player_1", "random": drawn from the reset
-    seed, or "alternate": player_0 in the first episode, then each in turn);
-    ``max_turns`` (default 500), ``render_mode`` (as ``PoolEnv``: "rgb_array",
+    seed, or "alternate": player_0 in the first episode, then each in turn; a reset's
+    ``options={"breaker": 1}`` names it for one match); ``max_turns`` (default 500), ``render_mode`` (as ``PoolEnv``: "rgb_array",
     "rgb_array_list" or "human", which draws each shot in ``step``), ``width``,
     ``height``, ``render_fps``, ``shaping_gamma`` (default 0.99). The class's defaults
     are v0's; ``poolgym.envs.aec.nine_ball_v1`` and its siblings give the v1 protocol's.
@@ -208,13 +212,22 @@ class PoolAECEnv(RenderMixin, AECEnv):
         return self.possible_agents.index(agent)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a match. ``seed``: None or an integer >= 0; ``options``: a mapping, whose
+        ``"breaker"`` (0 or 1) names who breaks the first rack (player_0 or player_1; else
+        ``breaker``'s mode decides). Both are checked before anything changes, as
+        ``PoolEnv.reset`` checks its own; other option names are ignored, as PettingZoo's API
+        test resets with one of its own."""
+        seed = check_seed(seed)
+        options = check_reset_options(options, RESET_OPTIONS, tuple(self.possible_agents), others_ignored=True)
         self.np_random = np.random.default_rng(seed)
         if self.breaker_mode == "random":
+            # Drawn even when the options name the breaker, so that they change nothing else.
             breaker = int(self.np_random.integers(2))
         elif self.breaker_mode == "alternate":
             breaker = self._episodes % 2
         else:
             breaker = self.possible_agents.index(self.breaker_mode)
+        breaker = options.get("breaker", breaker)
         self._episodes += 1
         self.state = self.rules.new_game(rng=self.np_random, breaker=breaker)
         self.racks_won = [0, 0]
@@ -284,6 +297,8 @@ class PoolAECEnv(RenderMixin, AECEnv):
 
     def step(self, action) -> None:
         self._check_reset("step")
+        if not self.agents:  # every agent is done and has been stepped out
+            raise ResetNeeded("the match is over and every agent is done: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

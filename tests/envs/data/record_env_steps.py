@@ -48,9 +48,14 @@ def slot_record(slot) -> list | None:
 
 
 def info_record(info: dict) -> dict:
-    """A step's info as plain JSON values (``Outcome`` records by ``to_dict``)."""
+    """A step's info as plain JSON values (``Outcome`` records by ``to_dict``), in the
+    recording's form: the keys that do not apply to the step (an ``outcome`` of None, a
+    ``winner`` or ``to_act`` of -1) left out and ``decision`` (added after the recording;
+    ``test_readme_loop`` checks it) not kept, as the recording commit's env gave them."""
     out = {}
     for key, value in info.items():
+        if key == "decision" or (key == "outcome" and value is None) or (key in ("winner", "to_act") and value == -1):
+            continue
         if key == "outcomes":
             value = [o.to_dict() for o in value]
         elif key == "outcome":

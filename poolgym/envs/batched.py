@@ -1,0 +1,192 @@
+"""The game envs batched: ``gym.make_vec(id, num_envs=N)`` for a ``PoolEnv`` id (the ids'
+``vector_entry_point``) gives ``BatchedPoolEnv``, a ``gymnasium.vector.VectorEnv`` of N
+tables whose shots are simulated together.
+
+Each table is a ``PoolEnv`` built from the same arguments: its state, generator and
+opponent are the single env's own, and its step is the single env's, in phases
+(``PoolEnv.begin_step``, ``stage_move``, ``finish_move``, ``end_step``). Between the
+phases the batch plays every table's staged shot in one compiled call
+(``Simulator.simulate_layouts``): the agents' shots, then, round by round, the opponents'
+shots of every table whose opponent is to act, until each table is back to its agent.
+Table ``i`` reset with seed ``s_i`` and given actions ``a_i`` therefore gives exactly what
+``gym.make(id)`` gives from ``s_i`` and ``a_i`` (tests/envs/test_batched_env.py): the same
+noise from the same generator in the same order, the same rules engine.
+
+Autoreset is Gymnasium's ``NEXT_STEP`` (``metadata["autoreset_mode"]``), as
+``SyncVectorEnv``'s: the step after a table's episode ends resets it (no seed: its
+generator goes on) and ignores its action. The registered step limit truncates each
+table as ``gymnasium.wrappers.TimeLimit`` does. Infos are stacked as Gymnasium's vector
+envs stack them (a key per info entry, ``_key`` its mask).
+"""
+
+from __future__ import annotations
+
+import numbers
+from contextlib import ExitStack
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
+
+from poolgym.envs.pool_env import MoveRecord, PoolEnv, StagedMove
+from poolgym.rules import Outcome
+
+
+class BatchedPoolEnv(VectorEnv):
+    """``num_envs`` tables of ``PoolEnv(**kwargs)`` stepped together (module docstring);
+    ``max_episode_steps`` truncates each table's episode (``gym.make_vec`` passes the id's).
+    Rendering is not batched: ``render_mode`` and ``trajectories`` are refused."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
+        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
+                max_episode_steps, numbers.Integral) or max_episode_steps < 1):
+            raise ValueError(f"max_episode_steps must be a whole number >= 1 or None, got {max_episode_steps!r}")
+        for name in ("render_mode", "trajectories"):
+            if kwargs.get(name):
+                raise ValueError(f"{name} is not batched: use gym.make_vec(id, num_envs, vectorization_mode='sync') "
+                                 f"or gym.make(id, {name}=...) for rendering")
+        self.num_envs = int(num_envs)
+        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
+        self.tables = [PoolEnv(**kwargs) for _ in range(self.num_envs)]
+        first = self.tables[0]
+        self.simulator = first.simulator  # every table's simulator is built alike: one plays them all
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._elapsed = np.zeros(self.num_envs, np.int64)
+        self._autoreset = np.zeros(self.num_envs, np.bool_)
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None):
+        """Reset every table: ``seed`` None, an int ``s`` (table ``i`` gets ``s + i``) or one
+        seed per table; ``options`` go to each table's ``PoolEnv.reset``."""
+        super().reset(seed=None)
+        seeds = self._seeds(seed)
+        infos: dict = {}
+        observations = []
+        for i, table_seed in enumerate(seeds):
+            obs, info = self.reset_table(i, seed=table_seed, options=options)
+            observations.append(obs)
+            infos = self._add_info(infos, info, i)
+        self._autoreset[:] = False
+        return self._stack(observations), infos
+
+    def step(self, actions):
+        """Step every table: play its agent's action and its opponent's replies, every
+        round of shots simulated in one call; a table whose episode ended at the last step
+        is reset instead (``NEXT_STEP``), its action ignored."""
+        actions = list(iterate(self.action_space, actions))
+        playing = [i for i in range(self.num_envs) if not self._autoreset[i]]
+        played = self.play_tables(playing, [actions[i] for i in playing])
+        observations, infos = [], {}
+        rewards = np.zeros(self.num_envs)
+        terminations = np.zeros(self.num_envs, np.bool_)
+        truncations = np.zeros(self.num_envs, np.bool_)
+        for i in range(self.num_envs):
+            if self._autoreset[i]:
+                obs, info = self.reset_table(i)
+            else:
+                obs, rewards[i], terminations[i], truncations[i], info = played[i]
+            observations.append(obs)
+            infos = self._add_info(infos, info, i)
+        self._autoreset = terminations | truncations
+        return self._stack(observations), rewards, terminations, truncations, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Each table's ``PoolEnv.action_masks()`` stacked (sb3-contrib's ``MaskablePPO``
+        reads them); a table about to be reset (its action ignored) allows everything."""
+        return np.stack([self.table_action_masks(i) for i in range(self.num_envs)])
+
+    def table_action_masks(self, i: int) -> np.ndarray:
+        """Table ``i``'s action masks (``action_masks``' row ``i``)."""
+        table = self.tables[i]
+        if table.mapper.masked and (self._autoreset[i] or table.state is None):
+            space = self.single_action_space
+            size = int(np.sum(space.nvec)) if hasattr(space, "nvec") else int(space.n)
+            return np.ones(size, dtype=bool)
+        return table.action_masks()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple:
+        """Each table's ``name``: its method called with the arguments, or its attribute."""
+        found = [getattr(table, name) for table in self.tables]
+        return tuple(f(*args, **kwargs) if callable(f) else f for f in found)
+
+    def get_attr(self, name: str) -> tuple:
+        """Each table's attribute ``name``."""
+        return tuple(getattr(table, name) for table in self.tables)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close every table (``VectorEnv.close`` calls this once)."""
+        for table in self.tables:
+            table.close()
+
+    # ------------------------------------------------------------------ the tables
+    def reset_table(self, i: int, seed: int | None = None, options: dict | None = None):
+        """Reset table ``i`` alone (``PoolEnv.reset``); its observation and info."""
+        self._elapsed[i] = 0
+        self._autoreset[i] = False
+        return self.tables[i].reset(seed=seed, options=options)
+
+    def play_tables(self, which: list[int], actions: list) -> dict[int, tuple]:
+        """Step the tables ``which`` with ``actions`` (one each), every round of their shots
+        simulated in one call: the ``PoolEnv.step`` result of each, by table, with the step
+        limit's truncation. All or nothing: when any table fails, every table is left as it
+        was (``PoolEnv._all_or_nothing``) and the error is raised."""
+        tables = self.tables
+        with ExitStack() as stack:
+            for i in which:
+                stack.enter_context(tables[i]._all_or_nothing())
+            begun = {i: tables[i].begin_step(a) for i, a in zip(which, actions)}
+            staged = {i: tables[i].stage_move(a) for i, a in zip(which, actions) if not tables[i]._done}
+            decisions = {i: record.decision for i, record in self._finish(staged, begun, opponent=False).items()}
+            while True:
+                moving = [i for i in which if tables[i].opponent_to_act()]
+                if not moving:
+                    break
+                staged = {i: tables[i].stage_opponent_move(begun[i][0]) for i in moving}
+                self._finish(staged, begun, opponent=True)
+        results = {}
+        for i in which:
+            obs, reward, terminated, truncated, info = tables[i].end_step(*begun[i], decisions.get(i))
+            self._elapsed[i] += 1
+            if self.max_episode_steps is not None and self._elapsed[i] >= self.max_episode_steps:
+                truncated = True  # as gymnasium.wrappers.TimeLimit
+            results[i] = (obs, reward, terminated, truncated, info)
+        return results
+
+    def _finish(self, staged: dict[int, StagedMove], begun: dict[int, tuple[list[Outcome], float]],
+                opponent: bool) -> dict[int, MoveRecord]:
+        """Simulate the staged shots of all tables in one call, then finish each table's
+        move (the rules' verdict, the next state), its outcome added to its step's; the
+        moves' records, by table."""
+        shots = [(i, s.shot) for i, s in staged.items() if s.shot is not None]
+        results = dict(zip([i for i, _ in shots], self.simulator.simulate_layouts([s for _, s in shots])))
+        records = {}
+        for i, move in staged.items():
+            table = self.tables[i]
+            finish = table.finish_opponent_move if opponent else table.finish_move
+            record = records[i] = finish(move, results.get(i))
+            if record.outcome is not None:
+                begun[i][0].append(record.outcome)
+        return records
+
+    def _seeds(self, seed) -> list[int | None]:
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            return [int(seed) + i for i in range(self.num_envs)]
+        seeds = list(seed)
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"seed must be None, an int or one seed per table ({self.num_envs}), "
+                             f"got {len(seeds)} seeds")
+        return seeds
+
+    def _stack(self, observations: list):
+        out = create_empty_array(self.single_observation_space, self.num_envs)
+        return concatenate(self.single_observation_space, observations, out)

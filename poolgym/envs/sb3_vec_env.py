@@ -1,0 +1,99 @@
+"""The batched game envs for stable-baselines3 and sb3-contrib: ``BatchedSB3VecEnv`` is
+an SB3 ``VecEnv`` over ``poolgym.envs.batched.BatchedPoolEnv``, with SB3's autoreset (a
+table whose episode ends is reset in the same step, its last observation in
+``info["terminal_observation"]``, ``info["TimeLimit.truncated"]`` when the step limit cut
+it) and the tables' ``action_masks`` for ``MaskablePPO``::
+
+    from poolgym.envs.sb3_vec_env import make_sb3_vec_env
+    venv = make_sb3_vec_env("poolgym/NineBall-v1", num_envs=8, seed=0,
+                            action_mode="choice_discrete", obs_mode="flat")
+    MaskablePPO("MlpPolicy", venv).learn(10_000)
+
+Imported on use only (it imports stable-baselines3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+from poolgym.envs.batched import BatchedPoolEnv
+
+
+def make_sb3_vec_env(env_id: str, num_envs: int, seed: int | None = None, **kwargs: Any) -> "BatchedSB3VecEnv":
+    """``BatchedSB3VecEnv`` of ``gym.make_vec(env_id, num_envs, **kwargs)`` (a batched id),
+    its tables seeded ``seed + i`` at the first reset."""
+    batched = gym.make_vec(env_id, num_envs=num_envs, **kwargs)
+    if not isinstance(batched, BatchedPoolEnv):
+        raise ValueError(f"{env_id!r} has no batched form; wrap gym.make({env_id!r}) in SB3's DummyVecEnv instead")
+    venv = BatchedSB3VecEnv(batched)
+    if seed is not None:
+        venv.seed(seed)
+    return venv
+
+
+class BatchedSB3VecEnv(VecEnv):
+    """An SB3 ``VecEnv`` over a ``BatchedPoolEnv`` (module docstring)."""
+
+    def __init__(self, batched: BatchedPoolEnv) -> None:
+        self.batched = batched
+        super().__init__(batched.num_envs, batched.single_observation_space, batched.single_action_space)
+        self._actions = None
+
+    def reset(self):
+        seeds, options = self._seeds, self._options
+        observations = [self.batched.reset_table(i, seed=seeds[i], options=options[i] or None)[0]
+                        for i in range(self.num_envs)]
+        self._reset_seeds()
+        self._reset_options()
+        return self._stack(observations)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        actions = list(gym.vector.utils.iterate(self.batched.action_space, self._actions))
+        played = self.batched.play_tables(list(range(self.num_envs)), actions)
+        observations, infos = [], []
+        rewards = np.zeros(self.num_envs, np.float32)
+        dones = np.zeros(self.num_envs, bool)
+        for i in range(self.num_envs):
+            obs, reward, terminated, truncated, info = played[i]
+            rewards[i], dones[i] = reward, terminated or truncated
+            info = dict(info)
+            if dones[i]:
+                info["TimeLimit.truncated"] = bool(truncated and not terminated)
+                info["terminal_observation"] = obs
+                obs, _ = self.batched.reset_table(i)
+            observations.append(obs)
+            infos.append(info)
+        return self._stack(observations), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Every table's action masks, stacked (``PoolEnv.action_masks``)."""
+        return np.stack([table.action_masks() for table in self.batched.tables])
+
+    def close(self) -> None:
+        self.batched.close()
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self.batched.tables[i], attr_name) for i in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        for i in self._get_indices(indices):
+            setattr(self.batched.tables[i], attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        return [getattr(self.batched.tables[i], method_name)(*method_args, **method_kwargs)
+                for i in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]  # the tables are bare PoolEnvs
+
+    def _stack(self, observations: list):
+        if isinstance(observations[0], dict):
+            return {key: np.stack([o[key] for o in observations]) for key in observations[0]}
+        return np.stack(observations)

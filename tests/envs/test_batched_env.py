@@ -1,0 +1,202 @@
+"""One game, one truth: table ``i`` of ``gym.make_vec(id, num_envs=N)`` (``BatchedPoolEnv``),
+reset with seed ``s_i`` and given actions ``a_i``, gives exactly what ``gym.make(id)`` gives
+from ``s_i`` and ``a_i``: observations (bitwise), rewards, terminations, truncations and
+the info facts (every shot's ``Outcome``: fouls with their WPA sections, balls pocketed;
+racks won, who is to act), across autoresets (``NEXT_STEP``, as ``SyncVectorEnv``)."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import poolgym  # noqa: F401
+from poolgym.envs.batched import BatchedPoolEnv
+
+
+def _table_info(infos: dict, i: int) -> dict:
+    """Table ``i``'s info out of the vector env's stacked infos (``key`` and its ``_key`` mask)."""
+    info = {}
+    for key, value in infos.items():
+        if key.startswith("_"):
+            continue
+        if isinstance(value, dict):
+            if infos[f"_{key}"][i]:
+                info[key] = _table_info(value, i)
+        elif infos[f"_{key}"][i]:
+            info[key] = value[i]
+    return info
+
+
+def _same_obs(batched, i: int, single) -> bool:
+    if isinstance(single, dict):
+        return set(batched) == set(single) and all(_same_obs(batched[k], i, single[k]) for k in single)
+    row = batched[i]
+    return row.dtype == np.asarray(single).dtype and np.array_equal(row, single)
+
+
+def _same_info(got: dict, want: dict) -> bool:
+    if set(got) != set(want):
+        return False
+    for key, value in want.items():
+        if isinstance(value, dict):
+            if not _same_info(got[key], value):
+                return False
+        elif isinstance(value, (list, tuple)):
+            if list(got[key]) != list(value):
+                return False
+        elif got[key] != value:
+            return False
+    return True
+
+
+def _play_both(env_id: str, seeds: list[int], steps: int, policy: str, max_episode_steps: int | None = None,
+               **kwargs) -> int:
+    """Play ``steps`` steps of the batched env and of one ``gym.make`` env per seed side by
+    side, asserting every table's results equal; the number of episode ends met."""
+    limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
+    vec = gym.make_vec(env_id, num_envs=len(seeds), **limit, **kwargs)
+    assert isinstance(vec, BatchedPoolEnv)
+    singles = [gym.make(env_id, **limit, **kwargs) for _ in seeds]
+    obs, infos = vec.reset(seed=seeds)
+    expected = [env.reset(seed=s) for env, s in zip(singles, seeds)]
+    for i, (o, info) in enumerate(expected):
+        assert _same_obs(obs, i, o) and _same_info(_table_info(infos, i), info), (env_id, seeds[i], "reset")
+    rng = np.random.default_rng(seeds[0])
+    done = np.zeros(len(seeds), bool)
+    ends = 0
+    for step in range(steps):
+        if policy == "masked":
+            masks = vec.action_masks()
+            actions = []
+            for i, env in enumerate(singles):
+                if not done[i]:
+                    assert np.array_equal(masks[i], env.unwrapped.action_masks())
+                nvec = vec.single_action_space.nvec
+                parts = np.split(masks[i], np.cumsum(nvec)[:-1])
+                actions.append([rng.choice(np.flatnonzero(p)) if p.any() else 0 for p in parts])
+            actions = np.array(actions, dtype=vec.action_space.dtype)
+        else:
+            actions = rng.uniform(-1, 1, vec.action_space.shape).astype(vec.action_space.dtype) \
+                if hasattr(vec.action_space, "low") else rng.integers(0, vec.action_space.nvec)
+        obs, rewards, terminations, truncations, infos = vec.step(actions)
+        for i, env in enumerate(singles):
+            if done[i]:
+                (o, info), r, te, tr = env.reset(), 0.0, False, False
+            else:
+                o, r, te, tr, info = env.step(actions[i])
+            where = (env_id, seeds[i], step)
+            assert _same_obs(obs, i, o), where
+            assert rewards[i] == r and terminations[i] == te and truncations[i] == tr, where
+            assert _same_info(_table_info(infos, i), info), where
+            done[i] = te or tr
+        ends += int(np.sum(terminations | truncations))
+    return ends
+
+
+def test_make_vec_gives_the_batched_env_and_sync_still_wraps():
+    vec = gym.make_vec("poolgym/NineBall-v1", num_envs=3, action_mode="choice_discrete")
+    assert isinstance(vec, BatchedPoolEnv) and vec.num_envs == 3
+    assert vec.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert vec.max_episode_steps == gym.spec("poolgym/NineBall-v1").max_episode_steps
+    assert vec.action_space == gym.vector.utils.batch_space(vec.single_action_space, 3)
+    for mode in ("sync", "async"):
+        wrapped = gym.make_vec("poolgym/NineBall-v1", num_envs=2, vectorization_mode=mode)
+        assert not isinstance(wrapped, BatchedPoolEnv)
+        wrapped.close()
+    assert gym.spec("poolgym/PotBall-v1").vector_entry_point is None  # a different env: wrapped
+
+
+@pytest.mark.parametrize("num_envs", [1, 4, 9, 16])
+def test_nine_ball_choice_discrete_masked_random_is_the_single_env(num_envs):
+    seeds = [7001 + 13 * k for k in range(num_envs)]
+    _play_both("poolgym/NineBall-v1", seeds, 60, "masked", action_mode="choice_discrete")
+
+
+def test_nine_ball_choice_discrete_random_and_flat_with_truncation():
+    # Unmasked actions (invalid slots included) and a short step limit: truncations and
+    # autoresets mid-match.
+    ends = _play_both("poolgym/NineBall-v1", [8101, 8102, 8103], 40, "random", max_episode_steps=6,
+                      action_mode="choice_discrete", obs_mode="flat")
+    assert ends >= 10
+
+
+def test_nine_ball_aim_random_is_the_single_env():
+    ends = _play_both("poolgym/NineBall-v1", [9001, 9002, 9003, 9004, 9005], 40, "random", action_mode="aim")
+    assert ends > 0  # whole matches end and tables reset
+
+
+def test_solo_and_other_games_are_the_single_env():
+    _play_both("poolgym/NineBallSolo-v1", [9501, 9502, 9503], 30, "random")
+    for env_id in ("poolgym/EightBall-v1", "poolgym/TenBall-v1", "poolgym/StraightPool-v1", "poolgym/NineBall-v0"):
+        _play_both(env_id, [9601, 9602], 8, "random")
+
+
+def test_a_bad_action_leaves_every_table_as_it_was():
+    vec = gym.make_vec("poolgym/NineBall-v1", num_envs=3, action_mode="aim")
+    vec.reset(seed=11)
+    before = [(t.state, t.np_random.bit_generator.state) for t in vec.tables]
+    actions = np.zeros((3, vec.single_action_space.shape[0]), np.float32)
+    actions[2, 0] = np.nan
+    with pytest.raises(ValueError):
+        vec.step(actions)
+    assert [(t.state, t.np_random.bit_generator.state) for t in vec.tables] == before
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="num_envs"):
+        BatchedPoolEnv(num_envs=0)
+    with pytest.raises(ValueError, match="render_mode is not batched"):
+        BatchedPoolEnv(num_envs=2, render_mode="rgb_array")
+    vec = BatchedPoolEnv(num_envs=2)
+    with pytest.raises(ValueError, match="one seed per table"):
+        vec.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="needs a masked action mode"):
+        vec.action_masks()
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_steps_are_the_single_env():
+    """10^5 table steps of masked-random and random play over many seeds (seeds 20000+)."""
+    total = 0
+    block = 0
+    while total < 100_000:
+        seeds = [20000 + 32 * block + k for k in range(32)]
+        _play_both("poolgym/NineBall-v1", seeds, 200, "masked", action_mode="choice_discrete")
+        _play_both("poolgym/NineBall-v1", [s + 100_000 for s in seeds[:16]], 100, "random", action_mode="aim")
+        total += 32 * 200 + 16 * 100
+        block += 1
+
+
+def test_the_lookahead_entry_and_make_vec_sync_agree_with_the_batched_env():
+    _play_both("poolgym/NineBall-v1", [9701, 9702], 6, "masked", action_mode="choice_discrete", lookahead=True)
+    kwargs = {"action_mode": "choice_discrete"}
+    batched = gym.make_vec("poolgym/NineBall-v1", num_envs=3, **kwargs)
+    sync = gym.make_vec("poolgym/NineBall-v1", num_envs=3, vectorization_mode="sync", **kwargs)
+    got, want = batched.reset(seed=9801), sync.reset(seed=9801)
+    rng = np.random.default_rng(9801)
+    for _ in range(12):
+        for a, b in zip(got[:-1], want[:-1]):
+            assert all(np.array_equal(a[k], b[k]) for k in b) if isinstance(b, dict) else np.array_equal(a, b)
+        assert all(_same_info(_table_info(got[-1], i), _table_info(want[-1], i)) for i in range(3))
+        # Masked random actions: the masks are the contract (an action they do not offer is refused).
+        sizes = np.cumsum(batched.single_action_space.nvec)[:-1]
+        actions = np.array([[rng.choice(np.flatnonzero(p)) for p in np.split(m, sizes)]
+                            for m in batched.action_masks()])
+        got, want = batched.step(actions), sync.step(actions)
+
+
+def test_bench_envs_batched_reports_the_three_side_by_side(tmp_path, capsys):
+    import json
+
+    from poolgym.agents.tools.cli import main
+
+    out = tmp_path / "bench.json"
+    assert main(["bench-envs", "--batched", "1,2", "--modes", "choice_discrete", "--steps", "4", "--reps", "1",
+                 "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["batched"]
+    assert [r["num_envs"] for r in rows] == [1, 2]
+    assert all(r[f"{k}_steps_per_s"] > 0 for r in rows for k in ("single", "sync", "batched"))
+    assert main(["bench-envs", "--batched", "0"]) == 2
+    assert main(["bench-envs", "--batched", "2", "--env", "poolgym/PotBall-v1"]) == 2
+    err = capsys.readouterr().err
+    assert "--batched must be comma-separated table counts" in err and "has no batched form" in err
