@@ -66,13 +66,12 @@ class Transitions:
 
 
 def require_torchrl():
-    """TorchRL's module, or an ``ImportError`` that says which extra installs it."""
+    """TorchRL's module, or ``ValueError`` saying how to install it (as ``require_minari``)."""
     try:
-        import torchrl  # noqa: F401
+        import torchrl
         from torchrl.objectives import DiscreteCQLLoss  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(f"algorithm CQL needs TorchRL ({exc}); install it with "
-                          "pip install 'poolgym[offline]'") from None
+    except ImportError:
+        raise ValueError("algorithm CQL needs TorchRL: pip install 'poolgym[offline]'") from None
     return torchrl
 
 
@@ -179,10 +178,11 @@ class CQL:
 
     def __init__(self, policy, gamma: float, alpha: float, learning_rate: float, target_update: float) -> None:
         import torch
+
+        require_torchrl()
         from torchrl.modules import QValueActor
         from torchrl.objectives import DiscreteCQLLoss, SoftUpdate
 
-        require_torchrl()
         self.policy = policy
         self.alpha = alpha
         actor = QValueActor(q_network(policy), in_keys=["observation"], action_space="categorical",

@@ -141,3 +141,14 @@ def test_cql_refuses_what_it_cannot_learn_from(tmp_path, monkeypatch):
     same = parse_config(bc, "bc.yaml")
     assert same.imitation.dataset == parsed.imitation.dataset and "cql_alpha" not in same.to_dict()["imitation"]
     assert same.total_steps == parsed.total_steps and same.hyperparameters == parsed.hyperparameters
+
+
+def test_without_torchrl_cql_names_the_extra(monkeypatch):
+    """Without TorchRL, a CQL run stops in one line naming the extra, before anything is made."""
+    import sys
+
+    from poolgym.agents.training import offline
+
+    monkeypatch.setitem(sys.modules, "torchrl", None)  # an import of it raises ImportError
+    with pytest.raises(ValueError, match=r"algorithm CQL needs TorchRL: pip install 'poolgym\[offline\]'"):
+        offline.require_torchrl()
