@@ -652,7 +652,7 @@ def _parse_curve(data: dict | None, source: str) -> CurveConfig | None:
 
 def _parse_imitation(data: dict | None, algorithm: str, source: str) -> ImitationConfig | None:
     if (data is None) != (algorithm not in IMITATION_ALGORITHMS):
-        raise ValueError(f"{source}: key 'imitation' goes with algorithms BC and CQL and they need it "
+        raise ValueError(f"{source}: key 'imitation' goes with algorithm BC or CQL, which need it "
                          f"(algorithm {algorithm!r}, imitation {'given' if data is not None else 'missing'})")
     if data is None:
         return None
