@@ -125,10 +125,7 @@ def load_transitions(dataset_id: str | Sequence[str], observation_space, action_
         first += dataset.total_episodes
     if not columns["actions"]:
         raise ValueError(f"imitation.dataset {dataset_id!r} holds no episodes; collect some with poolgym collect")
-    data = Transitions(**{name: np.concatenate(parts) for name, parts in columns.items()})
-    # A final state offers nothing; its mask stays all-False, and it is never bootstrapped
-    # from (terminated). A truncated episode's last state keeps its offered options.
-    return data
+    return Transitions(**{name: np.concatenate(parts) for name, parts in columns.items()})
 
 
 def q_network(policy):
@@ -163,8 +160,8 @@ def _batch(data: Transitions, device):
         "action_mask": tensor(data.masks),
         "action": tensor(data.actions),
         ("next", "observation"): tensor(data.next_observations, torch.float32),
-        # An all-False final mask would leave no option to bootstrap from; those rows are
-        # terminated, so what the max reads there is multiplied by zero.
+        # A final state that offers nothing would leave the max no option; such a state ends
+        # the game (terminated), so what the max reads there is multiplied by zero.
         ("next", "action_mask"): tensor(data.next_masks | ~data.next_masks.any(axis=1, keepdims=True)),
         ("next", "reward"): tensor(data.rewards, torch.float32).reshape(n, 1),
         ("next", "terminated"): terminated,
