@@ -34,7 +34,7 @@ def test_all_leaves_out_the_test_tools_and_ci_installs_them():
     (all_,) = extras["all"]
     included = re.fullmatch(r"poolgym\[(.*)\]", all_).group(1).split(",")
     assert "test" not in included and {"train", "render", "multiagent"} <= set(included)
-    assert re.search(r'-e "\.\[all,test,distributed,docs,datasets\]"', (ROOT / ".ci" / "run").read_text())
+    assert re.search(r'-e "\.\[all,test,distributed,docs,datasets,offline\]"', (ROOT / ".ci" / "run").read_text())
 
 
 def test_the_package_list_names_every_package_folder():

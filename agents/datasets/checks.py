@@ -64,13 +64,15 @@ def dataset_folder(dataset_id: str) -> Path:
 class Episode:
     """One checked episode: ``observations`` (an array, or a dict of arrays for a Dict
     space) one row longer than ``actions``, ``rewards``, and ``masks`` (the recorded
-    ``action_masks``, one row per observation; None when none were recorded)."""
+    ``action_masks``, one row per observation; None when none were recorded) and
+    ``terminations`` (one per action)."""
 
     id: int
     observations: Any
     actions: np.ndarray
     rewards: np.ndarray
     masks: np.ndarray | None
+    terminations: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,7 @@ class DatasetFiles:
         if "infos" in group and "action_masks" in group["infos"]:
             masks = group["infos"]["action_masks"][()]
             _check_masks(masks, actions, self.action_space, where("infos/action_masks"))
-        return Episode(i, observations, actions, rewards, masks)
+        return Episode(i, observations, actions, rewards, masks, group["terminations"][()])
 
 
 def read_dataset(dataset_id: str, data: str | os.PathLike | None = None, trusted: bool = False) -> DatasetFiles:

@@ -501,7 +501,7 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
         _check_workers_can_make(cfg)
     if cfg.imitation is not None:
         if resume is not None:
-            raise ValueError("resume: behaviour cloning (algorithm BC) starts from a fresh network; fine-tune "
+            raise ValueError(f"resume: algorithm {cfg.algorithm} starts from a fresh network; fine-tune "
                              "its model with a MaskablePPO config and --resume")
         # The dataset's checks too come before the folder is made or touched.
         record, data = _imitation_data(cfg, record)
@@ -681,9 +681,11 @@ def _check_workers_can_make(cfg: TrainConfig) -> None:
 
 
 def _imitation_data(cfg: TrainConfig, record: dict):
-    """The model record of a behaviour-cloning run and its dataset's decisions, read and
-    checked against the training env's spaces and mapping (``bc.load_imitation_data``)."""
+    """The model record of a behaviour-cloning or offline-RL run and its dataset's decisions
+    (``bc.load_imitation_data``) or transitions (``offline.load_transitions``, for CQL), read
+    and checked against the training env's spaces and mapping."""
     from poolgym.agents.datasets import bc
+    from poolgym.agents.training import offline
     from poolgym.agents.training.train_config import network_algorithm
     from poolgym.envs.sb3_models import recorded_mapping
 
@@ -694,8 +696,11 @@ def _imitation_data(cfg: TrainConfig, record: dict):
     env = make_env(stage.env_id, **_env_kwargs(stage))  # the spaces the network gets from its vec env
     try:
         # The record holds the training env's mapping already (``training_env_record``).
-        return record, bc.load_imitation_data(cfg.imitation.dataset, env.observation_space, env.action_space,
-                                              mapping=recorded_mapping(record))
+        if cfg.algorithm == "CQL":
+            offline.require_torchrl()
+        load = offline.load_transitions if cfg.algorithm == "CQL" else bc.load_imitation_data
+        return record, load(cfg.imitation.dataset, env.observation_space, env.action_space,
+                            mapping=recorded_mapping(record))
     finally:
         env.close()
 
@@ -706,8 +711,11 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, data, device: st
     ``network_algorithm`` (MaskablePPO's or PPO's, by the action mode) fitted to the
     ``imitation`` dataset's decisions ``data`` (``_imitation_data``, with ``record``) for
     ``cfg.total_steps`` samples, with the curve and the final evaluation of every recipe;
-    saved as a model of that algorithm (``--resume`` fine-tunes it)."""
+    saved as a model of that algorithm (``--resume`` fine-tunes it). Discrete CQL
+    (``algorithm: CQL``, ``poolgym.agents.training.offline``) trains the same network from the
+    dataset's transitions, its logits read as Q-values."""
     from poolgym.agents.datasets import bc
+    from poolgym.agents.training import offline
 
     imitation = cfg.imitation
     vec_env = _vec_env(cfg, cfg.stage_list()[0], 0, out, None, None)
@@ -726,22 +734,34 @@ def _train_imitation(cfg: TrainConfig, out: Path, record: dict, data, device: st
                           progress=progress and (lambda label, racks: progress(label, racks, "racks")))
             curve.point(model, 0)
         start = time.perf_counter()
-        samples = bc.fit(model.policy, rows, cfg.total_steps, imitation.batch_size, imitation.learning_rate,
-                         cfg.seed, every=cfg.curve.every_steps if curve is not None else 0,
-                         on_point=(lambda seen: curve.point(model, seen)) if curve is not None else None)
+        every = cfg.curve.every_steps if curve is not None else 0
+        on_point = (lambda seen: curve.point(model, seen)) if curve is not None else None
+        losses = None
+        if cfg.algorithm == "CQL":
+            samples, losses = offline.fit(model.policy, rows, cfg.total_steps, imitation.batch_size,
+                                          imitation.learning_rate, cfg.seed, gamma=cfg.hyperparameters.get("gamma", 0.99),
+                                          alpha=imitation.cql_alpha, target_update=imitation.target_update,
+                                          every=every, on_point=on_point)
+        else:
+            samples = bc.fit(model.policy, rows, cfg.total_steps, imitation.batch_size, imitation.learning_rate,
+                             cfg.seed, every=every, on_point=on_point)
         train_time = time.perf_counter() - start
         trained = model_zip(model, record)
     finally:
         vec_env.close()
     final, curve_final = _final_results(model, cfg, untrained, curve, samples, progress)
+    # The fit to the recorded moves: for CQL, how often its greedy masked choice is the data's.
+    decisions, held_decisions = (rows.decisions(), held_out.decisions()) if losses is not None else (rows, held_out)
     summary = {
         "config": cfg.to_dict(), "config_source": cfg.source, "device": str(model.device),
         "steps": int(samples), "train_time_s": round(train_time, 2),
         "steps_per_s": round(samples / max(train_time, 1e-9), 1),
         "imitation": {"dataset": imitation.dataset, "rows": len(rows), "held_out_rows": len(held_out),
-                      "fit": bc.fit_report(model.policy, rows), "untrained_fit": bc.fit_report(untrained, rows),
-                      "held_out": bc.fit_report(model.policy, held_out),
-                      "untrained_held_out": bc.fit_report(untrained, held_out)},
+                      "fit": bc.fit_report(model.policy, decisions),
+                      "untrained_fit": bc.fit_report(untrained, decisions),
+                      "held_out": bc.fit_report(model.policy, held_decisions),
+                      "untrained_held_out": bc.fit_report(untrained, held_decisions),
+                      **({"losses": losses} if losses is not None else {})},
         "eval_history": [], "final": final, "curve_final": curve_final,
         "model": str(out / "model.zip"), "monitor_dir": str(out / "monitor"),
     }

@@ -8,7 +8,7 @@ evaluation schedule::
       kwargs: {obs_mode: flat}          # keyword arguments for gymnasium.make
       opponent: random                  # game envs: "random", "solo" or "pkg.mod:callable"
       reward_weights: {legal_pot: 1.0}  # game envs: RewardWeights terms
-    algorithm: PPO                      # PPO, SAC, TD3, MaskablePPO (choice_discrete/_canonical) or BC
+    algorithm: PPO                      # PPO, SAC, TD3, MaskablePPO (choice_discrete/_canonical), BC or CQL
     policy: MlpPolicy                   # or MultiInputPolicy (dict observations), CanonicalPolicy
     hyperparameters: {learning_rate: 0.0003, n_steps: 256}   # constructor arguments
     total_steps: 40000
@@ -33,7 +33,7 @@ evaluation schedule::
     stages:                             # a curriculum (poolgym.agents.training.curriculum); `env` is the last
       - {id: poolgym/PotBall-v1, kwargs: {...}, steps: 100000}
       - {id: poolgym/NineBall-v1, kwargs: {...}, opponent: legal-random, steps: 300000}
-    imitation:                          # algorithm BC only (poolgym.agents.datasets.bc)
+    imitation:                          # algorithms BC and CQL only (poolgym.agents.datasets.bc)
       dataset: poolgym/nine-ball/bot-fast-v0   # a Minari dataset (poolgym collect), or a list of them
       batch_size: 256
       learning_rate: 0.001
@@ -49,7 +49,9 @@ With ``stages`` the stage budgets must add up to ``total_steps``; ``stages`` and
 (``choice_discrete`` or ``choice_canonical``) in every env it trains on. ``BC`` (behaviour cloning) trains from the ``imitation`` dataset the
 network that fine-tunes it: MaskablePPO's in the masked action modes, PPO's in a Box action mode
 such as ``choice`` (its ``hyperparameters`` are that algorithm's); its ``total_steps`` count
-training samples, and it takes no ``stages`` or ``self_play``.
+training samples, and it takes no ``stages`` or ``self_play``. ``CQL`` (discrete conservative
+Q-learning, ``poolgym.agents.training.offline``, the ``offline`` extra) trains the same network
+from the same section in ``choice_canonical``, with two more keys, ``cql_alpha`` and ``target_update``.
 
 Every mistake (unknown key, wrong type, missing field, unknown hyperparameter or env
 keyword argument, a value out of its range: ``seed`` in 0..``MAX_SEED``, ``n_steps``,
@@ -75,7 +77,7 @@ from poolgym.envs.choice import MASKED_MODES
 from poolgym.numbers import quote
 from poolgym.yaml_files import load_yaml_file
 
-ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO", "BC")
+ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO", "BC", "CQL")
 # How n_envs > 1 envs are stepped: "subproc", one process each (SubprocVecEnv), or "dummy",
 # all in the training process in turn (DummyVecEnv: no start-up or pipe cost per step).
 VEC_ENVS = ("subproc", "dummy", "split")
@@ -84,7 +86,9 @@ MASKED_ALGORITHMS = ("MaskablePPO",)
 # with the lookahead observation (``poolgym.agents.training.canonical_policy``).
 POLICIES = ("MlpPolicy", "MultiInputPolicy", "CanonicalPolicy")
 # The algorithms that learn from a dataset (the ``imitation`` section) instead of an env.
-IMITATION_ALGORITHMS = ("BC",)
+IMITATION_ALGORITHMS = ("BC", "CQL")
+# The imitation keys only offline RL reads (``poolgym.agents.training.offline``).
+CQL_KEYS = ("cql_alpha", "target_update")
 
 
 def network_algorithm(algorithm: str, action_mode: str | None = None) -> str:
@@ -154,6 +158,8 @@ _IMITATION: dict[str, tuple[tuple[type, ...], Any]] = {
     "batch_size": ((int,), 256),
     "learning_rate": ((float, int), 0.001),
     "validation_share": ((float, int), 0.1),
+    "cql_alpha": ((float, int), 1.0),
+    "target_update": ((float, int), 0.005),
 }
 _ENV: dict[str, tuple[tuple[type, ...], Any]] = {
     "id": ((str,), REQUIRED),
@@ -250,6 +256,8 @@ class ImitationConfig:
     batch_size: int = 256
     learning_rate: float = 0.001
     validation_share: float = 0.1
+    cql_alpha: float = 1.0
+    target_update: float = 0.005
 
 
 @dataclass(frozen=True)
@@ -328,7 +336,9 @@ class TrainConfig:
                 "dataset": (self.imitation.dataset if isinstance(self.imitation.dataset, str)
                             else list(self.imitation.dataset)), "batch_size": self.imitation.batch_size,
                 "learning_rate": self.imitation.learning_rate,
-                "validation_share": self.imitation.validation_share},
+                "validation_share": self.imitation.validation_share,
+                **({"cql_alpha": self.imitation.cql_alpha, "target_update": self.imitation.target_update}
+                   if self.algorithm == "CQL" else {})},
         }
 
 
@@ -564,7 +574,7 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     self_play = _parse_self_play(top["self_play"], source)
     imitation = _parse_imitation(top["imitation"], top["algorithm"], source)
     if imitation is not None and (stages or self_play is not None):
-        raise ValueError(f"{source}: algorithm BC takes no 'stages' or 'self_play'")
+        raise ValueError(f"{source}: algorithm {top['algorithm']} takes no 'stages' or 'self_play'")
     if stages and stages[-1].env_id != env["id"]:
         raise ValueError(f"{source}: the last stage's env ({stages[-1].env_id!r}) must be key 'env.id' "
                          f"({env['id']!r}): the model is recorded and evaluated on it")
@@ -577,6 +587,9 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
             if kwargs.get("action_mode") not in MASKED_MODES:
                 raise ValueError(f"{source}: {top['algorithm']} needs key '{name}.action_mode' to be one of "
                                  f"{list(MASKED_MODES)} (the masked action modes), got {kwargs.get('action_mode')!r}")
+    if top["algorithm"] == "CQL" and env["kwargs"].get("action_mode") != "choice_canonical":
+        raise ValueError(f"{source}: CQL needs key 'env.kwargs.action_mode' to be 'choice_canonical' (one "
+                         f"Discrete choice a state), got {env['kwargs'].get('action_mode')!r}")
     if not trusted:
         names = {"env.opponent": env["opponent"], "eval.baseline": ev["baseline"]}
         names.update({f"eval.opponents[{i}]": name for i, name in enumerate(ev["opponents"])})
@@ -639,10 +652,13 @@ def _parse_curve(data: dict | None, source: str) -> CurveConfig | None:
 
 def _parse_imitation(data: dict | None, algorithm: str, source: str) -> ImitationConfig | None:
     if (data is None) != (algorithm not in IMITATION_ALGORITHMS):
-        raise ValueError(f"{source}: key 'imitation' goes with algorithm BC and BC needs it "
+        raise ValueError(f"{source}: key 'imitation' goes with algorithm BC or CQL, which need it "
                          f"(algorithm {algorithm!r}, imitation {'given' if data is not None else 'missing'})")
     if data is None:
         return None
+    if algorithm != "CQL" and any(key in data for key in CQL_KEYS):
+        raise ValueError(f"{source}: keys 'imitation.cql_alpha' and 'imitation.target_update' go with "
+                         f"algorithm CQL, not {algorithm}")
     section = check_section(data, _IMITATION, "imitation", source)
     from poolgym.agents.datasets.collect import check_dataset_id
 
@@ -666,8 +682,15 @@ def _parse_imitation(data: dict | None, algorithm: str, source: str) -> Imitatio
     if not 0.0 <= section["validation_share"] < 1.0:
         raise ValueError(f"{source}: key 'imitation.validation_share' must be within [0, 1), "
                          f"got {section['validation_share']!r}")
+    if not (section["cql_alpha"] >= 0 and math.isfinite(section["cql_alpha"])):
+        raise ValueError(f"{source}: key 'imitation.cql_alpha' must be a finite number >= 0, "
+                         f"got {section['cql_alpha']!r}")
+    if not 0.0 < section["target_update"] <= 1.0:
+        raise ValueError(f"{source}: key 'imitation.target_update' must be within (0, 1], "
+                         f"got {section['target_update']!r}")
     return ImitationConfig(dataset if isinstance(dataset, str) else tuple(ids), section["batch_size"], float(section["learning_rate"]),
-                           float(section["validation_share"]))
+                           float(section["validation_share"]), float(section["cql_alpha"]),
+                           float(section["target_update"]))
 
 
 def _parse_self_play(data: dict | None, source: str) -> SelfPlayConfig | None:
