@@ -66,12 +66,20 @@ class Transitions:
 
 
 def require_torchrl():
-    """TorchRL's module, or ``ValueError`` saying how to install it (as ``require_minari``)."""
+    """TorchRL's module, or ``ValueError`` saying how to install it (as ``require_minari``).
+    Importing TorchRL sets the process's multiprocessing start method to "spawn"; it is put
+    back as it was, since a spawned worker has not imported poolgym and so cannot make a
+    registered id (Gymnasium's async vector envs, SB3's SubprocVecEnv)."""
+    import multiprocessing
+
+    start_method = multiprocessing.get_start_method(allow_none=True)
     try:
         import torchrl
         from torchrl.objectives import DiscreteCQLLoss  # noqa: F401
     except ImportError:
         raise ValueError("algorithm CQL needs TorchRL: pip install 'poolgym[offline]'") from None
+    finally:
+        multiprocessing.set_start_method(start_method, force=True)
     return torchrl
 
 

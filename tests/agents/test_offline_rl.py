@@ -1,13 +1,18 @@
 """Offline RL from Minari datasets: discrete CQL (``algorithm: CQL``,
 ``poolgym.agents.training.offline``, TorchRL's loss)."""
 
+import importlib.util
+import multiprocessing
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 minari = pytest.importorskip("minari")
-pytest.importorskip("torchrl", reason="the offline extra is not installed (pip install 'poolgym[offline]')")
+# Found, not imported: importing TorchRL changes the process's multiprocessing start method,
+# which poolgym's own import of it (``require_torchrl``) puts back.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torchrl") is None,
+                                reason="the offline extra is not installed (pip install 'poolgym[offline]')")
 
 from poolgym.agents.datasets.collect import SHIPPED_DATASET_ID, SHIPPED_DATASETS_PATH, collect
 
@@ -141,6 +146,19 @@ def test_cql_refuses_what_it_cannot_learn_from(tmp_path, monkeypatch):
     same = parse_config(bc, "bc.yaml")
     assert same.imitation.dataset == parsed.imitation.dataset and "cql_alpha" not in same.to_dict()["imitation"]
     assert same.total_steps == parsed.total_steps and same.hyperparameters == parsed.hyperparameters
+
+
+def test_importing_torchrl_leaves_the_multiprocessing_start_method_as_it_was():
+    """TorchRL's import sets "spawn"; a spawned worker could not make a registered id."""
+    import subprocess
+    import sys
+
+    script = ("import multiprocessing as mp; from poolgym.agents.training import offline; "
+              "before = mp.get_start_method(allow_none=True); offline.require_torchrl(); "
+              "import torchrl; print(before, mp.get_start_method(allow_none=True))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["None", "None"]
+    assert multiprocessing.get_start_method(allow_none=True) in (None, "fork", "forkserver")
 
 
 def test_without_torchrl_cql_names_the_extra(monkeypatch):
