@@ -30,7 +30,7 @@ from and how it is fitted::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -65,26 +65,13 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
     pot's residual turning the stroke or the object ball, another stroke cap)."""
     from gymnasium import spaces
 
-    from poolgym.agents.datasets.checks import read_dataset
     from poolgym.agents.datasets.collect import require_minari
 
     require_minari()
     masked = isinstance(action_space, (spaces.MultiDiscrete, spaces.Discrete))
     observations, actions, masks, episodes = [], [], [], []
     first = 0  # the number the next dataset's episode 0 takes
-    for name in [dataset_id] if isinstance(dataset_id, str) else list(dataset_id):
-        try:
-            dataset = read_dataset(name)
-        except FileNotFoundError as exc:
-            raise ValueError(f"imitation.dataset {name!r} cannot be loaded ({exc}); build it with "
-                             f"poolgym collect (docs/datasets.md) under MINARI_DATASETS_PATH") from None
-        for space, theirs, ours in (("observation", dataset.observation_space, observation_space),
-                                    ("action", dataset.action_space, action_space)):
-            if theirs != ours:
-                raise ValueError(f"imitation.dataset {name!r}: its {space} space {theirs} is not the "
-                                 f"network's {ours}")
-        if mapping is not None:
-            _check_mapping(dataset.env_spec, name, mapping)
+    for name, dataset in checked_datasets(dataset_id, observation_space, action_space, mapping):
         # Every episode is checked as it is read (poolgym.agents.datasets.checks): lengths,
         # finite values within the spaces, each action one its mask offered.
         for episode in dataset.episodes():
@@ -103,6 +90,30 @@ def load_imitation_data(dataset_id: str | Sequence[str], observation_space, acti
         raise ValueError(f"imitation.dataset {dataset_id!r} holds no episodes; collect some with poolgym collect")
     return ImitationData(np.concatenate(observations), np.concatenate(actions),
                          np.concatenate(masks) if masked else None, np.concatenate(episodes))
+
+
+def checked_datasets(dataset_id: str | Sequence[str], observation_space, action_space,
+                     mapping: dict | None = None) -> Iterator[tuple[str, Any]]:
+    """Each dataset ``dataset_id`` names (one id or several), read through
+    ``poolgym.agents.datasets.checks``, with its name, once its spaces equal the network's and,
+    when ``mapping`` is given, its recorded mapping is the training env's; ``ValueError``
+    naming the dataset otherwise (or when it is missing)."""
+    from poolgym.agents.datasets.checks import read_dataset
+
+    for name in [dataset_id] if isinstance(dataset_id, str) else list(dataset_id):
+        try:
+            dataset = read_dataset(name)
+        except FileNotFoundError as exc:
+            raise ValueError(f"imitation.dataset {name!r} cannot be loaded ({exc}); build it with "
+                             f"poolgym collect (docs/datasets.md) under MINARI_DATASETS_PATH") from None
+        for space, theirs, ours in (("observation", dataset.observation_space, observation_space),
+                                    ("action", dataset.action_space, action_space)):
+            if theirs != ours:
+                raise ValueError(f"imitation.dataset {name!r}: its {space} space {theirs} is not the "
+                                 f"network's {ours}")
+        if mapping is not None:
+            _check_mapping(dataset.env_spec, name, mapping)
+        yield name, dataset
 
 
 def _check_mapping(spec, name: str, mapping: dict) -> None:

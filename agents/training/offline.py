@@ -92,8 +92,7 @@ def load_transitions(dataset_id: str | Sequence[str], observation_space, action_
     or it records no ``action_masks``."""
     from gymnasium import spaces
 
-    from poolgym.agents.datasets.bc import _check_mapping
-    from poolgym.agents.datasets.checks import read_dataset
+    from poolgym.agents.datasets.bc import checked_datasets
     from poolgym.agents.datasets.collect import require_minari
 
     require_minari()
@@ -102,19 +101,7 @@ def load_transitions(dataset_id: str | Sequence[str], observation_space, action_
                          f"got {action_space}")
     columns: dict[str, list] = {name: [] for name in Transitions.__dataclass_fields__}
     first = 0
-    for name in [dataset_id] if isinstance(dataset_id, str) else list(dataset_id):
-        try:
-            dataset = read_dataset(name)
-        except FileNotFoundError as exc:
-            raise ValueError(f"imitation.dataset {name!r} cannot be loaded ({exc}); build it with "
-                             f"poolgym collect (docs/datasets.md) under MINARI_DATASETS_PATH") from None
-        for space, theirs, ours in (("observation", dataset.observation_space, observation_space),
-                                    ("action", dataset.action_space, action_space)):
-            if theirs != ours:
-                raise ValueError(f"imitation.dataset {name!r}: its {space} space {theirs} is not the "
-                                 f"network's {ours}")
-        if mapping is not None:
-            _check_mapping(dataset.env_spec, name, mapping)
+    for name, dataset in checked_datasets(dataset_id, observation_space, action_space, mapping):
         for episode in dataset.episodes():  # each checked as it is read
             if episode.masks is None:
                 raise ValueError(f"imitation.dataset {name!r} records no action_masks (collect it in "
