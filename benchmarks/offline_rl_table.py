@@ -14,17 +14,14 @@ import json
 from pathlib import Path
 
 from poolgym.agents.tools.script_io import write_json, write_text
+from poolgym.files import json_value, read_bounded
 
 # Reading our own run folders: small JSON files, bounded all the same.
 MAX_BYTES = 10_000_000
 
 
 def _read(path: Path) -> dict:
-    with open(path, "rb") as file:
-        data = file.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_BYTES} bytes")
-    return json.loads(data)
+    return json_value(read_bounded(path, MAX_BYTES, "a run's JSON file"), path, "a run's JSON file")
 
 
 def _pairs(values: list[str], flag: str) -> dict[str, Path]:
