@@ -13,6 +13,28 @@ import pytest
 from poolgym.agents.tools.cli import INTERRUPTED, main
 
 
+def _stop_once_started(process: subprocess.Popen, started: str, stop) -> str:
+    """Calls ``stop`` once ``process``'s stderr shows ``started`` (its progress display: the
+    command is at work) and a second has passed; the stderr it wrote, once it has ended."""
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: process.stderr.read(1), "")), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 120
+        while started not in "".join(err):
+            assert process.poll() is None, "".join(err)
+            assert time.monotonic() < deadline, f"no {started!r} on stderr in 120 s"
+            time.sleep(0.2)
+        time.sleep(1.0)
+        stop()
+        process.wait(timeout=60)
+        reader.join(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    return "".join(err)
+
+
 def test_ctrl_c_during_eval_exits_130_in_one_line(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "poolgym.agents.tools.cli", "eval", "-a", "bot:fast",
                                 "-b", "bot:fast", "--games", "1000"],
@@ -21,23 +43,8 @@ def test_ctrl_c_during_eval_exits_130_in_one_line(tmp_path):
                                # As a terminal's job: a shell that started these tests in the
                                # background would have the child inherit an ignored SIGINT.
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(iter(lambda: process.stderr.read(1), "")), daemon=True)
-    reader.start()
-    try:
-        deadline = time.monotonic() + 120
-        while "eval" not in "".join(err):  # the progress display: the racks are being played
-            assert process.poll() is None, "".join(err)
-            assert time.monotonic() < deadline, "eval did not start playing in 120 s"
-            time.sleep(0.2)
-        time.sleep(1.0)
-        os.killpg(process.pid, signal.SIGINT)  # to the process group, as Ctrl-C in a terminal
-        process.wait(timeout=60)
-        reader.join(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    text = "".join(err)
+    # SIGINT to the process group, as Ctrl-C in a terminal, once the racks are being played.
+    text = _stop_once_started(process, "eval", lambda: os.killpg(process.pid, signal.SIGINT))
     assert process.returncode == INTERRUPTED, text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text
     # Beside the progress display (redrawn with carriage returns), one line.
@@ -81,23 +88,7 @@ def test_sigterm_stops_any_long_command_as_ctrl_c_does(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "poolgym.agents.tools.cli", "soak", "--shots", "100000000",
                                 "--games", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(iter(lambda: process.stderr.read(1), "")), daemon=True)
-    reader.start()
-    try:
-        deadline = time.monotonic() + 120
-        while "soak:" not in "".join(err):  # the progress display: the shots are being played
-            assert process.poll() is None, "".join(err)
-            assert time.monotonic() < deadline, "soak did not start in 120 s"
-            time.sleep(0.2)
-        time.sleep(1.0)
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
-        reader.join(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    text = "".join(err)
+    text = _stop_once_started(process, "soak:", lambda: process.send_signal(signal.SIGTERM))
     assert process.returncode == INTERRUPTED, text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text
     lines = [line.rsplit("\r", 1)[-1] for line in text.splitlines()]
