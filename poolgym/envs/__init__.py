@@ -23,8 +23,8 @@ GAME_STEP_LIMIT = 500
 
 _GAME = "poolgym.envs.pool_env:PoolEnv"
 _POT_BALL = "poolgym.envs.practice:PotBallEnv"
-# The game ids' natively batched form (``gym.make_vec``): their tables' shots simulated together.
-_BATCHED = "poolgym.envs.batched:BatchedPoolEnv"
+# The ids' natively batched form (``gym.make_vec``): their tables' shots simulated together.
+_BATCHED = {_GAME: "poolgym.envs.batched:BatchedPoolEnv", _POT_BALL: "poolgym.envs.batched:BatchedPotBallEnv"}
 # The benchmark defaults of every v1 game env (see the README's "Benchmark protocol").
 # A power break is about 12 m/s, so the v1 strokes reach it.
 BENCHMARK_DEFAULTS = {"noise": "tournament", "rack_model": "benchmark", "breaker": "random",
@@ -82,7 +82,7 @@ def register_builtin_envs() -> None:
 
     for env_id, (entry_point, kwargs, limit) in BUILTIN_IDS.items():
         if env_id not in gymnasium.registry:
-            batched = _BATCHED if entry_point == _GAME else None
+            batched = _BATCHED.get(entry_point)
             gymnasium.register(env_id, entry_point=entry_point, vector_entry_point=batched, kwargs=dict(kwargs),
                                max_episode_steps=limit)
 

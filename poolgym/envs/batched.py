@@ -1,6 +1,6 @@
-"""The game envs batched: ``gym.make_vec(id, num_envs=N)`` for a ``PoolEnv`` id (the ids'
+"""The envs batched: ``gym.make_vec(id, num_envs=N)`` for a ``PoolEnv`` id (the ids'
 ``vector_entry_point``) gives ``BatchedPoolEnv``, a ``gymnasium.vector.VectorEnv`` of N
-tables whose shots are simulated together.
+tables whose shots are simulated together; for a ``PotBallEnv`` id, ``BatchedPotBallEnv``.
 
 Each table is a ``PoolEnv`` built from the same arguments: its state, generator and
 opponent are the single env's own, and its step is the single env's, in phases
@@ -30,16 +30,20 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
 from poolgym.envs.pool_env import MoveRecord, PoolEnv, StagedMove
+from poolgym.envs.practice import PotBallEnv
 from poolgym.numbers import quote, seed as check_seed
 from poolgym.rules import Outcome
 
 
-class BatchedPoolEnv(VectorEnv):
-    """``num_envs`` tables of ``PoolEnv(**kwargs)`` stepped together (module docstring);
-    ``max_episode_steps`` truncates each table's episode (``gym.make_vec`` passes the id's).
-    Rendering is not batched: ``render_mode`` and ``trajectories`` are refused."""
+class BatchedTables(VectorEnv):
+    """``num_envs`` tables of ``table_class(**kwargs)`` stepped together: what the batched
+    envs share (arguments, seeds, autoreset, the step limit, stacking); ``play_tables`` is
+    each kind's own. ``max_episode_steps`` truncates each table's episode (``gym.make_vec``
+    passes the id's). Rendering is not batched: ``render_mode`` and ``trajectories`` are
+    refused."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    table_class: type = PoolEnv
 
     def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
@@ -53,7 +57,7 @@ class BatchedPoolEnv(VectorEnv):
                                  f"or gym.make(id, {name}=...) for rendering")
         self.num_envs = int(num_envs)
         self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
-        self.tables = [PoolEnv(**kwargs) for _ in range(self.num_envs)]
+        self.tables = [self.table_class(**kwargs) for _ in range(self.num_envs)]
         first = self.tables[0]
         self.simulator = first.simulator  # every table's simulator is built alike: one plays them all
         self.single_observation_space = first.observation_space
@@ -138,47 +142,20 @@ class BatchedPoolEnv(VectorEnv):
         return self.tables[i].reset(seed=seed, options=options)
 
     def play_tables(self, which: list[int], actions: list) -> dict[int, tuple]:
-        """Step the tables ``which`` with ``actions`` (one each), every round of their shots
-        simulated in one call: the ``PoolEnv.step`` result of each, by table, with the step
-        limit's truncation. All or nothing: when any table fails, every table is left as it
-        was (``PoolEnv._all_or_nothing``) and the error is raised."""
-        tables = self.tables
-        with ExitStack() as stack:
-            for i in which:
-                stack.enter_context(tables[i]._all_or_nothing())
-            begun = {i: tables[i].begin_step(a) for i, a in zip(which, actions)}
-            staged = {i: tables[i].stage_move(a) for i, a in zip(which, actions) if not tables[i]._done}
-            decisions = {i: record.decision for i, record in self._finish(staged, begun, opponent=False).items()}
-            while True:
-                moving = [i for i in which if tables[i].opponent_to_act()]
-                if not moving:
-                    break
-                staged = {i: tables[i].stage_opponent_move(begun[i][0]) for i in moving}
-                self._finish(staged, begun, opponent=True)
-        results = {}
-        for i in which:
-            obs, reward, terminated, truncated, info = tables[i].end_step(*begun[i], decisions.get(i))
-            self._elapsed[i] += 1
-            if self.max_episode_steps is not None and self._elapsed[i] >= self.max_episode_steps:
-                truncated = True  # as gymnasium.wrappers.TimeLimit
-            results[i] = (obs, reward, terminated, truncated, info)
-        return results
+        """Step the tables ``which`` with ``actions`` (one each), their shots simulated in
+        one call: each one's step result (observation, reward, terminated, truncated, info)
+        by table, with the step limit's truncation. All or nothing: when any table fails,
+        every table is left as it was and the error is raised."""
+        raise NotImplementedError
 
-    def _finish(self, staged: dict[int, StagedMove], begun: dict[int, tuple[list[Outcome], float]],
-                opponent: bool) -> dict[int, MoveRecord]:
-        """Simulate the staged shots of all tables in one call, then finish each table's
-        move (the rules' verdict, the next state), its outcome added to its step's; the
-        moves' records, by table."""
-        shots = [(i, s.shot) for i, s in staged.items() if s.shot is not None]
-        results = dict(zip([i for i, _ in shots], self.simulator.simulate_layouts([s for _, s in shots])))
-        records = {}
-        for i, move in staged.items():
-            table = self.tables[i]
-            finish = table.finish_opponent_move if opponent else table.finish_move
-            record = records[i] = finish(move, results.get(i))
-            if record.outcome is not None:
-                begun[i][0].append(record.outcome)
-        return records
+    def _limited(self, i: int, result: tuple) -> tuple:
+        """Table ``i``'s step ``result`` counted against the step limit (truncated at it, as
+        ``gymnasium.wrappers.TimeLimit``)."""
+        obs, reward, terminated, truncated, info = result
+        self._elapsed[i] += 1
+        if self.max_episode_steps is not None and self._elapsed[i] >= self.max_episode_steps:
+            truncated = True
+        return obs, reward, terminated, truncated, info
 
     def _seeds(self, seed) -> list[int | None]:
         if seed is None:
@@ -217,3 +194,69 @@ class BatchedPoolEnv(VectorEnv):
     def _stack(self, observations: list):
         out = create_empty_array(self.single_observation_space, self.num_envs)
         return concatenate(self.single_observation_space, observations, out)
+
+
+class BatchedPoolEnv(BatchedTables):
+    """``num_envs`` tables of ``PoolEnv(**kwargs)`` stepped together (module docstring)."""
+
+    table_class = PoolEnv
+
+    def play_tables(self, which: list[int], actions: list) -> dict[int, tuple]:
+        """Step the tables ``which`` with ``actions`` (one each), every round of their shots
+        simulated in one call: the ``PoolEnv.step`` result of each, by table, with the step
+        limit's truncation. All or nothing: when any table fails, every table is left as it
+        was (``PoolEnv._all_or_nothing``) and the error is raised."""
+        tables = self.tables
+        with ExitStack() as stack:
+            for i in which:
+                stack.enter_context(tables[i]._all_or_nothing())
+            begun = {i: tables[i].begin_step(a) for i, a in zip(which, actions)}
+            staged = {i: tables[i].stage_move(a) for i, a in zip(which, actions) if not tables[i]._done}
+            decisions = {i: record.decision for i, record in self._finish(staged, begun, opponent=False).items()}
+            while True:
+                moving = [i for i in which if tables[i].opponent_to_act()]
+                if not moving:
+                    break
+                staged = {i: tables[i].stage_opponent_move(begun[i][0]) for i in moving}
+                self._finish(staged, begun, opponent=True)
+        return {i: self._limited(i, tables[i].end_step(*begun[i], decisions.get(i))) for i in which}
+
+    def _finish(self, staged: dict[int, StagedMove], begun: dict[int, tuple[list[Outcome], float]],
+                opponent: bool) -> dict[int, MoveRecord]:
+        """Simulate the staged shots of all tables in one call, then finish each table's
+        move (the rules' verdict, the next state), its outcome added to its step's; the
+        moves' records, by table."""
+        shots = [(i, s.shot) for i, s in staged.items() if s.shot is not None]
+        results = dict(zip([i for i, _ in shots], self.simulator.simulate_layouts([s for _, s in shots])))
+        records = {}
+        for i, move in staged.items():
+            table = self.tables[i]
+            finish = table.finish_opponent_move if opponent else table.finish_move
+            record = records[i] = finish(move, results.get(i))
+            if record.outcome is not None:
+                begun[i][0].append(record.outcome)
+        return records
+
+
+class BatchedPotBallEnv(BatchedTables):
+    """``num_envs`` tables of ``PotBallEnv(**kwargs)`` (the drill) stepped together: each
+    table's shot staged (``PotBallEnv.stage_shot``: the action validated and decoded, the
+    noise drawn from its generator), all shots simulated in one call, each table's step
+    finished (``PotBallEnv.finish_shot``). Table ``i`` gives exactly what ``gym.make(id)``
+    gives from the same seed and actions."""
+
+    table_class = PotBallEnv
+
+    def play_tables(self, which: list[int], actions: list) -> dict[int, tuple]:
+        """``BatchedTables.play_tables``: every table's one shot in one call."""
+        tables = self.tables
+        generators = [(tables[i].np_random, tables[i].np_random.bit_generator.state) for i in which]
+        try:
+            staged = [tables[i].stage_shot(a) for i, a in zip(which, actions)]
+            results = self.simulator.simulate_layouts(staged)
+        except BaseException:
+            # Staging draws noise: a refused action leaves every generator as it was.
+            for generator, state in generators:
+                generator.bit_generator.state = state
+            raise
+        return {i: self._limited(i, tables[i].finish_shot(result)) for i, result in zip(which, results)}

@@ -16,7 +16,7 @@ from poolgym.envs.observations import flatten_observation, observation_spaces, o
 from poolgym.envs.pool_env import make_table
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.numbers import quote, real, seed as check_seed
-from poolgym.physics import ShotResult, Simulator
+from poolgym.physics import Shot, ShotResult, Simulator
 from poolgym.physics.invariants import random_layout
 from poolgym.render.animation import Motion, Still
 from poolgym.render.geometry import in_hand_spot
@@ -157,13 +157,25 @@ class PotBallEnv(RenderMixin, gym.Env):
         return self._observation(), {"target": self.target}
 
     def step(self, action):
+        staged = self.stage_shot(action)
+        return self.finish_shot(self.simulator.simulate_executed(*staged, trajectories=self.render_mode is not None))
+
+    def stage_shot(self, action) -> tuple[dict[int, tuple[float, float]], Shot]:
+        """The first phase of ``step``: ``action`` validated and decoded, its layout and its
+        shot as executed (the noise drawn from the env's generator); nothing else changes
+        until ``finish_shot``. In between the shot is simulated, here or with other tables'
+        shots in one call (``Simulator.simulate_layouts``)."""
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before step()")
         action = self.mapper.validate(action)
         move = self.mapper.decode(action, self.state, self.rules)
         rng = self.np_random if not self.simulator.noise.is_zero else None
-        result = self.simulator.simulate(self.state.positions, move.shot, rng=rng,
-                                         trajectories=self.render_mode is not None)
+        shot = self.simulator.executed([move.shot], rng)[0]
+        return self.simulator.validate_layout(self.state.positions), shot
+
+    def finish_shot(self, result: ShotResult):
+        """The last phase of ``step``: the simulated shot's ``result`` judged, the step's
+        observation, reward, flags and info."""
         self._last_result = result
         off_table = tuple(sorted(result.off_table))
         potted = self.target in result.pocketed

@@ -1,5 +1,6 @@
 """The batched game envs for stable-baselines3 and sb3-contrib: ``BatchedSB3VecEnv`` is
-an SB3 ``VecEnv`` over ``poolgym.envs.batched.BatchedPoolEnv``, with SB3's autoreset (a
+an SB3 ``VecEnv`` over a batched env (``poolgym.envs.batched``: ``BatchedPoolEnv``,
+``BatchedPotBallEnv``), with SB3's autoreset (a
 table whose episode ends is reset in the same step, its last observation in
 ``info["terminal_observation"]``, ``info["TimeLimit.truncated"]`` when the step limit cut
 it) and the tables' ``action_masks`` for ``MaskablePPO``::
@@ -20,14 +21,14 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from poolgym.envs.batched import BatchedPoolEnv
+from poolgym.envs.batched import BatchedTables
 
 
 def make_sb3_vec_env(env_id: str, num_envs: int, seed: int | None = None, **kwargs: Any) -> "BatchedSB3VecEnv":
     """``BatchedSB3VecEnv`` of ``gym.make_vec(env_id, num_envs, **kwargs)`` (a batched id),
     its tables seeded ``seed + i`` at the first reset."""
     batched = gym.make_vec(env_id, num_envs=num_envs, **kwargs)
-    if not isinstance(batched, BatchedPoolEnv):
+    if not isinstance(batched, BatchedTables):
         raise ValueError(f"{env_id!r} has no batched form; wrap gym.make({env_id!r}) in SB3's DummyVecEnv instead")
     venv = BatchedSB3VecEnv(batched)
     if seed is not None:
@@ -36,9 +37,9 @@ def make_sb3_vec_env(env_id: str, num_envs: int, seed: int | None = None, **kwar
 
 
 class BatchedSB3VecEnv(VecEnv):
-    """An SB3 ``VecEnv`` over a ``BatchedPoolEnv`` (module docstring)."""
+    """An SB3 ``VecEnv`` over a batched env (module docstring)."""
 
-    def __init__(self, batched: BatchedPoolEnv) -> None:
+    def __init__(self, batched: BatchedTables) -> None:
         self.batched = batched
         super().__init__(batched.num_envs, batched.single_observation_space, batched.single_action_space)
         self._actions = None
@@ -73,7 +74,7 @@ class BatchedSB3VecEnv(VecEnv):
         return self._stack(observations), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
-        """Every table's action masks, stacked (``PoolEnv.action_masks``)."""
+        """Every table's action masks, stacked (each table's ``action_masks``)."""
         return np.stack([table.action_masks() for table in self.batched.tables])
 
     def close(self) -> None:
@@ -91,7 +92,7 @@ class BatchedSB3VecEnv(VecEnv):
                 for i in self._get_indices(indices)]
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]  # the tables are bare PoolEnvs
+        return [False for _ in self._get_indices(indices)]  # the tables are bare envs
 
     def _stack(self, observations: list):
         if isinstance(observations[0], dict):

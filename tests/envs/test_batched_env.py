@@ -10,7 +10,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import poolgym  # noqa: F401
-from poolgym.envs.batched import BatchedPoolEnv
+from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv, BatchedTables
 
 
 def _table_info(infos: dict, i: int) -> dict:
@@ -55,7 +55,7 @@ def _play_both(env_id: str, seeds: list[int], steps: int, policy: str, max_episo
     side, asserting every table's results equal; the number of episode ends met."""
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     vec = gym.make_vec(env_id, num_envs=len(seeds), **limit, **kwargs)
-    assert isinstance(vec, BatchedPoolEnv)
+    assert isinstance(vec, BatchedTables)
     singles = [gym.make(env_id, **limit, **kwargs) for _ in seeds]
     obs, infos = vec.reset(seed=seeds)
     expected = [env.reset(seed=s) for env, s in zip(singles, seeds)]
@@ -103,7 +103,7 @@ def test_make_vec_gives_the_batched_env_and_sync_still_wraps():
         wrapped = gym.make_vec("poolgym/NineBall-v1", num_envs=2, vectorization_mode=mode)
         assert not isinstance(wrapped, BatchedPoolEnv)
         wrapped.close()
-    assert gym.spec("poolgym/PotBall-v1").vector_entry_point is None  # a different env: wrapped
+    assert isinstance(gym.make_vec("poolgym/PotBall-v1", num_envs=2), BatchedPotBallEnv)
 
 
 @pytest.mark.parametrize("num_envs", [1, 4, 9, 16])
@@ -129,6 +129,32 @@ def test_solo_and_other_games_are_the_single_env():
     _play_both("poolgym/NineBallSolo-v1", [9501, 9502, 9503], 30, "random")
     for env_id in ("poolgym/EightBall-v1", "poolgym/TenBall-v1", "poolgym/StraightPool-v1", "poolgym/NineBall-v0"):
         _play_both(env_id, [9601, 9602], 8, "random")
+
+
+@pytest.mark.parametrize("mode", ["aim", "choice_discrete"])
+def test_the_pot_ball_drill_is_the_single_env(mode):
+    # One shot an episode: every other vector step resets every table (NEXT_STEP).
+    policy = "masked" if mode == "choice_discrete" else "random"
+    ends = _play_both("poolgym/PotBall-v1", [4401 + k for k in range(12)], 40, policy, action_mode=mode,
+                      obs_mode="flat", shaping=True)
+    assert ends == 12 * 20
+    _play_both("poolgym/PotBall-v0", [4501, 4502, 4503], 10, "random", n_balls=(3, 15))
+
+
+def test_a_refused_pot_ball_action_leaves_every_generator_as_it_was():
+    vec = gym.make_vec("poolgym/PotBall-v1", num_envs=3, action_mode="choice_discrete")
+    single = gym.make("poolgym/PotBall-v1", action_mode="choice_discrete")
+    vec.reset(seed=[1, 2, 3])
+    masks = vec.action_masks()
+    nvec = vec.single_action_space.nvec
+    good = [[int(np.flatnonzero(p)[0]) for p in np.split(row, np.cumsum(nvec)[:-1])] for row in masks]
+    bad = [row[:] for row in good]
+    bad[2][0] = int(np.flatnonzero(~np.split(masks[2], np.cumsum(nvec)[:-1])[0])[0])  # a slot not offered
+    with pytest.raises(ValueError):
+        vec.step(np.array(bad))
+    obs, *_ = vec.step(np.array(good))
+    single.reset(seed=1)
+    assert np.array_equal(single.step(np.array(good[0]))[0]["balls"], obs["balls"][0])
 
 
 def test_a_bad_action_leaves_every_table_as_it_was():
@@ -197,7 +223,12 @@ def test_bench_envs_batched_reports_the_three_side_by_side(tmp_path, capsys):
     assert [r["num_envs"] for r in rows] == [1, 2]
     assert all(r[f"{k}_steps_per_s"] > 0 for r in rows for k in ("single", "sync", "batched"))
     assert main(["bench-envs", "--batched", "0"]) == 2
-    assert main(["bench-envs", "--batched", "2", "--env", "poolgym/PotBall-v1"]) == 2
+    # An id registered without a vector_entry_point (a variant's, say) has nothing to bench.
+    gym.register("poolgym/UnbatchedDrill-v0", entry_point="poolgym.envs.practice:PotBallEnv")
+    try:
+        assert main(["bench-envs", "--batched", "2", "--env", "poolgym/UnbatchedDrill-v0"]) == 2
+    finally:
+        del gym.registry["poolgym/UnbatchedDrill-v0"]
     err = capsys.readouterr().err
     assert "--batched must be comma-separated table counts" in err and "has no batched form" in err
 
