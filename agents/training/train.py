@@ -300,14 +300,38 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
     a self-play league when configured, with return normalisation when configured
     (starting from ``resumed`` statistics); with ``append`` its monitor CSVs go on from the
     ones in ``out`` (a continued run)."""
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
     league = None
     if cfg.self_play is not None:
         sp = cfg.self_play
         league = {"ladder": sp.ladder, "league_size": sp.league_size, "ladder_share": sp.ladder_share}
     monitor = out / "monitor" / (f"stage{k}" if len(cfg.stage_list()) > 1 else "")
+    if cfg.vec_env == "batched":
+        vec_env = _batched_vec_env(cfg, stage, k, monitor, append)
+    else:
+        vec_env = _wrapped_vec_env(cfg, stage, k, monitor, observe, league, append)
+    if cfg.normalize_reward:
+        vec_env = return_norm.wrap(vec_env, float(cfg.hyperparameters.get("gamma", 0.99)), resumed)
+    return vec_env
+
+
+def _batched_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, append: bool):
+    """``vec_env: batched``: the stage's id natively batched (``gym.make_vec``, one process),
+    its tables monitored as ``make_vec_env`` monitors envs; the same steps, seeds and files
+    as ``vec_env: dummy``. The config has no curriculum or league (``parse_config``)."""
+    from poolgym.agents.training.table_monitor import TableMonitor
+    from poolgym.envs.sb3_vec_env import make_sb3_vec_env
+
+    venv = make_sb3_vec_env(stage.env_id, cfg.n_envs, seed=cfg.seed + 10_000 * k, **_env_kwargs(stage))
+    return TableMonitor(venv, str(monitor), stage.env_id, override_existing=not append)
+
+
+def _wrapped_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, observe, league: dict | None,
+                     append: bool):
+    """SB3's vectorization of one env per id (``vec_env``: subproc, split or dummy), each
+    env monitored."""
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
     if cfg.n_envs > 1 and cfg.vec_env == "subproc":
         make, vec_env_cls = functools.partial(make_worker_env, gym.spec(stage.env_id), observe, league), SubprocVecEnv
     elif cfg.n_envs > 1 and cfg.vec_env == "split":
@@ -317,12 +341,9 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
         make, vec_env_cls = functools.partial(make_env, gym.spec(stage.env_id), observe, league), SplitVecEnv
     else:
         make, vec_env_cls = functools.partial(make_env, stage.env_id, observe, league), DummyVecEnv
-    vec_env = make_vec_env(make, n_envs=cfg.n_envs, seed=cfg.seed + 10_000 * k, env_kwargs=_env_kwargs(stage),
-                           monitor_dir=str(monitor), monitor_kwargs={"override_existing": not append},
-                           vec_env_cls=vec_env_cls)
-    if cfg.normalize_reward:
-        vec_env = return_norm.wrap(vec_env, float(cfg.hyperparameters.get("gamma", 0.99)), resumed)
-    return vec_env
+    return make_vec_env(make, n_envs=cfg.n_envs, seed=cfg.seed + 10_000 * k, env_kwargs=_env_kwargs(stage),
+                        monitor_dir=str(monitor), monitor_kwargs={"override_existing": not append},
+                        vec_env_cls=vec_env_cls)
 
 
 def _fused_updates(policy) -> None:

@@ -43,6 +43,8 @@ class BatchedSB3VecEnv(VecEnv):
         self.batched = batched
         super().__init__(batched.num_envs, batched.single_observation_space, batched.single_action_space)
         self._actions = None
+        # The last step's rewards as the tables gave them (the step returns them as float32).
+        self.step_rewards = np.zeros(batched.num_envs)
 
     def reset(self):
         seeds, options = self._seeds, self._options
@@ -59,7 +61,7 @@ class BatchedSB3VecEnv(VecEnv):
         actions = list(gym.vector.utils.iterate(self.batched.action_space, self._actions))
         played = self.batched.play_tables(list(range(self.num_envs)), actions)
         observations, infos = [], []
-        rewards = np.zeros(self.num_envs, np.float32)
+        rewards = np.zeros(self.num_envs)
         dones = np.zeros(self.num_envs, bool)
         for i in range(self.num_envs):
             obs, reward, terminated, truncated, info = played[i]
@@ -71,7 +73,8 @@ class BatchedSB3VecEnv(VecEnv):
                 obs, _ = self.batched.reset_table(i)
             observations.append(obs)
             infos.append(info)
-        return self._stack(observations), rewards, dones, infos
+        self.step_rewards = rewards
+        return self._stack(observations), rewards.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:
         """Every table's action masks, stacked (each table's ``action_masks``)."""
