@@ -318,11 +318,10 @@ def _batched_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, appe
     """``vec_env: batched``: the stage's id natively batched (``gym.make_vec``, one process),
     its tables monitored as ``make_vec_env`` monitors envs; the same steps, seeds and files
     as ``vec_env: dummy``. The config has no curriculum or league (``parse_config``)."""
-    from poolgym.agents.training.table_monitor import TableMonitor
     from poolgym.envs.sb3_vec_env import make_sb3_vec_env
 
-    venv = make_sb3_vec_env(stage.env_id, cfg.n_envs, seed=cfg.seed + 10_000 * k, **_env_kwargs(stage))
-    return TableMonitor(venv, str(monitor), stage.env_id, override_existing=not append)
+    return make_sb3_vec_env(stage.env_id, cfg.n_envs, seed=cfg.seed + 10_000 * k, monitor_dir=str(monitor),
+                            override_existing=not append, **_env_kwargs(stage))
 
 
 def _wrapped_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, observe, league: dict | None,
