@@ -13,6 +13,7 @@ bit, as with ``vec_env: dummy``.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import signal
 import sys
@@ -33,8 +34,13 @@ def _masks(venv: DummyVecEnv, masked: bool):
     return np.stack(venv.env_method(MASKS)) if masked else None
 
 
-def _worker(conn, env_fns: CloudpickleWrapper, masked: bool) -> None:
-    """The worker's loop: a ``DummyVecEnv`` of its envs, answering the parent's commands.
+def _dummy_half(env_fns: list[Callable[[], gym.Env]], first: int, count: int) -> DummyVecEnv:
+    """A ``DummyVecEnv`` of ``env_fns[first:first + count]``: one half of a ``SplitVecEnv``."""
+    return DummyVecEnv(env_fns[first:first + count])
+
+
+def _worker(conn, make_half: CloudpickleWrapper, masked: bool) -> None:
+    """The worker's loop: its half of the envs (``make_half``), answering the parent's commands.
     Ctrl-C is left to the training process, which closes the worker; an exception is sent
     back (its traceback as text) for the training process to raise."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -48,7 +54,7 @@ def _worker(conn, env_fns: CloudpickleWrapper, masked: bool) -> None:
         command, data = conn.recv()
         try:
             if command == "make":
-                venv = DummyVecEnv(env_fns.var)
+                venv = make_half.var()
                 reply = None
             elif command == "step":
                 reply = (*venv.step(data), _masks(venv, masked))
@@ -79,20 +85,35 @@ class SplitVecEnv(VecEnv):
     def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], start_method: str | None = None) -> None:
         if not env_fns:
             raise ValueError("SplitVecEnv needs at least one env function")
-        count = len(env_fns) - len(env_fns) // 2
-        self.local = DummyVecEnv(list(env_fns[:count]))
+        self._start(len(env_fns), functools.partial(_dummy_half, list(env_fns)), start_method)
+
+    @classmethod
+    def of_halves(cls, num_envs: int, make_half: Callable[[int, int], VecEnv],
+                  start_method: str | None = None) -> "SplitVecEnv":
+        """``num_envs`` envs whose halves are ``VecEnv``s of their own: ``make_half(first,
+        count)`` gives envs ``first`` .. ``first + count - 1`` (a batched env's tables, say),
+        called here for the first half and in the worker for the second."""
+        if num_envs < 1:
+            raise ValueError("SplitVecEnv needs at least one env")
+        venv = cls.__new__(cls)
+        venv._start(num_envs, make_half, start_method)
+        return venv
+
+    def _start(self, num_envs: int, make_half: Callable[[int, int], VecEnv], start_method: str | None) -> None:
+        count = num_envs - num_envs // 2
+        self.local = make_half(0, count)
         self.count = count
         self.masked = self.local.has_attr(MASKS)
         self.closed = False
-        self._remote_fns = list(env_fns[count:])
+        self._remote = num_envs > count
         self._conn = self._process = None
         self._actions = None
         self._cached_masks = None
-        if self._remote_fns:
+        if self._remote:
             ctx = mp.get_context(start_method or _default_start_method())
             self._conn, child = ctx.Pipe()
-            self._process = ctx.Process(target=_worker, args=(child, CloudpickleWrapper(self._remote_fns), self.masked),
-                                        daemon=True)
+            half = CloudpickleWrapper(functools.partial(make_half, count, num_envs - count))
+            self._process = ctx.Process(target=_worker, args=(child, half, self.masked), daemon=True)
             self._process.start()
             child.close()
             try:
@@ -102,7 +123,7 @@ class SplitVecEnv(VecEnv):
                 self.local.close()
                 raise
         # Last: VecEnv reads the envs' render modes through ``get_attr``.
-        super().__init__(len(env_fns), self.local.observation_space, self.local.action_space)
+        super().__init__(num_envs, self.local.observation_space, self.local.action_space)
 
     # ------------------------------------------------------------------ the worker
     def _send(self, command: str, data: Any) -> None:
@@ -125,12 +146,12 @@ class SplitVecEnv(VecEnv):
     def reset(self):
         local_seeds, remote_seeds = self._seeds[:self.count], self._seeds[self.count:]
         local_options, remote_options = self._options[:self.count], self._options[self.count:]
-        if self._remote_fns:
+        if self._remote:
             self._send("reset", (remote_seeds, remote_options))
         self.local._seeds, self.local._options = local_seeds, local_options
         obs = self.local.reset()
         infos, masks = list(self.local.reset_infos), _masks(self.local, self.masked)
-        if self._remote_fns:
+        if self._remote:
             remote_obs, remote_infos, remote_masks = self._receive()
             obs, infos = _joined(obs, remote_obs), infos + remote_infos
             masks = None if masks is None else np.concatenate([masks, remote_masks])
@@ -143,13 +164,13 @@ class SplitVecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
         self._cached_masks = None
-        if self._remote_fns:
+        if self._remote:
             self._send("step", actions[self.count:])
 
     def step_wait(self):
         obs, rewards, dones, infos = self.local.step(self._actions[:self.count])
         masks = _masks(self.local, self.masked)
-        if self._remote_fns:
+        if self._remote:
             remote_obs, remote_rewards, remote_dones, remote_infos, remote_masks = self._receive()
             obs = _joined(obs, remote_obs)
             rewards, dones = np.concatenate([rewards, remote_rewards]), np.concatenate([dones, remote_dones])
@@ -174,12 +195,12 @@ class SplitVecEnv(VecEnv):
 
     def get_images(self) -> Sequence[np.ndarray | None]:
         images = list(self.local.get_images())
-        return images + list(self._call("get_images", ((), {}))) if self._remote_fns else images
+        return images + list(self._call("get_images", ((), {}))) if self._remote else images
 
     def has_attr(self, attr_name: str) -> bool:
         """Whether every env has ``attr_name``, asked in each process (the attribute itself,
         a bound method say, is not sent across)."""
-        return self.local.has_attr(attr_name) and (not self._remote_fns or self._call("has_attr", ((attr_name,), {})))
+        return self.local.has_attr(attr_name) and (not self._remote or self._call("has_attr", ((attr_name,), {})))
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
         return self._both("get_attr", (attr_name,), {}, indices)

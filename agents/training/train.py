@@ -305,7 +305,7 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
         sp = cfg.self_play
         league = {"ladder": sp.ladder, "league_size": sp.league_size, "ladder_share": sp.ladder_share}
     monitor = out / "monitor" / (f"stage{k}" if len(cfg.stage_list()) > 1 else "")
-    if cfg.vec_env == "batched":
+    if cfg.vec_env in ("batched", "batched_split"):
         vec_env = _batched_vec_env(cfg, stage, k, monitor, append)
     else:
         vec_env = _wrapped_vec_env(cfg, stage, k, monitor, observe, league, append)
@@ -315,13 +315,31 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
 
 
 def _batched_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, append: bool):
-    """``vec_env: batched``: the stage's id natively batched (``gym.make_vec``, one process),
-    its tables monitored as ``make_vec_env`` monitors envs; the same steps, seeds and files
-    as ``vec_env: dummy``. The config has no curriculum or league (``parse_config``)."""
+    """``vec_env: batched``: the stage's id natively batched (``gym.make_vec``), in the
+    training process; ``batched_split``: its tables in two batched halves, one here and one in
+    a worker, stepping at the same time (``SplitVecEnv.of_halves``). Its tables are monitored
+    as ``make_vec_env`` monitors envs: the same steps, seeds and files as ``vec_env: dummy``.
+    The config has no curriculum or league (``parse_config``)."""
+    # From the spec, as a worker started afresh (not forked) must make it.
+    make_half = functools.partial(_batched_half, gym.spec(stage.env_id), str(monitor), not append,
+                                  _env_kwargs(stage))
+    if cfg.vec_env == "batched" or cfg.n_envs == 1:
+        venv = make_half(0, cfg.n_envs)
+    else:
+        from poolgym.agents.training.split_vec_env import SplitVecEnv
+
+        venv = SplitVecEnv.of_halves(cfg.n_envs, make_half)
+    venv.seed(cfg.seed + 10_000 * k)
+    return venv
+
+
+def _batched_half(spec: gym.envs.registration.EnvSpec, monitor: str, override_existing: bool, kwargs: dict,
+                  first: int, count: int):
+    """Tables ``first`` .. ``first + count - 1`` of a batched training env (``_batched_vec_env``)."""
     from poolgym.envs.sb3_vec_env import make_sb3_vec_env
 
-    return make_sb3_vec_env(stage.env_id, cfg.n_envs, seed=cfg.seed + 10_000 * k, monitor_dir=str(monitor),
-                            override_existing=not append, **_env_kwargs(stage))
+    return make_sb3_vec_env(spec, count, monitor_dir=monitor, first_index=first,
+                            override_existing=override_existing, **kwargs)
 
 
 def _wrapped_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, observe, league: dict | None,

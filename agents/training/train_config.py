@@ -14,7 +14,7 @@ evaluation schedule::
     total_steps: 40000
     seed: 0
     n_envs: 1                           # envs stepped together (the policy's batch)
-    vec_env: subproc                    # n_envs > 1: subproc (a process each), dummy (in turn, here), split (half here, half in one worker) or batched (gym.make_vec's batched env, here)
+    vec_env: subproc                    # n_envs > 1: subproc (a process each), dummy (in turn, here), split (half here, half in one worker), batched (gym.make_vec's batched env, here) or batched_split (two batched halves, as split)
     checkpoint_every: 10000             # steps; 0 = no checkpoints
     eval:
       every_steps: 5000                 # 0 = only the final evaluation
@@ -80,7 +80,7 @@ from poolgym.yaml_files import load_yaml_file
 ALGORITHMS = ("PPO", "SAC", "TD3", "MaskablePPO", "BC", "CQL")
 # How n_envs > 1 envs are stepped: "subproc", one process each (SubprocVecEnv), or "dummy",
 # all in the training process in turn (DummyVecEnv: no start-up or pipe cost per step).
-VEC_ENVS = ("subproc", "dummy", "split", "batched")
+VEC_ENVS = ("subproc", "dummy", "split", "batched", "batched_split")
 MASKED_ALGORITHMS = ("MaskablePPO",)
 # The policies a config may name: SB3's own, and poolgym's stroke scorer for choice_canonical
 # with the lookahead observation (``poolgym.agents.training.canonical_policy``).
@@ -556,9 +556,9 @@ def parse_config(data: dict, source: str = "<dict>", trusted: bool = False) -> T
     _at_least(top["n_envs"], 1, "n_envs", source)
     if top["vec_env"] not in VEC_ENVS:
         raise ValueError(f"{source}: key 'vec_env' must be one of {list(VEC_ENVS)}, got {top['vec_env']!r}")
-    if top["vec_env"] == "batched" and (top["stages"] or top["self_play"] is not None):
-        raise ValueError(f"{source}: vec_env 'batched' steps the env of key 'env' alone: it takes no 'stages' "
-                         f"or 'self_play' (use vec_env dummy, split or subproc)")
+    if top["vec_env"] in ("batched", "batched_split") and (top["stages"] or top["self_play"] is not None):
+        raise ValueError(f"{source}: vec_env {top['vec_env']!r} steps the env of key 'env' alone: it takes no "
+                         f"'stages' or 'self_play' (use vec_env dummy, split or subproc)")
     _at_least(top["checkpoint_every"], 0, "checkpoint_every", source)
     _at_least(ev["every_steps"], 0, "eval.every_steps", source)
     _at_least(ev["episodes"], 1, "eval.episodes", source)

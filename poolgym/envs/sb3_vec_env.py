@@ -29,14 +29,15 @@ from stable_baselines3.common.vec_env import VecEnv
 from poolgym.envs.batched import BatchedTables
 
 
-def make_sb3_vec_env(env_id: str, num_envs: int, seed: int | None = None, monitor_dir: str | None = None,
+def make_sb3_vec_env(env_id: str | gym.envs.registration.EnvSpec, num_envs: int, seed: int | None = None, monitor_dir: str | None = None,
                      first_index: int = 0, override_existing: bool = True, **kwargs: Any) -> "BatchedSB3VecEnv":
     """``BatchedSB3VecEnv`` of ``gym.make_vec(env_id, num_envs, **kwargs)`` (a batched id),
     its tables seeded ``seed + i`` at the first reset; ``monitor_dir`` and the rest as
     ``BatchedSB3VecEnv``'s."""
     batched = gym.make_vec(env_id, num_envs=num_envs, **kwargs)
     if not isinstance(batched, BatchedTables):
-        raise ValueError(f"{env_id!r} has no batched form; wrap gym.make({env_id!r}) in SB3's DummyVecEnv instead")
+        name = env_id if isinstance(env_id, str) else env_id.id
+        raise ValueError(f"{name!r} has no batched form; wrap gym.make({name!r}) in SB3's DummyVecEnv instead")
     venv = BatchedSB3VecEnv(batched, monitor_dir, first_index, override_existing)
     if seed is not None:
         venv.seed(seed)
@@ -67,8 +68,10 @@ class BatchedSB3VecEnv(VecEnv):
 
     def reset(self):
         seeds, options = self._seeds, self._options
-        observations = [self.batched.reset_table(i, seed=seeds[i], options=options[i] or None)[0]
-                        for i in range(self.num_envs)]
+        observations = []
+        for i in range(self.num_envs):
+            obs, self.reset_infos[i] = self.batched.reset_table(i, seed=seeds[i], options=options[i] or None)
+            observations.append(obs)
         self._episode_rewards = [[] for _ in range(self.num_envs)]
         self._reset_seeds()
         self._reset_options()

@@ -1,6 +1,7 @@
-"""``vec_env: batched`` trains on ``gym.make_vec``'s batched env: the same model, to the
-last bit, and the same monitor files as ``vec_env: dummy`` from the same config (the tables
-give what the single envs give, seeded alike), and it refuses what it cannot batch."""
+"""``vec_env: batched`` (and ``batched_split``, two batched halves in two processes) trains
+on ``gym.make_vec``'s batched env: the same model, to the last bit, and the same monitor
+files as ``vec_env: dummy`` from the same config (the tables give what the single envs give,
+seeded alike), and it refuses what it cannot batch."""
 
 from pathlib import Path
 
@@ -31,20 +32,23 @@ def _rows(monitor: Path) -> dict[str, list[tuple[str, str]]]:
 
 
 def test_batched_training_is_dummy_training_to_the_last_bit(tmp_path):
-    runs = {kind: tmp_path / kind for kind in ("dummy", "batched")}
+    runs = {kind: tmp_path / kind for kind in ("dummy", "batched", "batched_split")}
     for kind, out in runs.items():
         train(_recipe(kind), out=out, evaluate=False)
-    dummy, batched = (load_model(str(out / "model.zip"), "MaskablePPO") for out in runs.values())
-    want, got = dummy.policy.state_dict(), batched.policy.state_dict()
-    assert want.keys() == got.keys() and all(torch.equal(want[k], got[k]) for k in want)
+    dummy, *batched = (load_model(str(out / "model.zip"), "MaskablePPO") for out in runs.values())
+    want = dummy.policy.state_dict()
+    for model in batched:
+        got = model.policy.state_dict()
+        assert want.keys() == got.keys() and all(torch.equal(want[k], got[k]) for k in want)
     rows = _rows(runs["dummy"] / "monitor")
     assert len(rows) == 4 and sum(len(r) for r in rows.values()) > 0
-    assert _rows(runs["batched"] / "monitor") == rows
+    assert _rows(runs["batched"] / "monitor") == rows and _rows(runs["batched_split"] / "monitor") == rows
 
 
 def test_batched_refuses_a_league_or_a_curriculum_in_one_line_before_a_folder_is_made(tmp_path):
     league = {"snapshot_every": 64, "league_size": 2, "ladder": ["legal-random"], "ladder_share": 0.5}
     for changes in ({"self_play": league}, {"stages": [{**_recipe("dummy")["env"], "steps": 256}]}):
-        with pytest.raises(ValueError, match="vec_env 'batched' steps the env of key 'env' alone"):
-            train(_recipe("batched", **changes), out=tmp_path / "run", evaluate=False)
+        for kind in ("batched", "batched_split"):
+            with pytest.raises(ValueError, match=f"vec_env '{kind}' steps the env of key 'env' alone"):
+                train(_recipe(kind, **changes), out=tmp_path / "run", evaluate=False)
         assert not (tmp_path / "run").exists()
