@@ -79,7 +79,9 @@ def train_rate(config: str, steps: int, seed: int = 0) -> dict[str, Any]:
     from poolgym.agents.training import train as training
     from poolgym.agents.training.train_config import load_config
 
+    # An absent key is written as None; the config's reader takes absent keys only.
     data = {k: v for k, v in load_config(config).to_dict().items() if v is not None and k != "curve"}
+    data["env"] = {k: v for k, v in data["env"].items() if v is not None}
     data.update(checkpoint_every=0, total_steps=steps)
     data["eval"]["every_steps"] = 0
     training.final_evaluation = lambda *args, **kwargs: []
