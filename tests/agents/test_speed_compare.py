@@ -68,12 +68,14 @@ def test_the_simulator_probe_times_a_bench_case_in_this_tree_and_a_commit():
     assert len(others) == 1 and row[speed_compare.CURRENT] > 0 and row[others[0]] > 0
 
 
-def test_bench_train_prints_training_and_env_steps_per_second(tmp_path, capsys):
+@pytest.mark.parametrize("recipe", ["nine_ball_maskable_ppo", "pot_ball_maskable_ppo"])
+def test_bench_train_prints_training_and_env_steps_per_second(tmp_path, capsys, recipe):
     """``poolgym bench-train`` on a tiny MaskablePPO config (outside the repository, so the
-    file is read as it is): the training and the env-alone tables, this tree's figures."""
+    file is read as it is): the training and the env-alone tables, this tree's figures; the
+    drill's recipe has no opponent (its env section was read back with ``opponent: None``)."""
     import yaml
 
-    config = yaml.safe_load((speed_compare.ROOT / "configs/train/nine_ball_maskable_ppo.yaml").read_text())
+    config = yaml.safe_load((speed_compare.ROOT / f"configs/train/{recipe}.yaml").read_text())
     config["hyperparameters"].update(n_steps=16, batch_size=16, n_epochs=1, policy_kwargs={"net_arch": [8]})
     config.update(n_envs=2, vec_env="dummy")
     path = tmp_path / "tiny.yaml"
