@@ -10,87 +10,14 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import poolgym  # noqa: F401
-from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv, BatchedTables
-
-
-def _table_info(infos: dict, i: int) -> dict:
-    """Table ``i``'s info out of the vector env's stacked infos (``key`` and its ``_key`` mask)."""
-    info = {}
-    for key, value in infos.items():
-        if key.startswith("_"):
-            continue
-        if isinstance(value, dict):
-            if infos[f"_{key}"][i]:
-                info[key] = _table_info(value, i)
-        elif infos[f"_{key}"][i]:
-            info[key] = value[i]
-    return info
-
-
-def _same_obs(batched, i: int, single) -> bool:
-    if isinstance(single, dict):
-        return set(batched) == set(single) and all(_same_obs(batched[k], i, single[k]) for k in single)
-    row = batched[i]
-    return row.dtype == np.asarray(single).dtype and np.array_equal(row, single)
-
-
-def _same_info(got: dict, want: dict) -> bool:
-    if set(got) != set(want):
-        return False
-    for key, value in want.items():
-        if isinstance(value, dict):
-            if not _same_info(got[key], value):
-                return False
-        elif isinstance(value, (list, tuple)):
-            if list(got[key]) != list(value):
-                return False
-        elif got[key] != value:
-            return False
-    return True
+from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv
+from poolgym.envs.batched_check import BatchedMismatch, play_side_by_side, same_info, table_info
 
 
 def _play_both(env_id: str, seeds: list[int], steps: int, policy: str, max_episode_steps: int | None = None,
                **kwargs) -> int:
-    """Play ``steps`` steps of the batched env and of one ``gym.make`` env per seed side by
-    side, asserting every table's results equal; the number of episode ends met."""
-    limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
-    vec = gym.make_vec(env_id, num_envs=len(seeds), **limit, **kwargs)
-    assert isinstance(vec, BatchedTables)
-    singles = [gym.make(env_id, **limit, **kwargs) for _ in seeds]
-    obs, infos = vec.reset(seed=seeds)
-    expected = [env.reset(seed=s) for env, s in zip(singles, seeds)]
-    for i, (o, info) in enumerate(expected):
-        assert _same_obs(obs, i, o) and _same_info(_table_info(infos, i), info), (env_id, seeds[i], "reset")
-    rng = np.random.default_rng(seeds[0])
-    done = np.zeros(len(seeds), bool)
-    ends = 0
-    for step in range(steps):
-        if policy == "masked":
-            masks = vec.action_masks()
-            actions = []
-            for i, env in enumerate(singles):
-                if not done[i]:
-                    assert np.array_equal(masks[i], env.unwrapped.action_masks())
-                nvec = vec.single_action_space.nvec
-                parts = np.split(masks[i], np.cumsum(nvec)[:-1])
-                actions.append([rng.choice(np.flatnonzero(p)) if p.any() else 0 for p in parts])
-            actions = np.array(actions, dtype=vec.action_space.dtype)
-        else:
-            actions = rng.uniform(-1, 1, vec.action_space.shape).astype(vec.action_space.dtype) \
-                if hasattr(vec.action_space, "low") else rng.integers(0, vec.action_space.nvec)
-        obs, rewards, terminations, truncations, infos = vec.step(actions)
-        for i, env in enumerate(singles):
-            if done[i]:
-                (o, info), r, te, tr = env.reset(), 0.0, False, False
-            else:
-                o, r, te, tr, info = env.step(actions[i])
-            where = (env_id, seeds[i], step)
-            assert _same_obs(obs, i, o), where
-            assert rewards[i] == r and terminations[i] == te and truncations[i] == tr, where
-            assert _same_info(_table_info(infos, i), info), where
-            done[i] = te or tr
-        ends += int(np.sum(terminations | truncations))
-    return ends
+    """``play_side_by_side``: every table equal to its single env; the episode ends met."""
+    return play_side_by_side(env_id, seeds, steps, policy, max_episode_steps, **kwargs)["episode_ends"]
 
 
 def test_make_vec_gives_the_batched_env_and_sync_still_wraps():
@@ -157,6 +84,24 @@ def test_a_refused_pot_ball_action_leaves_every_generator_as_it_was():
     assert np.array_equal(single.step(np.array(good[0]))[0]["balls"], obs["balls"][0])
 
 
+def test_the_side_by_side_check_names_the_first_table_that_differs(monkeypatch):
+    played = BatchedPoolEnv.play_tables
+
+    def one_table_off(self, which, actions):
+        results = played(self, which, actions)
+        if 1 in results:  # table 1's observation one bit off
+            obs, *rest = results[1]
+            obs = obs.copy()
+            obs[0] = np.nextafter(obs[0], np.float32(2))
+            results[1] = (obs, *rest)
+        return results
+
+    monkeypatch.setattr(BatchedPoolEnv, "play_tables", one_table_off)
+    with pytest.raises(BatchedMismatch, match=r"NineBall-v1: the table seeded 702 differs from gym.make at step 0 "
+                                              r"\(observation\)"):
+        _play_both("poolgym/NineBall-v1", [701, 702], 2, "masked", action_mode="choice_discrete", obs_mode="flat")
+
+
 def test_a_bad_action_leaves_every_table_as_it_was():
     vec = gym.make_vec("poolgym/NineBall-v1", num_envs=3, action_mode="aim")
     vec.reset(seed=11)
@@ -203,7 +148,7 @@ def test_the_lookahead_entry_and_make_vec_sync_agree_with_the_batched_env():
     for _ in range(12):
         for a, b in zip(got[:-1], want[:-1]):
             assert all(np.array_equal(a[k], b[k]) for k in b) if isinstance(b, dict) else np.array_equal(a, b)
-        assert all(_same_info(_table_info(got[-1], i), _table_info(want[-1], i)) for i in range(3))
+        assert all(same_info(table_info(got[-1], i), table_info(want[-1], i)) for i in range(3))
         # Among what the masks offer: the masked modes refuse the rest (the mask is the contract).
         nvec = batched.single_action_space.nvec
         actions = np.array([[rng.choice(np.flatnonzero(p)) for p in np.split(masks, np.cumsum(nvec)[:-1])]
