@@ -128,7 +128,7 @@ class ActionMapper:
     # ------------------------------------------------------------------ decoding
     def decode(self, action: np.ndarray, state: GameState, rules: Ruleset) -> Decision | ShotMove:
         """The move ``action`` makes in ``state`` (a validated action)."""
-        a = dict(zip(self.components, plain_values(action)))
+        a = dict(zip(self.components, action))
         if state.pending is not None:
             choices = state.pending.choices
             choice = choices[bin_index(a["decision"], len(choices))]
@@ -198,8 +198,8 @@ class ActionMapper:
             a["safety"] = 1.0 if move.call.safety else -1.0
         action = np.array([a[c] for c in self.components], dtype=np.float64)
         # Mostly within the bounds already: then the clip would only copy it (NaN compares
-        # false and is clipped as before). One pass over the plain values, as in ``validate``.
-        if all(-1.0 <= v <= 1.0 for v in action.tolist()):
+        # false and is clipped as before).
+        if -1.0 <= action.min() and action.max() <= 1.0:
             return action
         return np.clip(action, -1.0, 1.0)
 
@@ -339,15 +339,6 @@ def real_array(action, components: tuple[str, ...], what: str) -> np.ndarray:
         raise ValueError(f"action must have shape ({len(components)},) "
                          f"({', '.join(components)}), got shape {given.shape}")
     return given
-
-
-def plain_values(action) -> list:
-    """The components of an action as ``zip`` reads them, as plain Python numbers where
-    that changes no value nor any arithmetic on it: a float64 array's (``tolist``, exact),
-    else the array's own items (NumPy scalars of another precision compute in it)."""
-    if type(action) is np.ndarray and action.dtype == np.float64 and action.ndim == 1:
-        return action.tolist()
-    return list(action)
 
 
 def bin_centre(index: int, n: int) -> float:

@@ -1,7 +1,7 @@
 """Staging a move takes fast paths for its common cases: a validated shot of plain floats, an
-action within its bounds, choice_discrete's bins read from a table, a float64 action decoded
-as plain floats, the noise drawn as one vector. Each gives exactly what the full checks and
-the scalar forms give: the same values to the last bit, the same messages, the same draws."""
+action within its bounds, choice_discrete's bins read from a table, the noise drawn as one
+vector. Each gives exactly what the full checks and the scalar forms give: the same values
+to the last bit, the same messages, the same draws."""
 
 import itertools
 import math
@@ -9,13 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from poolgym.envs.actions import ActionMapper, ShotMove
+from poolgym.envs.actions import ActionMapper
 from poolgym.envs.choice import ChoiceMapper, bin_value
 from poolgym.physics import Shot
 from poolgym.physics.shot import Noise
 from poolgym.table import Table
-
-from .test_env_fast_paths import visited_states
 
 
 def outcome(call):
@@ -32,7 +30,7 @@ def bits(value):
         return float(value).hex()
     if isinstance(value, (tuple, list)):
         return tuple(bits(v) for v in value)
-    if isinstance(value, (Shot, ShotMove)):
+    if isinstance(value, Shot):
         return type(value).__name__, tuple(bits(getattr(value, f)) for f in value.__dataclass_fields__)
     return value
 
@@ -132,27 +130,3 @@ def test_choice_discrete_parameters_are_bin_values(elevation):
             params = mapper._parameters(action)
             assert params[name].hex() == bin_value(index, n).hex()
             assert params["decision"] == 3.0 and type(params["decision"]) is float
-
-
-@pytest.mark.parametrize("mode", ("aim", "raw"))
-def test_decode_of_a_float64_action_is_the_decode_of_its_numpy_scalars(mode):
-    # ``decode`` reads a float64 array as plain floats; given as NumPy scalars (a list of
-    # them, read as they are) the same action computes in NumPy: the moves must be equal to
-    # the bit, on played states (balls in hand, pending decisions, calls).
-    env, states = visited_states("nine_ball", seed=23, steps=80, action_mode="aim")
-    mapper = ActionMapper(env.table, mode)
-    rng = np.random.default_rng(2)
-    kinds = set()
-    for state in states:
-        if state.is_over:
-            continue
-        for _ in range(3):
-            action = mapper.validate(rng.uniform(-1, 1, len(mapper.components)))
-            move = mapper.decode(action, state, env.rules)
-            reference = mapper.decode(list(action), state, env.rules)  # np.float64 items
-            assert bits(move) == bits(reference) if isinstance(move, ShotMove) else move == reference
-            kinds.add((type(move).__name__, isinstance(move, ShotMove) and move.placement is not None))
-            if isinstance(move, ShotMove):  # plain floats: Shot.validate's common case
-                shot = move.shot
-                assert all(type(v) is float for v in (shot.speed, shot.angle_deg, shot.side, shot.vertical))
-    assert kinds >= {("ShotMove", False), ("ShotMove", True), ("Decision", False)}
