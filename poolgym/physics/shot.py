@@ -69,8 +69,7 @@ class Shot:
             return self
         plain = type(self) is Shot
         values = []
-        for name, value in zip(_FIELDS, (self.speed, self.angle_deg, self.side, self.vertical,
-                                         self.elevation_deg)):
+        for name, value in zip(_FIELDS, (speed, angle_deg, side, vertical, elevation_deg)):
             if type(value) is not float:
                 # A float subclass (NumPy's float64) is a real number in the float range:
                 # float() is what real() would return, without its checks.
