@@ -111,11 +111,10 @@ class ActionMapper:
     def validate(self, action) -> np.ndarray:
         """The action as a float array, or ``ValueError`` naming what is wrong with it."""
         a = real_array(action, self.components, "numbers").astype(np.float64)
-        # The common case in two reductions: min and max are NaN when any component is, and
-        # beyond the bounds when any is infinite or out of range; within [-1, 1] the clip
-        # below changes nothing (``astype`` has copied already). Else the checks below name it.
-        low, high = a.min(), a.max()
-        if -1.0 <= low and high <= 1.0:
+        # The common case in one pass over the plain values: a NaN fails both comparisons,
+        # an infinite or out-of-range value one; within [-1, 1] the clip below changes
+        # nothing (``astype`` has copied already). Else the checks below name it.
+        if all(-1.0 <= v <= 1.0 for v in a.tolist()):
             return a
         if not np.all(np.isfinite(a)):
             bad = [self.components[i] for i in np.flatnonzero(~np.isfinite(a))]

@@ -124,6 +124,9 @@ class ChoiceMapper:
         self.elevation = check_elevation_flag(elevation)
         self.params = PARAMS[:-1] + ((ELEVATION,) if self.elevation else ()) + PARAMS[-1:]
         self.param_bins = {**PARAM_BINS, **({ELEVATION: ELEVATION_BINS} if self.elevation else {})}
+        # Each parameter's bin values (``bin_value``), worked out once for ``_parameters``.
+        self._bin_values = tuple((name, tuple(bin_value(i, n) for i in range(n)))
+                                 for name, n in self.param_bins.items())
         # Every bin of every parameter may be chosen: that part of the masks never changes.
         self._param_masks = np.ones(sum(self.param_bins.values()), dtype=bool)
         if mode == "choice":
@@ -132,6 +135,7 @@ class ChoiceMapper:
         else:
             self.components = ("slot",) + self.params
             self.nvec = np.array([cand.N_SLOTS, *self.param_bins.values(), len(CHOICES)], dtype=np.int64)
+            self._nvec = tuple(self.nvec.tolist())  # plain ints, for ``validate``'s common case
             self.space = spaces.MultiDiscrete(self.nvec)
         # The current state's slots, call options and legal targets, worked out once per
         # state (an env shares it with its observation and its other mapping).
@@ -177,6 +181,10 @@ class ChoiceMapper:
         if self.mode == "choice":
             return ActionMapper.validate(self, action)
         given = real_array(action, self.components, "whole numbers")
+        if given.dtype == np.int64 and all(0 <= v < n for v, n in zip(given.tolist(), self._nvec)):
+            # The common case (MaskablePPO's int64 indices, all in range) in one pass over
+            # plain ints; anything else takes the checks below, which name the problem.
+            return given.astype(np.int64)
         if given.dtype.kind == "f" and not np.all(np.isfinite(given) & (given == np.round(given))):
             raise ValueError(f"action must be {len(self.components)} whole numbers "
                              f"({', '.join(self.components)}), got {given.tolist()}")
@@ -234,8 +242,10 @@ class ChoiceMapper:
     def _parameters(self, action: np.ndarray) -> dict[str, float]:
         if self.mode == "choice":
             return dict(zip(self.params, (float(v) for v in action[cand.N_SLOTS:])))
-        values = {name: bin_value(int(action[1 + i]), n) for i, (name, n) in enumerate(self.param_bins.items())}
-        values["decision"] = float(action[-1])
+        indices = action.tolist() if type(action) is np.ndarray else list(action)
+        # ``bin_value`` of each parameter's bin, looked up (the values ``_bin_values`` keeps).
+        values = {name: bins[int(index)] for (name, bins), index in zip(self._bin_values, indices[1:])}
+        values["decision"] = float(indices[-1])
         return values
 
     def _decision(self, action, params: dict, state: GameState) -> Decision:

@@ -56,10 +56,20 @@ class Shot:
         NumPy scalars of any precision are accepted and converted here: the simulation then
         runs in float64 whatever the caller passed, and its results are plain floats.
         """
+        speed, angle_deg, side, vertical, elevation_deg = (self.speed, self.angle_deg, self.side, self.vertical,
+                                                           self.elevation_deg)
+        # The common case, a Shot of plain floats within every range, in one test (a NaN
+        # fails each comparison; the ranges bound every field but the angle, tested apart).
+        # Anything else takes the checks below, which name the first problem.
+        if (type(self) is Shot and type(speed) is float and type(angle_deg) is float and type(side) is float
+                and type(vertical) is float and type(elevation_deg) is float
+                and 0.0 < speed <= max_speed and math.isfinite(speed) and math.isfinite(angle_deg)
+                and -1.0 < side < 1.0 and -1.0 < vertical < 1.0
+                and 0.0 <= elevation_deg <= self.MAX_ELEVATION_DEG and math.hypot(side, vertical) < 1.0):
+            return self
         plain = type(self) is Shot
         values = []
-        for name, value in zip(_FIELDS, (self.speed, self.angle_deg, self.side, self.vertical,
-                                         self.elevation_deg)):
+        for name, value in zip(_FIELDS, (speed, angle_deg, side, vertical, elevation_deg)):
             if type(value) is not float:
                 # A float subclass (NumPy's float64) is a real number in the float range:
                 # float() is what real() would return, without its checks.
