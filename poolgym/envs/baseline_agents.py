@@ -114,6 +114,18 @@ def _first_ball_hit(balls, reach: float, cue: Point, angle_deg: float) -> int | 
     return best
 
 
+def uniform(rng: np.random.Generator, low: float, high: float) -> float:
+    """``float(rng.uniform(low, high))``: the same number from the same draw, at a third of
+    the call's cost. NumPy's ``uniform`` is ``low + (high - low) * next_double`` (its
+    ``random_uniform``) and ``rng.random()`` is that ``next_double``, so the agents' moves
+    and their generators' states are unchanged. A range ``uniform`` refuses (negative, not
+    finite) goes to it, and is refused as before."""
+    span = high - low
+    if 0.0 <= span < math.inf:
+        return float(low + span * rng.random())
+    return float(rng.uniform(low, high))
+
+
 def reach_speed(distance: float, params: PhysicsParams = PhysicsParams()) -> float:
     """The launch speed (m/s) that rolls a centre-struck cue ball ``distance`` metres before
     it stops: it slides down to 5/7 of its speed, then rolls to rest against rolling
@@ -162,13 +174,13 @@ class RandomAgent:
         call = calls[int(rng.integers(len(calls)))]
         spot = None if state.cue_ball_in_hand is CueBallZone.NONE else self.random_spot(state)
         angle, slowest = self.aim(state, spot if spot is not None else state.position(0))
-        speed = float(rng.uniform(slowest, self.max_speed))
-        side, vertical = float(rng.uniform(-MAX_TIP, MAX_TIP)), float(rng.uniform(-MAX_TIP, MAX_TIP))
+        speed = uniform(rng, slowest, self.max_speed)
+        side, vertical = uniform(rng, -MAX_TIP, MAX_TIP), uniform(rng, -MAX_TIP, MAX_TIP)
         return ShotMove(call, spot, Shot(speed, angle, side, vertical))
 
     def aim(self, state: GameState, cue: Point) -> tuple[float, float]:
         """The stroke direction (degrees) and the slowest speed to draw: any, ``MIN_SPEED``."""
-        return float(self.rng.uniform(-180.0, 180.0)), MIN_SPEED
+        return uniform(self.rng, -180.0, 180.0), MIN_SPEED
 
     def random_spot(self, state: GameState) -> Point:
         """A uniformly random free spot in the cue ball's zone (rejection sampling; after
@@ -176,8 +188,9 @@ class RandomAgent:
         R = self.table.ball_radius
         x_high = (self.table.head_string_x - 1e-4 if state.cue_ball_in_hand is CueBallZone.KITCHEN
                   else self.table.length - R)
+        rng, y_high = self.rng, self.table.width - R
         for _ in range(200):
-            spot = (float(self.rng.uniform(R, x_high)), float(self.rng.uniform(R, self.table.width - R)))
+            spot = (uniform(rng, R, x_high), uniform(rng, R, y_high))
             if is_free_spot(self.table, state, spot):
                 return spot
         return (R + 0.1, self.table.width / 2.0)
@@ -209,7 +222,7 @@ class LegalRandomAgent(RandomAgent):
             centre = math.degrees(math.atan2(by - cy, bx - cx))
             half = math.degrees(math.asin(min(1.0, reach / max(d, 1e-9))))
             # A hair inside the tangent lines, so the contact is never a numerical graze.
-            angle = centre + float(rng.uniform(-0.98 * half, 0.98 * half))
+            angle = centre + uniform(rng, -0.98 * half, 0.98 * half)
             if _first_ball_hit(balls, reach, cue, angle) == ball:
                 break
         return angle, min(reach_speed(REACH_FACTOR * d), self.max_speed)
