@@ -11,15 +11,35 @@ import pytest
 from poolgym.envs import pool_env as pool_env_module
 from poolgym.envs.actions import ActionMapper, ShotMove
 from poolgym.envs.baseline_agents import (LEGAL_AIM_TRIES, REACH_FACTOR, LegalRandomAgent, RandomAgent,
-                                          _first_ball_hit, is_free_spot, reach_speed, uniform)
+                                          is_free_spot, reach_speed, uniform)
 from poolgym.envs.pool_env import PoolEnv
 from poolgym.physics import Shot
 from poolgym.rules import CueBallZone, Decision, ShotCall, get_ruleset
 from poolgym.table import Table
 
 
+def _plain_first_ball_hit(balls, reach, cue, angle_deg):
+    radians = math.radians(angle_deg)
+    dx, dy = math.cos(radians), math.sin(radians)
+    cx, cy = cue
+    reach2 = reach * reach
+    best, best_t = None, math.inf
+    for ball, x, y in balls:
+        if ball == 0:
+            continue
+        along = (x - cx) * dx + (y - cy) * dy
+        across2 = (x - cx) ** 2 + (y - cy) ** 2 - along * along
+        if along <= 0 or across2 >= reach2:
+            continue
+        t = along - math.sqrt(reach2 - across2)
+        if t < best_t:
+            best, best_t = ball, t
+    return best
+
+
 class _PlainDraws:
-    """The agents' moves as they were first written: every draw ``float(rng.uniform(...))``."""
+    """The agents' moves as they were first written: every draw ``float(rng.uniform(...))``,
+    each line tested against every ball afresh."""
 
     def choose(self, state):
         rng = self.rng
@@ -64,7 +84,7 @@ class _PlainLegalRandom(_PlainDraws, LegalRandomAgent):
             centre = math.degrees(math.atan2(by - cue[1], bx - cue[0]))
             half = math.degrees(math.asin(min(1.0, reach / max(d, 1e-9))))
             angle = centre + float(self.rng.uniform(-0.98 * half, 0.98 * half))
-            if _first_ball_hit(state.balls, reach, cue, angle) == ball:
+            if _plain_first_ball_hit(state.balls, reach, cue, angle) == ball:
                 break
         return angle, min(reach_speed(REACH_FACTOR * d), self.max_speed)
 
