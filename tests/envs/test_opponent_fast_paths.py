@@ -15,7 +15,6 @@ from poolgym.envs.baseline_agents import (LEGAL_AIM_TRIES, REACH_FACTOR, LegalRa
 from poolgym.envs.pool_env import PoolEnv
 from poolgym.physics import Shot
 from poolgym.rules import CueBallZone, Decision, ShotCall, get_ruleset
-from poolgym.table import Table
 
 
 def _plain_first_ball_hit(balls, reach, cue, angle_deg):
