@@ -137,17 +137,23 @@ class ActionMapper:
                             player=state.pending.player)
         placement = self._placement(a, state)
         cue = placement if placement is not None else state.position(0)
-        speed = self.min_speed + (a["speed"] + 1.0) * 0.5 * (self.max_speed - self.min_speed)
-        side = a["side"] * self.max_tip_offset
-        vertical = a["vertical"] * self.max_tip_offset
-        elevation = elevation_deg(a.get(ELEVATION, -1.0))
+        speed, side, vertical, elevation = self._stroke(a)
         if self.mode == "raw":
-            calls = self.derived.call_options(state, rules)
-            call = calls[bin_index(a["call"], len(calls))]
-            return ShotMove(call, placement, Shot(speed, 180.0 * a["aim"], side, vertical, elevation))
+            return ShotMove(self._raw_call(a, state, rules), placement,
+                            Shot(speed, 180.0 * a["aim"], side, vertical, elevation))
         target, pocket, call = self._target(a, state, rules, cue)
         angle = ghost_ball_angle(self.table, cue, state.position(target), pocket) + a["cut"] * self.max_cut_deg
         return ShotMove(call, placement, Shot(speed, angle, side, vertical, elevation), target, pocket)
+
+    def _stroke(self, a: dict) -> tuple[float, float, float, float]:
+        """The speed, tip offsets and elevation of the components ``a``."""
+        speed = self.min_speed + (a["speed"] + 1.0) * 0.5 * (self.max_speed - self.min_speed)
+        return (speed, a["side"] * self.max_tip_offset, a["vertical"] * self.max_tip_offset,
+                elevation_deg(a.get(ELEVATION, -1.0)))
+
+    def _raw_call(self, a: dict, state: GameState, rules: Ruleset) -> ShotCall:
+        calls = self.derived.call_options(state, rules)
+        return calls[bin_index(a["call"], len(calls))]
 
     # ------------------------------------------------------------------ encoding
     def encode(self, move: Decision | ShotMove, state: GameState, rules: Ruleset) -> np.ndarray:
@@ -163,11 +169,22 @@ class ActionMapper:
         else the one whose ghost-ball angle is nearest the stroke; the stroke is exact when
         it lies within ``max_cut_deg`` of that candidate's ghost-ball angle.
         """
-        a = dict.fromkeys(self.components, 0.0)
         if isinstance(move, Decision):
+            a = dict.fromkeys(self.components, 0.0)
             index, n = offered_choice(move, state)
             a["decision"] = bin_centre(index, n)
             return np.array([a[c] for c in self.components], dtype=np.float64)
+        action = np.array(self._shot_components(move, state, rules), dtype=np.float64)
+        # Mostly within the bounds already: then the clip would only copy it (NaN compares
+        # false and is clipped as before). Python's comparisons of the listed values: cheaper
+        # than NumPy's reductions on eight numbers.
+        if _within_bounds(action.tolist()):
+            return action
+        return np.clip(action, -1.0, 1.0)
+
+    def _shot_components(self, move: ShotMove, state: GameState, rules: Ruleset) -> list[float]:
+        """``encode``'s components of a shot, in order, before the clip."""
+        a = dict.fromkeys(self.components, 0.0)
         shot = move.shot
         if self.elevation:
             a[ELEVATION] = elevation_action(shot.elevation_deg)
@@ -196,12 +213,34 @@ class ActionMapper:
                 a["cut"] = wrap_deg(shot.angle_deg - ghost) / self.max_cut_deg
             a["push_out"] = 1.0 if move.call.push_out else -1.0
             a["safety"] = 1.0 if move.call.safety else -1.0
-        action = np.array([a[c] for c in self.components], dtype=np.float64)
-        # Mostly within the bounds already: then the clip would only copy it (NaN compares
-        # false and is clipped as before).
-        if -1.0 <= action.min() and action.max() <= 1.0:
-            return action
-        return np.clip(action, -1.0, 1.0)
+        return [a[c] for c in self.components]
+
+    def played(self, move: Decision | ShotMove, state: GameState, rules: Ruleset
+               ) -> tuple[np.ndarray, Decision | ShotMove]:
+        """``(action, decode(validate(action), state, rules))`` for ``action = encode(move,
+        state, rules)``: the action of an agent's ``move`` and the move it plays through this
+        mapping (an env's opponent agents). A raw-mode shot whose components lie within the
+        bounds (no clip) takes one pass: ``validate`` would return a copy of the action, and
+        ``decode``'s formulas (``_placement``, ``_stroke``, ``_raw_call``) run on the same
+        float64 values as Python floats, the same IEEE operations, then made the NumPy
+        floats ``decode`` gives. Anything else goes through ``encode``, ``validate`` and
+        ``decode``, with their errors."""
+        if self.mode == "raw" and isinstance(move, ShotMove) and state.pending is None:
+            action = np.array(self._shot_components(move, state, rules), dtype=np.float64)
+            values = action.tolist()
+            if _within_bounds(values):
+                a = dict(zip(self.components, values))
+                placement = self._placement(a, state)
+                if placement is None:
+                    state.position(0)  # ``decode`` looks for the cue ball, and says so when it is missing
+                else:
+                    placement = (np.float64(placement[0]), np.float64(placement[1]))
+                speed, side, vertical, elevation = self._stroke(a)
+                f = np.float64
+                shot = Shot(f(speed), f(180.0 * a["aim"]), f(side), f(vertical), elevation)
+                return action, ShotMove(self._raw_call(a, state, rules), placement, shot)
+        action = self.encode(move, state, rules)
+        return action, self.decode(self.validate(action), state, rules)
 
     def _placement_action(self, placement: Point, state: GameState) -> tuple[float, float]:
         R = self.table.ball_radius
@@ -339,6 +378,14 @@ def real_array(action, components: tuple[str, ...], what: str) -> np.ndarray:
         raise ValueError(f"action must have shape ({len(components)},) "
                          f"({', '.join(components)}), got shape {given.shape}")
     return given
+
+
+def _within_bounds(values: list[float]) -> bool:
+    """Whether every value lies in [-1, 1] (NaN does not)."""
+    for v in values:
+        if not -1.0 <= v <= 1.0:
+            return False
+    return True
 
 
 def bin_centre(index: int, n: int) -> float:

@@ -94,24 +94,48 @@ def first_ball_hit(table: Table, state: GameState, cue: Point, angle_deg: float)
 
 def _first_ball_hit(balls, reach: float, cue: Point, angle_deg: float) -> int | None:
     """``first_ball_hit`` over a state's ``balls`` (number, x, y), in their order (that of
-    ``state.positions``), for a contact distance ``reach``: read straight from the stored
-    tuple, as the legal-random agent asks up to ``LEGAL_AIM_TRIES`` times per shot."""
+    ``state.positions``), for a contact distance ``reach``."""
+    return _first_hit(_offsets(balls, cue), reach * reach, angle_deg)
+
+
+def _offsets(balls, cue: Point) -> list[tuple[int, float, float, float]]:
+    """Each object ball of ``balls`` (number, x, y), in their order, as (number, dx, dy,
+    squared distance) from ``cue``: what every line from ``cue`` is tested against, worked
+    out once for the legal-random agent's up to ``LEGAL_AIM_TRIES`` lines."""
+    cx, cy = cue
+    return [(ball, x - cx, y - cy, (x - cx) ** 2 + (y - cy) ** 2) for ball, x, y in balls if ball != 0]
+
+
+def _first_hit(offsets: list[tuple[int, float, float, float]], reach2: float, angle_deg: float) -> int | None:
+    """The ball of ``offsets`` (``_offsets``) that the line along ``angle_deg`` comes within
+    ``sqrt(reach2)`` of first (None when none): the earliest contact, the first listed on a tie."""
     radians = math.radians(angle_deg)
     dx, dy = math.cos(radians), math.sin(radians)
-    cx, cy = cue
-    reach2 = reach * reach
+    sqrt = math.sqrt
     best, best_t = None, math.inf
-    for ball, x, y in balls:
-        if ball == 0:
+    for ball, rx, ry, r2 in offsets:
+        along = rx * dx + ry * dy
+        if along <= 0:
             continue
-        along = (x - cx) * dx + (y - cy) * dy
-        across2 = (x - cx) ** 2 + (y - cy) ** 2 - along * along
-        if along <= 0 or across2 >= reach2:
+        across2 = r2 - along * along
+        if across2 >= reach2:
             continue
-        t = along - math.sqrt(reach2 - across2)
+        t = along - sqrt(reach2 - across2)
         if t < best_t:
             best, best_t = ball, t
     return best
+
+
+def uniform(rng: np.random.Generator, low: float, high: float) -> float:
+    """``float(rng.uniform(low, high))``: the same number from the same draw, at a third of
+    the call's cost. NumPy's ``uniform`` is ``low + (high - low) * next_double`` (its
+    ``random_uniform``) and ``rng.random()`` is that ``next_double``, so the agents' moves
+    and their generators' states are unchanged. A range ``uniform`` refuses (negative, not
+    finite) goes to it, and is refused as before."""
+    span = high - low
+    if 0.0 <= span < math.inf:
+        return float(low + span * rng.random())
+    return float(rng.uniform(low, high))
 
 
 def reach_speed(distance: float, params: PhysicsParams = PhysicsParams()) -> float:
@@ -162,13 +186,13 @@ class RandomAgent:
         call = calls[int(rng.integers(len(calls)))]
         spot = None if state.cue_ball_in_hand is CueBallZone.NONE else self.random_spot(state)
         angle, slowest = self.aim(state, spot if spot is not None else state.position(0))
-        speed = float(rng.uniform(slowest, self.max_speed))
-        side, vertical = float(rng.uniform(-MAX_TIP, MAX_TIP)), float(rng.uniform(-MAX_TIP, MAX_TIP))
+        speed = uniform(rng, slowest, self.max_speed)
+        side, vertical = uniform(rng, -MAX_TIP, MAX_TIP), uniform(rng, -MAX_TIP, MAX_TIP)
         return ShotMove(call, spot, Shot(speed, angle, side, vertical))
 
     def aim(self, state: GameState, cue: Point) -> tuple[float, float]:
         """The stroke direction (degrees) and the slowest speed to draw: any, ``MIN_SPEED``."""
-        return float(self.rng.uniform(-180.0, 180.0)), MIN_SPEED
+        return uniform(self.rng, -180.0, 180.0), MIN_SPEED
 
     def random_spot(self, state: GameState) -> Point:
         """A uniformly random free spot in the cue ball's zone (rejection sampling; after
@@ -176,8 +200,9 @@ class RandomAgent:
         R = self.table.ball_radius
         x_high = (self.table.head_string_x - 1e-4 if state.cue_ball_in_hand is CueBallZone.KITCHEN
                   else self.table.length - R)
+        rng, y_high = self.rng, self.table.width - R
         for _ in range(200):
-            spot = (float(self.rng.uniform(R, x_high)), float(self.rng.uniform(R, self.table.width - R)))
+            spot = (uniform(rng, R, x_high), uniform(rng, R, y_high))
             if is_free_spot(self.table, state, spot):
                 return spot
         return (R + 0.1, self.table.width / 2.0)
@@ -197,22 +222,33 @@ class LegalRandomAgent(RandomAgent):
             targets = sorted(on_table)
         if not targets:
             return super().aim(state, cue)
-        # Read once per shot, not per draw: the balls, the radius, the generator.
-        balls, rng, n = state.balls, self.rng, len(targets)
+        # Worked out once per shot, not per draw: the balls' offsets from the cue ball, the
+        # line to each target drawn (its distance, direction and half-width), the generator.
+        rng, n = self.rng, len(targets)
         reach = 2 * self.table.ball_radius
-        positions = state.positions
-        cx, cy = cue
+        offsets, reach2 = _offsets(state.balls, cue), reach * reach
+        lines = {}
         for _ in range(LEGAL_AIM_TRIES):
-            ball = targets[int(rng.integers(n))]
-            bx, by = positions[ball]
-            d = math.hypot(bx - cx, by - cy)
-            centre = math.degrees(math.atan2(by - cy, bx - cx))
-            half = math.degrees(math.asin(min(1.0, reach / max(d, 1e-9))))
+            # ``integers(1)`` is 0 and draws nothing (NumPy returns the low end of an empty range).
+            ball = targets[int(rng.integers(n))] if n > 1 else targets[0]
+            line = lines.get(ball)
+            if line is None:
+                line = lines[ball] = self._line(state, cue, ball, reach)
+            d, centre, half = line
             # A hair inside the tangent lines, so the contact is never a numerical graze.
-            angle = centre + float(rng.uniform(-0.98 * half, 0.98 * half))
-            if _first_ball_hit(balls, reach, cue, angle) == ball:
+            angle = centre + uniform(rng, -0.98 * half, 0.98 * half)
+            if _first_hit(offsets, reach2, angle) == ball:
                 break
         return angle, min(reach_speed(REACH_FACTOR * d), self.max_speed)
+
+    @staticmethod
+    def _line(state: GameState, cue: Point, ball: int, reach: float) -> tuple[float, float, float]:
+        """The distance from ``cue`` to ``ball``, the direction of the line of centres and the
+        half-width (degrees) of the lines that meet the ball."""
+        (bx, by), (cx, cy) = state.position(ball), cue
+        d = math.hypot(bx - cx, by - cy)
+        return (d, math.degrees(math.atan2(by - cy, bx - cx)),
+                math.degrees(math.asin(min(1.0, reach / max(d, 1e-9)))))
 
 
 class FixedAgent:

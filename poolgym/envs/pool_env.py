@@ -519,10 +519,14 @@ class PoolEnv(RenderMixin, gym.Env):
         opponent, theirs = self.opponent, 1 - self.agent
         try:
             if hasattr(opponent, "choose"):
-                state = self.state
+                state, mapper = self.state, self.opponent_mapper
                 move = opponent.choose(state)
-                action = self.opponent_mapper.encode(move, state, self.rules)
-                return self.stage_move(action, mapping=self.opponent_mapper.mode)
+                # ``stage_move`` refuses a move once the episode is over (after the encoding's
+                # own checks), and decodes with the agent's mapping when that is raw as well.
+                if self._done or self.mapper.mode == mapper.mode:
+                    return self.stage_move(mapper.encode(move, state, self.rules), mapping=mapper.mode)
+                # Else ``encode``, ``validate`` and ``decode`` in one pass (``ActionMapper.played``).
+                return self._stage(*mapper.played(move, state, self.rules), mapper)
             action = opponent(self._observation(theirs), self._info(outcomes, {}, player=theirs))
             return self.stage_move(action)
         except Exception as exc:
@@ -597,8 +601,11 @@ class PoolEnv(RenderMixin, gym.Env):
             raise ResetNeeded("the episode is over: call reset() before playing a move")
         mapper = self.mapper if mapping is None else self.mapper_for(mapping)
         action = mapper.validate(action)
+        return self._stage(action, mapper.decode(action, self.state, self.rules), mapper)
+
+    def _stage(self, action: np.ndarray, move: Decision | ShotMove, mapper: ActionMapper) -> StagedMove:
+        """``stage_move`` of a validated ``action`` that ``mapper`` decodes to ``move``."""
         before = self.state
-        move = mapper.decode(action, before, self.rules)
         staged = None
         if isinstance(move, ShotMove):
             staged = stage_shot(self.simulator, before, move, self.np_random,
