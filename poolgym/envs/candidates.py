@@ -115,13 +115,8 @@ def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
         return NO_SLOTS
     table = rules.table
     derived = PerStateCache() if derived is None else derived
-    calls = derived.call_options(state, rules)
+    ball_calls, call_rows, no_call, safety_call, push_call = _call_arrays(derived.call_options(state, rules))
     targets = _first_balls(state, derived.legal_targets(state, rules))
-    ball_calls = [c for c in calls if c.names_ball]
-    call_rows = np.array([(c.ball, _POCKET_ROW[c.pocket]) for c in ball_calls], dtype=np.int64) \
-        if ball_calls else _NO_CALL_ROWS
-    safety_call = _SAFETY_CALL in calls
-    no_call = _NO_CALL in calls
     cue = _cue_spot(state, table)
     zone = state.cue_ball_in_hand
     place = _NOT_IN_HAND if zone is CueBallZone.NONE else in_hand_place(zone, table)
@@ -129,7 +124,7 @@ def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
     balls = np.array(state.balls, dtype=np.float64).reshape(-1, 3)
     with compiled_call():
         arrays = geometry.candidate_slots(balls, np.array(targets, dtype=np.int64), call_rows, no_call, safety_call,
-                                          _PUSH_CALL in calls, cue[0], cue[1], place, pockets, dims,
+                                          push_call, cue[0], cue[1], place, pockets, dims,
                                           _RANKING_DIVISOR, chance_divisor(sigma_deg))
     return CandidateSlots(*arrays, ball_calls, _SAFETY_CALL if safety_call else _NO_CALL)
 
@@ -137,6 +132,30 @@ def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
 # ``chance_within(tolerance, RANKING_SIGMA_DEG)`` is ``erf(tolerance / _RANKING_DIVISOR)``.
 _RANKING_DIVISOR = chance_divisor(RANKING_SIGMA_DEG)
 _NO_CALL_ROWS = np.zeros((0, 2), dtype=np.int64)
+# ``_call_arrays``' results by the identity of the calls tuple (kept in each entry, so its
+# id is not reused while the entry lives): the rules hand out the same few tuples shot
+# after shot (``poolgym.rules.shot.ball_and_pocket_calls`` is cached), and comparing 40
+# calls with the three plain ones costs more than the rest of the slots.
+_CALL_ARRAYS: dict[int, tuple] = {}
+_CALL_ARRAYS_MAX = 512
+
+
+def _call_arrays(calls: tuple[ShotCall, ...]) -> tuple[tuple[ShotCall, ...], np.ndarray, bool, bool, bool]:
+    """What ``pot_geometry.candidate_slots`` reads of the rules' call options ``calls``:
+    the calls naming a ball and their rows of (ball, pocket row), and whether the no-call
+    shot, a called safety and a push out are offered."""
+    kept = _CALL_ARRAYS.get(id(calls))
+    if kept is not None and kept[0] is calls:
+        return kept[1]
+    ball_calls = tuple(c for c in calls if c.names_ball)
+    rows = np.array([(c.ball, _POCKET_ROW[c.pocket]) for c in ball_calls], dtype=np.int64) \
+        if ball_calls else _NO_CALL_ROWS
+    rows.flags.writeable = False
+    value = (ball_calls, rows, _NO_CALL in calls, _SAFETY_CALL in calls, _PUSH_CALL in calls)
+    if len(_CALL_ARRAYS) >= _CALL_ARRAYS_MAX:
+        _CALL_ARRAYS.clear()
+    _CALL_ARRAYS[id(calls)] = (calls, value)
+    return value
 
 
 class CandidateSlots(Sequence):
@@ -150,7 +169,7 @@ class CandidateSlots(Sequence):
     __slots__ = ("codes", "values", "features", "mask", "best", "ball_calls", "safety_call", "_made")
 
     def __init__(self, codes: np.ndarray, values: np.ndarray, features: np.ndarray, mask: np.ndarray,
-                 best: float, ball_calls: list[ShotCall], safety_call: ShotCall) -> None:
+                 best: float, ball_calls: tuple[ShotCall, ...], safety_call: ShotCall) -> None:
         for array in (codes, values, features, mask):
             array.flags.writeable = False  # shared by every reader of the state's slots
         self.codes, self.values, self.features, self.mask, self.best = codes, values, features, mask, best
@@ -214,7 +233,7 @@ def _no_slots() -> CandidateSlots:
     codes = np.full((N_SLOTS, 4), geometry.NO_SLOT, dtype=np.int64)
     return CandidateSlots(codes, np.zeros((N_SLOTS, geometry.SLOT_VALUES)),
                           np.zeros(N_SLOTS * N_FEATURES, dtype=np.float32), np.zeros(N_SLOTS, dtype=np.int8), 0.0,
-                          [], _NO_CALL)
+                          (), _NO_CALL)
 
 
 NO_SLOTS = _no_slots()
