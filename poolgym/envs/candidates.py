@@ -119,7 +119,7 @@ def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
     targets = _first_balls(state, derived.legal_targets(state, rules))
     cue = _cue_spot(state, table)
     zone = state.cue_ball_in_hand
-    place = _NOT_IN_HAND if zone is CueBallZone.NONE else in_hand_place(zone, table)
+    place = _NOT_IN_HAND if zone is CueBallZone.NONE else _kept_in_hand_place(zone, table)
     pockets, _, _, dims = table.surface_arrays
     balls = np.array(state.balls, dtype=np.float64).reshape(-1, 3)
     with compiled_call():
@@ -349,8 +349,10 @@ def _first_balls(state: GameState, legal_targets: frozenset[int]) -> list[int]:
 
 
 def _cue_spot(state: GameState, table: Table) -> Point:
-    """Where the features measure from when the cue ball is not in hand."""
-    return state.positions.get(0, table.head_spot)
+    """Where the features measure from when the cue ball is not in hand: the cue ball's
+    spot (the first of the stored balls, which are sorted by number), else the head spot."""
+    balls = state.balls
+    return (balls[0][1], balls[0][2]) if balls and balls[0][0] == 0 else table.head_spot
 
 
 def _pot_pairs(calls, targets: list[int]) -> list[tuple[int, str, ShotCall]]:
@@ -404,12 +406,30 @@ def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
 
 
 _NOT_IN_HAND = np.zeros(6)
+_NOT_IN_HAND.flags.writeable = False
 
 
 def in_hand_place(zone: CueBallZone, table: Table) -> np.ndarray:
     """``pot_geometry``'s ``place`` for the cue ball in hand in ``zone``: each pot's default
     placement (``placement`` at (0, 0)) within the zone's bounds."""
     return np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(zone, table)])
+
+
+# ``in_hand_place`` by zone and table identity (each entry keeps its table, so its id is
+# not reused while the entry lives); read-only, shared by every state.
+_IN_HAND_PLACES: dict[tuple[CueBallZone, int], tuple[Table, np.ndarray]] = {}
+
+
+def _kept_in_hand_place(zone: CueBallZone, table: Table) -> np.ndarray:
+    """``in_hand_place(zone, table)``, made once per zone and table."""
+    kept = _IN_HAND_PLACES.get((zone, id(table)))
+    if kept is None or kept[0] is not table:
+        place = in_hand_place(zone, table)
+        place.flags.writeable = False
+        if len(_IN_HAND_PLACES) >= 64:
+            _IN_HAND_PLACES.clear()
+        kept = _IN_HAND_PLACES[(zone, id(table))] = (table, place)
+    return kept[1]
 
 
 _POCKET_ROW = {p: i for i, p in enumerate(POCKET_IDS)}
