@@ -19,6 +19,10 @@ env agree on it; the make probability feature is the one under the env's noise. 
 cue ball in hand every slot is judged from its default placement (``placement`` at (0, 0):
 30 cm straight behind the ghost ball). No slot is valid while a decision is pending or once
 the rack is over.
+
+A state's slots are worked out in one compiled call (``pot_geometry.candidate_slots``):
+the observation, the masks and the shaping potential read its arrays, and
+``CandidateSlots`` makes a slot's ``Slot`` only when something reads it (the slot played).
 """
 
 from __future__ import annotations
@@ -132,6 +136,7 @@ def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
 # ``chance_within(tolerance, RANKING_SIGMA_DEG)`` is ``erf(tolerance / _RANKING_DIVISOR)``.
 _RANKING_DIVISOR = chance_divisor(RANKING_SIGMA_DEG)
 _NO_CALL_ROWS = np.zeros((0, 2), dtype=np.int64)
+_NO_CALL_ROWS.flags.writeable = False
 # ``_call_arrays``' results by the identity of the calls tuple (kept in each entry, so its
 # id is not reused while the entry lives): the rules hand out the same few tuples shot
 # after shot (``poolgym.rules.shot.ball_and_pocket_calls`` is cached), and comparing 40
@@ -148,9 +153,11 @@ def _call_arrays(calls: tuple[ShotCall, ...]) -> tuple[tuple[ShotCall, ...], np.
     if kept is not None and kept[0] is calls:
         return kept[1]
     ball_calls = tuple(c for c in calls if c.names_ball)
-    rows = np.array([(c.ball, _POCKET_ROW[c.pocket]) for c in ball_calls], dtype=np.int64) \
-        if ball_calls else _NO_CALL_ROWS
-    rows.flags.writeable = False
+    if ball_calls:
+        rows = np.array([(c.ball, _POCKET_ROW[c.pocket]) for c in ball_calls], dtype=np.int64)
+        rows.flags.writeable = False  # shared by every state offered these calls
+    else:
+        rows = _NO_CALL_ROWS
     value = (ball_calls, rows, _NO_CALL in calls, _SAFETY_CALL in calls, _PUSH_CALL in calls)
     if len(_CALL_ARRAYS) >= _CALL_ARRAYS_MAX:
         _CALL_ARRAYS.clear()

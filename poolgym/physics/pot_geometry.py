@@ -439,14 +439,15 @@ def candidate_slots(balls, targets, calls, no_call, safety_call, push_call, cue_
     # The pots: the calls on a legal first ball (all the calls when none is), else each
     # legal first ball into each pocket with the no-call shot.
     n_calls = len(calls)
-    on_first = 0
-    for k in range(n_calls):
+    used = np.zeros(n_calls, np.bool_)
+    for c in range(n_calls):
         for t in targets:
-            if calls[k, 0] == t:
-                on_first += 1
-                break
+            if calls[c, 0] == t:
+                used[c] = True
+    if not used.any():
+        used[:] = True  # no call names a legal first ball: all of them are played
     if n_calls > 0:
-        n = on_first if on_first > 0 else n_calls
+        n = int(used.sum())
     elif no_call:
         n = len(targets) * len(pockets)
     else:
@@ -458,11 +459,7 @@ def candidate_slots(balls, targets, calls, no_call, safety_call, push_call, cue_
     k = 0
     if n_calls > 0:
         for c in range(n_calls):
-            first = False
-            for t in targets:
-                if calls[c, 0] == t:
-                    first = True
-            if first or on_first == 0:
+            if used[c]:
                 pot_number[k], pot_pocket[k], pot_call[k] = calls[c, 0], calls[c, 1], c
                 k += 1
     elif no_call:
