@@ -105,7 +105,7 @@ class PolicyAgent:
         match = ((0, 0), 1) if self.observe_match else None
         obs = observe_game(state, self.rules, self.rules.table, player, match=match)
         if isinstance(self.mapper, ChoiceMapper):
-            obs.update(observe_candidates(self.mapper.slots(state, self.rules), self.rules.table))
+            obs.update(observe_candidates(self.mapper.slots(state, self.rules)))
         if self.lookahead_samples is not None:
             obs["lookahead"] = lookahead_features(state, self.rules, self.simulator, self.mapper,
                                                   self.lookahead_samples)

@@ -19,19 +19,23 @@ env agree on it; the make probability feature is the one under the env's noise. 
 cue ball in hand every slot is judged from its default placement (``placement`` at (0, 0):
 30 cm straight behind the ghost ball). No slot is valid while a decision is pending or once
 the rack is over.
+
+A state's slots are worked out in one compiled call (``pot_geometry.candidate_slots``):
+the observation, the masks and the shaping potential read its arrays, and
+``CandidateSlots`` makes a slot's ``Slot`` only when something reads it (the slot played).
 """
 
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 
 import numpy as np
 
-from poolgym.aiming import (aim_point, chance_divisor, chance_within, direction_deg, ghost_ball, path_is_clear,
+from poolgym.aiming import (aim_point, chance_divisor, chance_within, direction_deg, ghost_ball,
                             stroke_per_object_ball_deg)
-from poolgym.envs.actions import difficulty_of
 from poolgym.physics import pot_geometry as geometry
 from poolgym.physics.jit import compiled_call
 from poolgym.records import stored
@@ -41,9 +45,9 @@ from poolgym.table import POCKET_IDS, Table
 
 Point = tuple[float, float]
 
-N_POT_SLOTS = 16
-N_SAFETY_SLOTS = 3
-N_SLOTS = N_POT_SLOTS + N_SAFETY_SLOTS + 1
+N_POT_SLOTS = geometry.POT_SLOTS
+N_SAFETY_SLOTS = geometry.SAFETY_SLOTS
+N_SLOTS = geometry.SLOTS
 PUSH_OUT_SLOT = N_SLOTS - 1
 KINDS = ("pot", "safety", "push_out")
 # The reference aim error that ranks the pot slots: large enough that the order means
@@ -62,6 +66,7 @@ FEATURES = ("valid", "kind_pot", "kind_safety", "kind_push_out", "ball",
             *(f"pocket_{p}" for p in POCKET_IDS), "cut", "cue_to_ghost", "ball_to_pocket",
             "cue_path_blocked", "ball_path_blocked", "pocket_visible_angle", "make_probability")
 N_FEATURES = len(FEATURES)
+assert N_FEATURES == geometry.SLOT_FEATURES and KINDS.index("push_out") == geometry.PUSH_OUT
 
 
 @dataclass(frozen=True)
@@ -105,63 +110,160 @@ def shot_is_due(state: GameState) -> bool:
 
 
 def candidate_slots(state: GameState, rules: Ruleset, sigma_deg: float,
-                    derived: PerStateCache | None = None) -> tuple[Slot | None, ...]:
-    """The ``N_SLOTS`` slots of ``state`` (None where a slot is invalid), in slot order;
+                    derived: PerStateCache | None = None) -> CandidateSlots:
+    """The ``N_SLOTS`` slots of ``state`` (``CandidateSlots``: a Slot or None per slot, in
+    slot order), worked out in one compiled call (``pot_geometry.candidate_slots``);
     ``sigma_deg`` is the env's aim noise for the make probability. ``derived`` supplies the
     rules' call options and legal targets when they are kept for this state already."""
-    slots: list[Slot | None] = [None] * N_SLOTS
     if not shot_is_due(state):
-        return tuple(slots)
+        return NO_SLOTS
     table = rules.table
     derived = PerStateCache() if derived is None else derived
-    calls = derived.call_options(state, rules)
+    ball_calls, call_rows, no_call, safety_call, push_call = _call_arrays(derived.call_options(state, rules))
     targets = _first_balls(state, derived.legal_targets(state, rules))
-    for i, slot in enumerate(_pot_slots(state, rules, table, calls, targets, sigma_deg)):
-        slots[i] = slot
-    for i, slot in enumerate(_safety_slots(state, table, calls, targets)):
-        slots[N_POT_SLOTS + i] = slot
-    if _PUSH_CALL in calls:
-        slots[PUSH_OUT_SLOT] = Slot("push_out", _PUSH_CALL, targets[0] if targets else None, None,
-                                    None, None)
-    return tuple(slots)
+    cue = _cue_spot(state, table)
+    zone = state.cue_ball_in_hand
+    place = _NOT_IN_HAND if zone is CueBallZone.NONE else _kept_in_hand_place(zone, table)
+    pockets, _, _, dims = table.surface_arrays
+    balls = np.array(state.balls, dtype=np.float64).reshape(-1, 3)
+    with compiled_call():
+        arrays = geometry.candidate_slots(balls, np.array(targets, dtype=np.int64), call_rows, no_call, safety_call,
+                                          push_call, cue[0], cue[1], place, pockets, dims,
+                                          _RANKING_DIVISOR, chance_divisor(sigma_deg))
+    return CandidateSlots(*arrays, ball_calls, _SAFETY_CALL if safety_call else _NO_CALL)
 
 
-def slot_mask(slots: tuple[Slot | None, ...]) -> np.ndarray:
-    """One flag per slot: 1 where the slot may be played now."""
-    return np.array([s is not None for s in slots], dtype=np.int8)
+# ``chance_within(tolerance, RANKING_SIGMA_DEG)`` is ``erf(tolerance / _RANKING_DIVISOR)``.
+_RANKING_DIVISOR = chance_divisor(RANKING_SIGMA_DEG)
+_NO_CALL_ROWS = np.zeros((0, 2), dtype=np.int64)
+_NO_CALL_ROWS.flags.writeable = False
+# ``_call_arrays``' results by the identity of the calls tuple (kept in each entry, so its
+# id is not reused while the entry lives): the rules hand out the same few tuples shot
+# after shot (``poolgym.rules.shot.ball_and_pocket_calls`` is cached), and comparing 40
+# calls with the three plain ones costs more than the rest of the slots.
+_CALL_ARRAYS: dict[int, tuple] = {}
+_CALL_ARRAYS_MAX = 512
 
 
-def best_make_probability(slots: tuple[Slot | None, ...]) -> float:
+def _call_arrays(calls: tuple[ShotCall, ...]) -> tuple[tuple[ShotCall, ...], np.ndarray, bool, bool, bool]:
+    """What ``pot_geometry.candidate_slots`` reads of the rules' call options ``calls``:
+    the calls naming a ball and their rows of (ball, pocket row), and whether the no-call
+    shot, a called safety and a push out are offered."""
+    kept = _CALL_ARRAYS.get(id(calls))
+    if kept is not None and kept[0] is calls:
+        return kept[1]
+    ball_calls = tuple(c for c in calls if c.names_ball)
+    if ball_calls:
+        rows = np.array([(c.ball, _POCKET_ROW[c.pocket]) for c in ball_calls], dtype=np.int64)
+        rows.flags.writeable = False  # shared by every state offered these calls
+    else:
+        rows = _NO_CALL_ROWS
+    value = (ball_calls, rows, _NO_CALL in calls, _SAFETY_CALL in calls, _PUSH_CALL in calls)
+    if len(_CALL_ARRAYS) >= _CALL_ARRAYS_MAX:
+        _CALL_ARRAYS.clear()
+    _CALL_ARRAYS[id(calls)] = (calls, value)
+    return value
+
+
+class CandidateSlots(Sequence):
+    """The ``N_SLOTS`` slots of a state as ``pot_geometry.candidate_slots`` gives them: a
+    read-only sequence of ``Slot`` or None (an invalid slot), in slot order, each ``Slot``
+    made on first use. ``features`` (``slot_features``), ``mask`` (``slot_mask``) and
+    ``best`` (``best_make_probability``) are read from the arrays without making any.
+    ``codes`` and ``values`` are the kernel's per-slot arrays; ``ball_calls`` the calls its
+    ``CALL`` column indexes, ``safety_call`` the call of the safety slots."""
+
+    __slots__ = ("codes", "values", "features", "mask", "best", "ball_calls", "safety_call", "_made")
+
+    def __init__(self, codes: np.ndarray, values: np.ndarray, features: np.ndarray, mask: np.ndarray,
+                 best: float, ball_calls: tuple[ShotCall, ...], safety_call: ShotCall) -> None:
+        for array in (codes, values, features, mask):
+            array.flags.writeable = False  # shared by every reader of the state's slots
+        self.codes, self.values, self.features, self.mask, self.best = codes, values, features, mask, best
+        self.ball_calls, self.safety_call = ball_calls, safety_call
+        self._made: list = [_UNMADE] * N_SLOTS
+
+    def __len__(self) -> int:
+        return N_SLOTS
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(N_SLOTS)))
+        i = operator.index(index)
+        if i < 0:
+            i += N_SLOTS
+        if not 0 <= i < N_SLOTS:
+            raise IndexError(f"slot index {index} out of range 0..{N_SLOTS - 1}")
+        slot = self._made[i]
+        if slot is _UNMADE:
+            slot = self._made[i] = self._slot(i)
+        return slot
+
+    def valid(self) -> list[int]:
+        """The indices of the valid slots, ascending."""
+        return np.flatnonzero(self.mask).tolist()
+
+    def _slot(self, i: int) -> Slot | None:
+        kind, ball, pocket, call = self.codes[i].tolist()
+        if kind == geometry.NO_SLOT:
+            return None
+        ball = ball if ball >= 0 else None
+        if kind == geometry.PUSH_OUT:
+            return Slot("push_out", _PUSH_CALL, ball, None, None, None)
+        (contact_x, contact_y, cue_x, cue_y, cut, d1, d2, cue_blocked, ball_blocked, visible,
+         make) = self.values[i].tolist()
+        if kind == geometry.POT:
+            return stored(Slot, kind="pot", call=self.ball_calls[call] if call >= 0 else _NO_CALL, ball=ball,
+                          pocket=POCKET_IDS[pocket], contact=(contact_x, contact_y), cue=(cue_x, cue_y),
+                          cut_deg=cut, cue_to_contact=d1, ball_to_pocket=d2, cue_blocked=cue_blocked != 0.0,
+                          ball_blocked=ball_blocked != 0.0, visible_angle=visible, make_probability=make)
+        return stored(Slot, kind="safety", call=self.safety_call, ball=ball, pocket=None,
+                      contact=(contact_x, contact_y), cue=(cue_x, cue_y), cut_deg=0.0, cue_to_contact=d1,
+                      ball_to_pocket=0.0, cue_blocked=cue_blocked != 0.0, ball_blocked=False, visible_angle=0.0,
+                      make_probability=0.0)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, (CandidateSlots, tuple)):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"CandidateSlots({tuple(self)!r})"
+
+
+_UNMADE = object()  # a slot not made yet (None is an invalid slot)
+
+
+def _no_slots() -> CandidateSlots:
+    codes = np.full((N_SLOTS, 4), geometry.NO_SLOT, dtype=np.int64)
+    return CandidateSlots(codes, np.zeros((N_SLOTS, geometry.SLOT_VALUES)),
+                          np.zeros(N_SLOTS * N_FEATURES, dtype=np.float32), np.zeros(N_SLOTS, dtype=np.int8), 0.0,
+                          (), _NO_CALL)
+
+
+NO_SLOTS = _no_slots()
+"""The slots of a state where no shot is due: none valid."""
+
+
+def slot_mask(slots: CandidateSlots) -> np.ndarray:
+    """One flag per slot: 1 where the slot may be played now (a fresh array)."""
+    return slots.mask.copy()
+
+
+def best_make_probability(slots: CandidateSlots) -> float:
     """The best make probability over the pot slots (0 when none is open)."""
-    return max((s.make_probability for s in slots if s is not None), default=0.0)
+    return slots.best
 
 
-def slot_features(slots: tuple[Slot | None, ...], table: Table) -> np.ndarray:
+def slot_features(slots: CandidateSlots) -> np.ndarray:
     """``N_SLOTS`` x ``N_FEATURES`` values in [0, 1], flattened slot by slot (``FEATURES``
-    order): valid flag; kind one-hot; ball number / 15; pocket one-hot; cut angle / 180
-    degrees; cue-to-contact and ball-to-pocket distances over the table's diagonal; cue-ball
-    and object-ball paths blocked (0/1); the pocket's visible angle / pi; make probability.
-    An invalid slot is all zeros."""
-    diagonal = math.hypot(table.length, table.width)
-    features = np.zeros((N_SLOTS, N_FEATURES), dtype=np.float32)
-    for i, s in enumerate(slots):
-        if s is None:
-            continue
-        row = features[i]
-        row[0] = 1.0
-        row[_KIND_COLUMN[s.kind]] = 1.0
-        row[4] = (s.ball or 0) / 15.0
-        if s.pocket is not None:
-            row[_POCKET_COLUMN[s.pocket]] = 1.0
-        row[11:18] = (s.cut_deg / 180.0, s.cue_to_contact / diagonal, s.ball_to_pocket / diagonal,
-                      float(s.cue_blocked), float(s.ball_blocked), s.visible_angle / math.pi,
-                      s.make_probability)
-    return np.clip(features, 0.0, 1.0, out=features).reshape(-1)  # in place: no second array
-
-
-# The columns of a row's kind and pocket one-hots, looked up rather than searched for.
-_KIND_COLUMN = {k: 1 + i for i, k in enumerate(KINDS)}
-_POCKET_COLUMN = {p: 5 + i for i, p in enumerate(POCKET_IDS)}
+    order), a fresh float32 array: valid flag; kind one-hot; ball number / 15; pocket
+    one-hot; cut angle / 180 degrees; cue-to-contact and ball-to-pocket distances over the
+    table's diagonal; cue-ball and object-ball paths blocked (0/1); the pocket's visible
+    angle / pi; make probability. An invalid slot is all zeros."""
+    return slots.features.copy()
 
 
 # ---------------------------------------------------------------------- placement
@@ -254,8 +356,10 @@ def _first_balls(state: GameState, legal_targets: frozenset[int]) -> list[int]:
 
 
 def _cue_spot(state: GameState, table: Table) -> Point:
-    """Where the features measure from when the cue ball is not in hand."""
-    return state.positions.get(0, table.head_spot)
+    """Where the features measure from when the cue ball is not in hand: the cue ball's
+    spot (the first of the stored balls, which are sorted by number), else the head spot."""
+    balls = state.balls
+    return (balls[0][1], balls[0][2]) if balls and balls[0][0] == 0 else table.head_spot
 
 
 def _pot_pairs(calls, targets: list[int]) -> list[tuple[int, str, ShotCall]]:
@@ -289,27 +393,6 @@ def best_pot_chance(state: GameState, rules: Ruleset, sigma_deg: float) -> float
     return max(chance_within(row[geometry.TOLERANCE], sigma_deg) for row in rows)
 
 
-def _pot_slots(state: GameState, rules: Ruleset, table: Table, calls, targets: list[int],
-               sigma_deg: float) -> list[Slot]:
-    pairs = _pot_pairs(calls, targets)
-    if not pairs:
-        return []
-    rows = _pot_rows(state, table, pairs)
-    tol, cut, d1, d2 = geometry.TOLERANCE, geometry.CUT, geometry.D1, geometry.D2
-    # ``chance_within(tolerance, RANKING_SIGMA_DEG)`` with its divisor worked out once.
-    ranking = chance_divisor(RANKING_SIGMA_DEG)
-    erf = math.erf
-    # ``shot_difficulty(table, cue, ball, pocket)``, from the parts worked out already.
-    scored = [((-erf(row[tol] / ranking), difficulty_of(row[cut], row[d1] + row[d2]), ball, _POCKET_ROW[pocket]), k)
-              for k, ((ball, pocket, _), row) in enumerate(zip(pairs, rows))]
-    scored.sort(key=_RANK_KEY)
-    divisor = chance_divisor(sigma_deg)
-    return [_pot_slot_of(pairs[k], rows[k], divisor) for _, k in scored[:N_POT_SLOTS]]
-
-
-_RANK_KEY = itemgetter(0)
-
-
 def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
     """The geometry of each pot of ``pairs`` (``poolgym.physics.pot_geometry``'s rows, the
     cue ball's spot or default placement included), computed for all the pots in one call."""
@@ -330,6 +413,7 @@ def _pot_rows(state: GameState, table: Table, pairs) -> list[list[float]]:
 
 
 _NOT_IN_HAND = np.zeros(6)
+_NOT_IN_HAND.flags.writeable = False
 
 
 def in_hand_place(zone: CueBallZone, table: Table) -> np.ndarray:
@@ -338,51 +422,24 @@ def in_hand_place(zone: CueBallZone, table: Table) -> np.ndarray:
     return np.array([1.0, *_placement_turn(0.0, 0.0), *_zone_high(zone, table)])
 
 
-def _pot_slot_of(pair, row: list[float], divisor: float) -> Slot:
-    """The pot slot of ``pair`` (ball, pocket, call) from its ``_pot_rows`` geometry, its make
-    probability ``chance_within(tolerance, sigma_deg)`` with ``divisor`` its
-    ``chance_divisor(sigma_deg)``."""
-    ball, pocket, call = pair
-    return stored(Slot, kind="pot", call=call, ball=ball, pocket=pocket,
-                  contact=(row[geometry.GHOST_X], row[geometry.GHOST_Y]),
-                  cue=(row[geometry.CUE_X], row[geometry.CUE_Y]),
-                  cut_deg=row[geometry.CUT], cue_to_contact=row[geometry.D1], ball_to_pocket=row[geometry.D2],
-                  cue_blocked=row[geometry.CUE_BLOCKED] != 0.0, ball_blocked=row[geometry.BALL_BLOCKED] != 0.0,
-                  visible_angle=row[geometry.VISIBLE], make_probability=math.erf(row[geometry.TOLERANCE] / divisor))
+# ``in_hand_place`` by zone and table identity (each entry keeps its table, so its id is
+# not reused while the entry lives); read-only, shared by every state.
+_IN_HAND_PLACES: dict[tuple[CueBallZone, int], tuple[Table, np.ndarray]] = {}
+
+
+def _kept_in_hand_place(zone: CueBallZone, table: Table) -> np.ndarray:
+    """``in_hand_place(zone, table)``, made once per zone and table."""
+    kept = _IN_HAND_PLACES.get((zone, id(table)))
+    if kept is None or kept[0] is not table:
+        place = in_hand_place(zone, table)
+        place.flags.writeable = False
+        if len(_IN_HAND_PLACES) >= 64:
+            _IN_HAND_PLACES.clear()
+        kept = _IN_HAND_PLACES[(zone, id(table))] = (table, place)
+    return kept[1]
 
 
 _POCKET_ROW = {p: i for i, p in enumerate(POCKET_IDS)}
-
-
-def _cue_for(state: GameState, table: Table, slot: Slot) -> Point:
-    """The cue ball's spot, or the slot's default placement when it is in hand."""
-    spot = placement(state, table, slot, 0.0, 0.0)
-    return spot if spot is not None else _cue_spot(state, table)
-
-
-def _safety_slots(state: GameState, table: Table, calls, targets: list[int]) -> list[Slot]:
-    if _SAFETY_CALL in calls:
-        call = _SAFETY_CALL
-    elif _NO_CALL in calls:
-        call = _NO_CALL
-    else:
-        return []
-    R = table.ball_radius
-    positions = state.positions  # one copy, for every ball's position below
-    origin = _cue_spot(state, table)
-    nearest = sorted(targets, key=lambda b: (math.dist(origin, positions[b]), b))[:N_SAFETY_SLOTS]
-    slots = []
-    for ball in nearest:
-        position = positions[ball]
-        cue = _cue_for(state, table, Slot("safety", call, ball, None, None, None))
-        to_ball = _unit((position[0] - cue[0], position[1] - cue[1]))
-        contact = (position[0] - 2 * R * to_ball[0], position[1] - 2 * R * to_ball[1])
-        others = [p for n, p in positions.items() if n != 0 and n != ball]
-        slots.append(stored(Slot, kind="safety", call=call, ball=ball, pocket=None, contact=contact, cue=cue,
-                            cut_deg=0.0, cue_to_contact=math.dist(cue, contact), ball_to_pocket=0.0,
-                            cue_blocked=not path_is_clear(cue, contact, others, R), ball_blocked=False,
-                            visible_angle=0.0, make_probability=0.0))
-    return slots
 
 
 def stroke_reference_deg(state: GameState, table: Table, slot: Slot, cue: Point) -> float:

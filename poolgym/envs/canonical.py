@@ -119,8 +119,8 @@ class CanonicalMapper(ChoiceMapper):
             offered = {CHOICES.index(c) for c in state.pending.choices}
             masks[:] = [o.kind == "decision" and o.choice in offered for o in OPTIONS]
         else:
-            slots = self.slots(state, rules)
-            valid = [o.kind != "decision" and slots[o.slot] is not None for o in OPTIONS]
+            mask = self.slots(state, rules).mask
+            valid = [o.kind != "decision" and mask[o.slot] != 0 for o in OPTIONS]
             breaking = [v and o.kind == "break" for v, o in zip(valid, OPTIONS)]
             if state.awaiting_break and any(breaking):
                 masks[:] = breaking

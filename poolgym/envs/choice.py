@@ -150,7 +150,7 @@ class ChoiceMapper:
         return self.mode in MASKED_MODES
 
     # ------------------------------------------------------------------ slots and masks
-    def slots(self, state: GameState, rules: Ruleset) -> tuple[cand.Slot | None, ...]:
+    def slots(self, state: GameState, rules: Ruleset) -> cand.CandidateSlots:
         """The candidate slots of ``state`` (kept for the last state asked about)."""
         return self.derived.value(state, rules, f"slots@{self.sigma_deg!r}",
                                   lambda: cand.candidate_slots(state, rules, self.sigma_deg, self.derived))
@@ -163,7 +163,7 @@ class ChoiceMapper:
         ``decode`` refuses what they do not offer."""
         if self.mode != "choice_discrete":
             raise ValueError(f"action masks belong to action_mode 'choice_discrete', not {self.mode!r}")
-        slot = cand.slot_mask(self.slots(state, rules)).astype(bool)
+        slot = self.slots(state, rules).mask.astype(bool)
         if not slot.any():
             slot[0] = True
         decision = np.zeros(len(CHOICES), dtype=bool)
@@ -207,7 +207,7 @@ class ChoiceMapper:
                                  "(the slot is 0 then: the masks offer slot 0 only)")
             return self._decision(action, params, state)
         slots = self.slots(state, rules)
-        valid = [i for i, s in enumerate(slots) if s is not None]
+        valid = slots.valid()
         if not valid:
             raise ValueError("no candidate slot is valid in this state (no object ball to play)")
         if self.mode == "choice":
@@ -306,7 +306,7 @@ class ChoiceMapper:
         return np.array([chosen, *bins, int(params["decision"])], dtype=np.int64)
 
     def _slot_of(self, move: ShotMove, slots, state: GameState) -> int:
-        valid = [i for i, s in enumerate(slots) if s is not None]
+        valid = slots.valid()
         if not valid:
             raise ValueError("no candidate slot is valid in this state")
         call = move.call

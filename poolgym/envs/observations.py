@@ -220,10 +220,10 @@ def observe(state: GameState, targets, table: Table, player: int) -> dict:
     }
 
 
-def observe_candidates(slots, table: Table) -> dict:
+def observe_candidates(slots) -> dict:
     """The ``candidates`` and ``slot_mask`` entries of the candidate slots ``slots``
     (``poolgym.envs.candidates.candidate_slots``)."""
-    return {"candidates": slot_features(slots, table), "slot_mask": slot_mask(slots)}
+    return {"candidates": slot_features(slots), "slot_mask": slot_mask(slots)}
 
 
 _DICT_SPACES = {(m, c, a): observation_space(m, c, a) for m in (False, True) for c in (False, True)

@@ -668,7 +668,7 @@ class PoolEnv(RenderMixin, gym.Env):
         match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
         obs = observe_game(self.state, self.rules, self.table, player, match=match, derived=self.mapper.derived)
         if self.choice:
-            obs.update(observe_candidates(self.mapper.slots(self.state, self.rules), self.table))
+            obs.update(observe_candidates(self.mapper.slots(self.state, self.rules)))
         if self.lookahead:
             obs["lookahead"] = lookahead_features(self.state, self.rules, self.simulator, self.mapper,
                                                   self.lookahead_samples,

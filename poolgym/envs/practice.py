@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.error import ResetNeeded
 
-from poolgym.envs.candidates import N_SLOTS
+from poolgym.envs.candidates import NO_SLOTS
 from poolgym.envs.choice import CHOICE_MODES, MASKED_MODES, make_action_mapper
 from poolgym.envs.observations import flatten_observation, observation_spaces, observe, observe_candidates
 from poolgym.envs.pool_env import make_table
@@ -220,8 +220,8 @@ class PotBallEnv(RenderMixin, gym.Env):
         obs = observe(self.state, (self.target,), self.table, 0)
         if self.choice:
             # Once the shot is played there is nothing left to choose.
-            slots = (None,) * N_SLOTS if self._done else self.mapper.slots(self.state, self.rules)
-            obs.update(observe_candidates(slots, self.table))
+            slots = NO_SLOTS if self._done else self.mapper.slots(self.state, self.rules)
+            obs.update(observe_candidates(slots))
         return obs if self.obs_mode == "dict" else flatten_observation(obs)
 
     def action_masks(self) -> np.ndarray:

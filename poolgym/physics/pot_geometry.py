@@ -83,6 +83,10 @@ def _path_is_clear(ax, ay, bx, by, xs, ys, skip, radius):
     reach = limit + 1e-9
     x0, x1 = min(ax, bx) - reach, max(ax, bx) + reach
     y0, y1 = min(ay, by) - reach, max(ay, by) + reach
+    # A squared distance this far either side of the limit's square decides the comparison
+    # as the correctly rounded distance would (their rounding errors are below 1e-15 of
+    # it): only a ball within a billionth of the limit needs ``hypot``.
+    far, near = limit * limit * (1.0 + 1e-9), limit * limit * (1.0 - 1e-9)
     for k in range(len(xs)):
         if skip[k]:
             continue
@@ -90,11 +94,14 @@ def _path_is_clear(ax, ay, bx, by, xs, ys, skip, radius):
         if px < x0 or px > x1 or py < y0 or py > y1:
             continue
         if length2 == 0.0:
-            distance = hypot(px - ax, py - ay)
+            ex, ey = px - ax, py - ay
         else:
             t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length2))
-            distance = hypot(px - ax - t * dx, py - ay - t * dy)
-        if distance < limit:
+            ex, ey = px - ax - t * dx, py - ay - t * dy
+        square = ex * ex + ey * ey
+        if square > far:
+            continue
+        if square < near or hypot(ex, ey) < limit:
             return False
     return True
 
@@ -363,3 +370,209 @@ def chances_after(nums, xs, ys, on, in_hand, need, sigma_deg, pockets, outline, 
             out[p] = best_pot_chance(balls, pairs, hand_zone if in_hand[p] else ZONE_NONE, sigma_deg, pockets,
                                      outline, holes, dims)
     return out
+
+
+# ``candidate_slots``' layout (``poolgym.envs.candidates``): its slots, in slot order, are
+# ``POT_SLOTS`` pot slots, ``SAFETY_SLOTS`` safety slots and one push-out slot.
+POT_SLOTS, SAFETY_SLOTS = 16, 3
+SLOTS = POT_SLOTS + SAFETY_SLOTS + 1
+# A slot's kind (its ``codes`` column ``KIND``); ``NO_SLOT`` where the slot is invalid.
+NO_SLOT, POT, SAFETY, PUSH_OUT = -1, 0, 1, 2
+# The columns of its ``codes``: the kind, the ball's number and the pocket's row (-1 for
+# none), and the pot's call: its row of ``calls``, -1 for the pots of the no-call shot.
+KIND, BALL, POCKET, CALL = range(4)
+# The columns of its ``values``: the contact point, the cue ball's spot, the cut angle
+# (degrees), the two travels, the two paths blocked (1) or clear (0), the visible angle and
+# the make probability.
+(CONTACT_X, CONTACT_Y, SLOT_CUE_X, SLOT_CUE_Y, SLOT_CUT, SLOT_D1, SLOT_D2, SLOT_CUE_BLOCKED, SLOT_BALL_BLOCKED,
+ SLOT_VISIBLE, MAKE) = range(11)
+SLOT_VALUES = 11
+# Each slot's features (``poolgym.envs.candidates.FEATURES``): the valid flag, the kind's
+# one-hot, the ball, the pocket's one-hot, then the scaled values from ``FEATURE_CUT`` on.
+FEATURE_KIND, FEATURE_BALL, FEATURE_POCKET, FEATURE_CUT = 1, 4, 5, 11
+SLOT_FEATURES = 18
+
+
+@kernel()
+def _index_of(balls, number):
+    """The row of ``balls`` (rows of number, x, y) holding ball ``number``."""
+    for i in range(len(balls)):
+        if balls[i, 0] == number:
+            return i
+    return -1
+
+
+@kernel()
+def _ranks_before(key, i, j):
+    """Whether pot ``i`` ranks before pot ``j``: ``key``'s rows compared as Python compares
+    tuples (the first column that differs decides), then their order."""
+    for c in range(key.shape[1]):
+        if key[i, c] != key[j, c]:
+            return key[i, c] < key[j, c]
+    return i < j
+
+
+@kernel()
+def candidate_slots(balls, targets, calls, no_call, safety_call, push_call, cue_x, cue_y, place, pockets, dims,
+                    ranking_divisor, divisor):
+    """``poolgym.envs.candidates.candidate_slots`` of a position where a shot is due, as
+    arrays: the balls ``balls`` (rows of number, x, y, by number; the cue ball first when on
+    the table), the legal first balls ``targets`` (numbers, ascending; every object ball when
+    none is legal), the rules' ball-and-pocket calls ``calls`` (rows of ball number, pocket
+    row of ``pockets``), whether the no-call shot, a called safety and a push out are
+    offered, the cue ball's spot (``cue_x``, ``cue_y``) or, with ``place[IN_HAND]`` 1, its
+    zone in hand (``pot_geometry``'s ``place``), the table (``Table.surface_arrays``' first
+    and last), and the ``chance_divisor`` of the ranking's and the env's aim error.
+
+    Returns ``codes`` (``SLOTS`` x the columns ``KIND``..``CALL``), ``values`` (``SLOTS`` x
+    ``SLOT_VALUES``; zeros where unused), the ``SLOTS`` x ``SLOT_FEATURES`` features
+    flattened (float32, in [0, 1]), the valid flags (int8) and the best make probability of
+    the valid slots (0 when none). Pots are ranked by (-chance at ``ranking_divisor``,
+    ``difficulty_of``, ball, pocket row), then their order; safeties by distance from the
+    cue ball's spot, then ball number."""
+    radius = dims[DIM_RADIUS]
+    codes = np.full((SLOTS, 4), -1, np.int64)
+    values = np.zeros((SLOTS, SLOT_VALUES))
+    cue_index = 0 if len(balls) > 0 and balls[0, 0] == 0.0 else -1
+    xs, ys = balls[:, 1].copy(), balls[:, 2].copy()
+
+    # The pots: the calls on a legal first ball (all the calls when none is), else each
+    # legal first ball into each pocket with the no-call shot.
+    n_calls = len(calls)
+    used = np.zeros(n_calls, np.bool_)
+    for c in range(n_calls):
+        for t in targets:
+            if calls[c, 0] == t:
+                used[c] = True
+    if not used.any():
+        used[:] = True  # no call names a legal first ball: all of them are played
+    if n_calls > 0:
+        n = int(used.sum())
+    elif no_call:
+        n = len(targets) * len(pockets)
+    else:
+        n = 0
+    pot_ball = np.empty(n, np.int64)
+    pot_pocket = np.empty(n, np.int64)
+    pot_number = np.empty(n, np.int64)
+    pot_call = np.full(n, -1, np.int64)
+    k = 0
+    if n_calls > 0:
+        for c in range(n_calls):
+            if used[c]:
+                pot_number[k], pot_pocket[k], pot_call[k] = calls[c, 0], calls[c, 1], c
+                k += 1
+    elif no_call:
+        for t in targets:
+            for p in range(len(pockets)):
+                pot_number[k], pot_pocket[k] = t, p
+                k += 1
+    for k in range(n):
+        pot_ball[k] = _index_of(balls, pot_number[k])
+    rows = pot_geometry(xs, ys, cue_index, pot_ball, pot_pocket, cue_x, cue_y, pockets, radius, place)
+    key = np.empty((n, 4))
+    for k in range(n):
+        cut = rows[k, CUT]
+        key[k, 0] = -math.erf(rows[k, TOLERANCE] / ranking_divisor)
+        # ``poolgym.envs.actions.difficulty_of(cut, d1 + d2)``
+        key[k, 1] = cut + 20.0 * (rows[k, D1] + rows[k, D2]) + (1000.0 if cut > MAX_CUT_DEG else 0.0)
+        key[k, 2], key[k, 3] = pot_number[k], pot_pocket[k]
+    order = np.arange(n)
+    for i in range(1, n):  # an insertion sort: stable, and n is at most 90
+        current = order[i]
+        j = i - 1
+        while j >= 0 and _ranks_before(key, current, order[j]):
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = current
+    for s in range(min(n, POT_SLOTS)):
+        k = order[s]
+        row = rows[k]
+        codes[s, KIND], codes[s, BALL], codes[s, POCKET], codes[s, CALL] = POT, pot_number[k], pot_pocket[k], pot_call[k]
+        v = values[s]
+        v[CONTACT_X], v[CONTACT_Y], v[SLOT_CUE_X], v[SLOT_CUE_Y] = row[GHOST_X], row[GHOST_Y], row[CUE_X], row[CUE_Y]
+        v[SLOT_CUT], v[SLOT_D1], v[SLOT_D2] = row[CUT], row[D1], row[D2]
+        v[SLOT_CUE_BLOCKED], v[SLOT_BALL_BLOCKED], v[SLOT_VISIBLE] = row[CUE_BLOCKED], row[BALL_BLOCKED], row[VISIBLE]
+        v[MAKE] = math.erf(row[TOLERANCE] / divisor)
+
+    # The safeties: the legal first balls nearest the cue ball's spot, a full hit on each.
+    if safety_call or no_call:
+        m = len(targets)
+        distance = np.empty(m)
+        index = np.empty(m, np.int64)
+        for i in range(m):
+            index[i] = _index_of(balls, targets[i])
+            distance[i] = hypot(cue_x - xs[index[i]], cue_y - ys[index[i]])
+        taken = np.zeros(m, np.bool_)
+        skip = np.zeros(len(xs), np.bool_)
+        if cue_index >= 0:
+            skip[cue_index] = True
+        centre_x, centre_y = dims[DIM_LENGTH] / 2.0, dims[DIM_WIDTH] / 2.0
+        for s in range(min(m, SAFETY_SLOTS)):
+            best = -1
+            for i in range(m):  # targets ascend: the first of equal distances has the lower number
+                if not taken[i] and (best < 0 or distance[i] < distance[best]):
+                    best = i
+            taken[best] = True
+            b = index[best]
+            bx, by = xs[b], ys[b]
+            cx, cy = cue_x, cue_y
+            if place[IN_HAND] != 0.0:
+                # placement(state, table, slot, 0, 0): behind the ball, away from the table's centre
+                vx, vy = centre_x - bx, centre_y - by
+                norm = hypot(vx, vy)
+                backx, backy = (vx / norm, vy / norm) if norm > 1e-12 else (-1.0, 0.0)
+                ax, ay = bx + 2 * radius * backx, by + 2 * radius * backy
+                c, si = place[PLACE_COS], place[PLACE_SIN]
+                ux, uy = backx * c - backy * si, backx * si + backy * c
+                metres = place[PLACE_METRES]
+                cx, cy = _into_zone(ax + metres * ux, ay + metres * uy, xs, ys, cue_index, radius,
+                                    place[ZONE_X_HIGH], place[ZONE_Y_HIGH])
+            tx, ty = bx - cx, by - cy
+            norm = hypot(tx, ty)
+            tx, ty = (tx / norm, ty / norm) if norm > 1e-12 else (1.0, 0.0)
+            contact_x, contact_y = bx - 2 * radius * tx, by - 2 * radius * ty
+            skip[b] = True
+            blocked = not _path_is_clear(cx, cy, contact_x, contact_y, xs, ys, skip, radius)
+            skip[b] = False
+            slot = POT_SLOTS + s
+            codes[slot, KIND], codes[slot, BALL] = SAFETY, targets[best]
+            v = values[slot]
+            v[CONTACT_X], v[CONTACT_Y], v[SLOT_CUE_X], v[SLOT_CUE_Y] = contact_x, contact_y, cx, cy
+            v[SLOT_D1] = hypot(cx - contact_x, cy - contact_y)
+            v[SLOT_CUE_BLOCKED] = 1.0 if blocked else 0.0
+
+    if push_call:
+        codes[SLOTS - 1, KIND] = PUSH_OUT
+        if len(targets) > 0:
+            codes[SLOTS - 1, BALL] = targets[0]
+
+    # The features, as float32, clipped to [0, 1]; the valid flags; the best make probability.
+    diagonal = hypot(dims[DIM_LENGTH], dims[DIM_WIDTH])
+    features = np.zeros(SLOTS * SLOT_FEATURES, np.float32)
+    valid = np.zeros(SLOTS, np.int8)
+    best = 0.0
+    for s in range(SLOTS):
+        kind = codes[s, KIND]
+        if kind == NO_SLOT:
+            continue
+        valid[s] = 1
+        v = values[s]
+        if v[MAKE] > best:
+            best = v[MAKE]
+        f = features[s * SLOT_FEATURES:(s + 1) * SLOT_FEATURES]
+        f[0] = 1.0
+        f[FEATURE_KIND + kind] = 1.0
+        f[FEATURE_BALL] = max(codes[s, BALL], 0) / 15.0
+        if codes[s, POCKET] >= 0:
+            f[FEATURE_POCKET + codes[s, POCKET]] = 1.0
+        f[FEATURE_CUT] = v[SLOT_CUT] / 180.0
+        f[FEATURE_CUT + 1] = v[SLOT_D1] / diagonal
+        f[FEATURE_CUT + 2] = v[SLOT_D2] / diagonal
+        f[FEATURE_CUT + 3] = v[SLOT_CUE_BLOCKED]
+        f[FEATURE_CUT + 4] = v[SLOT_BALL_BLOCKED]
+        f[FEATURE_CUT + 5] = v[SLOT_VISIBLE] / math.pi
+        f[FEATURE_CUT + 6] = v[MAKE]
+        for c in range(SLOT_FEATURES):
+            f[c] = min(max(f[c], np.float32(0.0)), np.float32(1.0))
+    return codes, values, features, valid, best

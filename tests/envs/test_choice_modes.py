@@ -190,7 +190,7 @@ def open_table_state(balls: dict) -> GameState:
 
 
 def features_of(slot_index: int, slots) -> dict[str, float]:
-    row = cand.slot_features(slots, TABLE).reshape(cand.N_SLOTS, cand.N_FEATURES)[slot_index]
+    row = cand.slot_features(slots).reshape(cand.N_SLOTS, cand.N_FEATURES)[slot_index]
     return dict(zip(cand.FEATURES, row))
 
 

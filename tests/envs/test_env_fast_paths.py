@@ -49,7 +49,7 @@ def test_flat_observation_equals_gymnasium_flatten_in_every_variant(game):
                 for choice in (False, True):
                     obs = observe_game(state, env.rules, env.table, player, match=match)
                     if choice:
-                        obs.update(observe_candidates(mapper.slots(state, env.rules), env.table))
+                        obs.update(observe_candidates(mapper.slots(state, env.rules)))
                     space = observation_space(match is not None, choice)
                     expected = spaces.flatten(space, obs).astype(np.float32)
                     flat = flatten_observation(obs)

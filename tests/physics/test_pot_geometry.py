@@ -59,3 +59,30 @@ def test_every_pot_equals_the_interpreted_formulas():
             blocked += cue_blocked or ball_blocked
             clear += row[geometry.TOLERANCE] > 0
     assert blocked > 100 and clear > 100
+
+
+def test_path_checks_at_the_limit_equal_the_interpreted_ones():
+    # Balls placed off a segment at the blocking limit (two radii less 1e-6 m) and a few ulps
+    # and billionths either side of it, along the segment, past its ends and on a segment of
+    # length 0: the compiled check (whose squared-distance shortcut leaves the band around
+    # the limit to ``hypot``) decides as ``poolgym.aiming.path_is_clear`` does, every time.
+    R = Table.preset("9ft").ball_radius
+    limit = 2.0 * R - 1e-6
+    rng = np.random.default_rng(5)
+    outcomes = set()
+    for _ in range(3000):
+        a = (float(rng.uniform(0.1, 2.4)), float(rng.uniform(0.1, 1.2)))
+        angle, length = float(rng.uniform(0, 2 * math.pi)), float(rng.choice([0.0, rng.uniform(0.01, 1.5)]))
+        b = (a[0] + length * math.cos(angle), a[1] + length * math.sin(angle))
+        t = float(rng.uniform(-0.1, 1.1))
+        base = (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
+        normal = angle + math.pi / 2 * float(rng.choice([-1.0, 1.0]))
+        offset = limit * (1.0 + float(rng.choice([0.0, 1e-15, -1e-15, 1e-10, -1e-10, 2e-9, -2e-9, 1e-6])))
+        offset = float(np.nextafter(offset, rng.choice([0.0, 1.0]))) if rng.random() < 0.3 else offset
+        p = (base[0] + offset * math.cos(normal), base[1] + offset * math.sin(normal))
+        expected = aiming.path_is_clear(a, b, [p], R)
+        got = geometry._path_is_clear(a[0], a[1], b[0], b[1], np.array([p[0]]), np.array([p[1]]),
+                                      np.zeros(1, dtype=np.bool_), R)
+        assert got == expected, (a, b, p)
+        outcomes.add(expected)
+    assert outcomes == {True, False}

@@ -33,7 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from poolgym.envs.actions import ShotMove
-from poolgym.envs.candidates import shot_is_due
+from poolgym.envs.candidates import NO_SLOTS, shot_is_due
 from poolgym.envs.choice import CHOICE_MODES
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
@@ -251,7 +251,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
         match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
         obs = observe_game(self.state, self.rules, self.table, player, match=match)
         if self.choice:
-            obs.update(observe_candidates(self._slots_for(agent), self.table))
+            obs.update(observe_candidates(self._slots_for(agent)))
         obs = self._typed(obs) if self.obs_mode == "dict" else flatten_observation(obs)
         if self.masked:
             return {"observation": obs, "action_mask": self.action_masks(agent).astype(np.int8)}
@@ -274,7 +274,7 @@ class PoolAECEnv(RenderMixin, AECEnv):
         """The candidate slots of the state when ``agent`` is to shoot; none otherwise."""
         slots = self.mapper.slots(self.state, self.rules)
         mine = shot_is_due(self.state) and self.state.shooter == self._player(agent)
-        return slots if mine else (None,) * len(slots)
+        return slots if mine else NO_SLOTS
 
     def action_masks(self, agent: str | None = None) -> np.ndarray:
         """The masks of ``agent`` (default: the player to act) in a masked mode: its legal
