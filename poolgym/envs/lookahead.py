@@ -124,9 +124,9 @@ def lookahead_features(state: GameState, rules: Ruleset, simulator: Simulator, m
                        samples: int = DEFAULT_SAMPLES, seed: int = 0, state_checked: bool = False) -> np.ndarray:
     """The ``lookahead`` entry of ``state`` (``SIZE`` values in [0, 1], slot by slot, stroke
     by stroke, ``FEATURES`` order; see the module docstring); all zeros where a slot is not
-    a pot, on a break (no cue-ball position to foresee there) and where no shot is due. ``mapper`` is the env's ``ChoiceMapper`` (its slots and
-    strokes), ``simulator`` the env's (its table and noise); ``state_checked`` as in
-    ``poolgym.envs.play.simulate_move``."""
+    a pot, on a break (no cue-ball position to foresee there) and where no shot is due.
+    ``mapper`` is the env's ``ChoiceMapper`` (its slots and strokes), ``simulator`` the
+    env's (its table and noise); ``state_checked`` as in ``poolgym.envs.play.simulate_move``."""
     out = np.zeros((LOOKAHEAD_SLOTS, len(STROKES), N_FEATURES), dtype=np.float32)
     slots = mapper.slots(state, rules)
     if not cand.shot_is_due(state) or state.awaiting_break:
@@ -227,8 +227,8 @@ def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: Game
                     simulator: Simulator, mapper, sequence: np.random.SeedSequence, plays: int,
                     state_checked: bool) -> None:
     """Fill ``out``'s rows of the ``bulk`` slots ((slot index, slot, its first stroke's move,
-    the layout ``bulk_layout`` gave); ``fields``: ``_Strokes.fields``), where the game judges shots in bulk
-    (``NineBall.plain_verdicts``): every stroke's plays on every slot struck in one compiled
+    the layout ``bulk_layout`` gave); ``fields``: ``_Strokes.fields``), where the game
+    judges shots in bulk (``NineBall.plain_verdicts``): every stroke's plays on every slot struck in one compiled
     call (``strikes.strike_rows``) under the same draws, the plays from each cue-ball spot
     simulated in one (``Simulator.simulate_facts``), all judged together, the next shots'
     chances in one call (``pot_geometry.chances_after``) and the means in one
@@ -272,9 +272,9 @@ def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: Game
                                    np.ascontiguousarray(facts.xs[:, cue]), np.ascontiguousarray(facts.ys[:, cue]),
                                    verdict.foul, ended, verdict.won.astype(np.float64), verdict.kept, chances,
                                    plays, table.length, table.width)
+    out[[bulk[k][0] for k in order]] = features.reshape(len(order), count, N_FEATURES)
     ruled = (verdict.spot | facts.late_drop).reshape(-1, plays).any(axis=1)
-    for b, k in enumerate(np.repeat(order, count).tolist()):
-        i, slot = bulk[k][0], bulk[k][1]
-        j = b % count
-        out[i, j] = (_by_the_rules(state, rules, simulator, mapper, slot, j, sequence, plays, state_checked)
-                     if ruled[b] else features[b])
+    for b in np.flatnonzero(ruled).tolist():
+        i, slot = bulk[order[b // count]][:2]
+        out[i, b % count] = _by_the_rules(state, rules, simulator, mapper, slot, b % count, sequence, plays,
+                                          state_checked)
