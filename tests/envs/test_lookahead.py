@@ -352,3 +352,49 @@ def test_each_slots_strokes_are_the_mappers_plays(monkeypatch):
             assert len(struck) == 1 and struck[0].tobytes() == rows.tobytes()
             checked += 1
     assert checked >= 60
+
+
+def _interpreted_features(tallies, length, width) -> np.ndarray:
+    """The per-stroke means as the interpreted tally computed them: each play's (simulated,
+    cue-ball stop or None, fouled, won: 1 or 0 where the rack ended else None, turn kept,
+    the next shot's best chance), summed play by play, the stops averaged by NumPy."""
+    made = scratch = foul = next_make = opponent_make = 0.0
+    stops = []
+    for simulated, stop, fouled, won, kept, best in tallies:
+        if simulated:
+            if stop is not None:
+                stops.append((stop[0] / length, stop[1] / width))
+            else:
+                scratch += 1.0
+        foul += float(fouled)
+        if won is not None:
+            made, next_make = made + won, next_make + won
+        elif kept:
+            made, next_make = made + 1.0, next_make + best
+        else:
+            opponent_make += best
+    n = float(len(tallies))
+    cue = np.mean(stops, axis=0) if stops else (0.0, 0.0)
+    return np.clip([made / n, scratch / n, foul / n, cue[0], cue[1], next_make / n, opponent_make / n], 0.0, 1.0)
+
+
+def test_stroke_features_are_the_interpreted_means_in_double_precision():
+    """``stroke_summary.stroke_features`` against the interpreted tally, before the
+    observation's float32 rounding (which would hide a last-bit difference in float64):
+    random plays, every count of plays up to ``MAX_SAMPLES``."""
+    from poolgym.physics.stroke_summary import stroke_features
+
+    rng = np.random.default_rng(17)
+    length, width = 2.54, 1.27
+    for plays in range(1, la.MAX_SAMPLES + 1):
+        blocks = 5
+        size = blocks * plays
+        simulated, on, foul, ended, kept = (rng.random(size) < q for q in (0.95, 0.8, 0.3, 0.1, 0.5))
+        x, y = rng.uniform(0.03, length - 0.03, size), rng.uniform(0.03, width - 0.03, size)
+        won, best = rng.integers(0, 2, size).astype(float), rng.random(size)
+        got = stroke_features(simulated, on, x, y, foul, ended, won, kept, best, plays, length, width)
+        for b in range(blocks):
+            tallies = [(bool(simulated[p]), (float(x[p]), float(y[p])) if on[p] else None, bool(foul[p]),
+                        float(won[p]) if ended[p] else None, bool(kept[p]), float(best[p]))
+                       for p in range(b * plays, (b + 1) * plays)]
+            assert got[b].tobytes() == _interpreted_features(tallies, length, width).tobytes()
