@@ -53,7 +53,7 @@ import numpy as np
 from poolgym.envs import candidates as cand
 from poolgym.envs.actions import ELEVATION
 from poolgym.envs.choice import bin_value
-from poolgym.envs.play import bulk_layout, simulate_replays
+from poolgym.envs.play import bulk_layout, shot_events, simulate_replays
 from poolgym.physics import Shot, Simulator
 from poolgym.physics import pot_geometry as geometry
 from poolgym.physics.jit import compiled_call
@@ -204,23 +204,52 @@ def _by_the_rules(state: GameState, rules: Ruleset, simulator: Simulator, mapper
 
 def _summary(state: GameState, rules: Ruleset, sigma_deg: float, move, played, table) -> np.ndarray:
     """One stroke's ``FEATURES`` over its plays (``simulate_replays``'s results)."""
-    count = len(played)
-    simulated, on, fouled, ended, kept = (np.zeros(count, dtype=bool) for _ in range(5))
-    x, y, won, best = (np.zeros(count) for _ in range(4))
+    tallies = _Tallies.of(len(played))
     for p, (events, result) in enumerate(played):
-        after, outcome = rules.apply_shot(state, move.call, events, simulated=True)
-        simulated[p], fouled[p] = result is not None, bool(outcome.fouls)
+        tallies.judge(p, state, rules, sigma_deg, move.call, events, result)
+    return tallies.features(len(played), table)[0]
+
+
+class _Tallies(NamedTuple):
+    """What ``stroke_summary.stroke_features`` reads of each play (its arguments)."""
+
+    simulated: np.ndarray
+    on: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    foul: np.ndarray
+    ended: np.ndarray
+    won: np.ndarray
+    kept: np.ndarray
+    best: np.ndarray
+
+    @classmethod
+    def of(cls, count: int, **columns) -> "_Tallies":
+        """``count`` plays' rows: ``columns`` as given, the others cleared."""
+        flags = {name: np.zeros(count, dtype=bool) for name in ("simulated", "on", "foul", "ended", "kept")}
+        values = {name: np.zeros(count) for name in ("x", "y", "won", "best")}
+        return cls(**{**flags, **values, **columns})
+
+    def judge(self, p: int, state: GameState, rules: Ruleset, sigma_deg: float, call, events, result) -> None:
+        """Row ``p``: a play's ``events`` and ``result`` (None: not simulated) judged by
+        ``Ruleset.apply_shot``, the next shot's chance ``candidates.best_pot_chance``."""
+        after, outcome = rules.apply_shot(state, call, events, simulated=True)
+        self.simulated[p], self.foul[p] = result is not None, bool(outcome.fouls)
         # No stop where the cue ball was pocketed or driven off the table.
-        if result is not None and 0 in result.positions:
-            on[p] = True
-            x[p], y[p] = result.positions[0]
+        self.on[p] = result is not None and 0 in result.positions
+        if self.on[p]:
+            self.x[p], self.y[p] = result.positions[0]
+        self.ended[p] = outcome.rack_over
         if outcome.rack_over:
-            ended[p], won[p] = True, float(outcome.winner == state.shooter)
+            self.won[p], self.kept[p], self.best[p] = float(outcome.winner == state.shooter), False, 0.0
         else:
-            kept[p], best[p] = outcome.turn_kept, cand.best_pot_chance(after, rules, sigma_deg)
-    with compiled_call():
-        return stroke_features(simulated, on, x, y, fouled, ended, won, kept, best, count, table.length,
-                               table.width)[0]
+            self.won[p], self.kept[p] = 0.0, outcome.turn_kept
+            self.best[p] = cand.best_pot_chance(after, rules, sigma_deg)
+
+    def features(self, plays: int, table) -> np.ndarray:
+        """``FEATURES`` of each block of ``plays`` rows."""
+        with compiled_call():
+            return stroke_features(*self, plays, table.length, table.width)
 
 
 def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: GameState, rules: Ruleset,
@@ -228,13 +257,14 @@ def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: Game
                     state_checked: bool) -> None:
     """Fill ``out``'s rows of the ``bulk`` slots ((slot index, slot, its first stroke's move,
     the layout ``bulk_layout`` gave); ``fields``: ``_Strokes.fields``), where the game
-    judges shots in bulk (``NineBall.plain_verdicts``): every stroke's plays on every slot struck in one compiled
-    call (``strikes.strike_rows``) under the same draws, the plays from each cue-ball spot
-    simulated in one (``Simulator.simulate_facts``), all judged together, the next shots'
-    chances in one call (``pot_geometry.chances_after``) and the means in one
-    (``stroke_summary.stroke_features``): the same values as ``_summary``'s to the last bit.
-    A stroke with a play that needs the rules' own judgement (a spotted money ball, a ball
-    dropping after the rest) goes through ``_by_the_rules``."""
+    judges shots in bulk (``NineBall.plain_verdicts``): every stroke's plays on every slot
+    struck in one compiled call (``strikes.strike_rows``) under the same draws, the plays
+    from each cue-ball spot simulated in one (``Simulator.simulate_facts``), all judged
+    together, the next shots' chances in one call (``pot_geometry.chances_after``) and the
+    means in one (``stroke_summary.stroke_features``): the same values as ``_summary``'s
+    to the last bit.
+    A play that needs the rules' own judgement (a spotted money ball, a ball dropping after
+    the rest) is played again alone and judged by ``Ruleset.apply_shot``."""
     count = len(STROKES)
     shots = np.tile(fields, (len(bulk), 1))
     shots[:, ANGLE] = np.repeat([lead.shot.angle_deg for _, _, lead, _ in bulk], count)
@@ -268,13 +298,20 @@ def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: Game
             np.array(facts.nums, dtype=np.int64), facts.xs, facts.ys, facts.on, verdict.foul,
             ~(ended | verdict.spot), float(mapper.sigma_deg), *table.surface_arrays,
             cand.in_hand_place(CueBallZone.ANYWHERE, table), head[0], head[1], geometry.ZONE_ANYWHERE)
-        features = stroke_features(np.ones(len(chances), dtype=bool), np.ascontiguousarray(facts.on[:, cue]),
-                                   np.ascontiguousarray(facts.xs[:, cue]), np.ascontiguousarray(facts.ys[:, cue]),
-                                   verdict.foul, ended, verdict.won.astype(np.float64), verdict.kept, chances,
-                                   plays, table.length, table.width)
+    tallies = _Tallies.of(len(chances), simulated=np.ones(len(chances), dtype=bool),
+                       on=np.ascontiguousarray(facts.on[:, cue]), x=np.ascontiguousarray(facts.xs[:, cue]),
+                       y=np.ascontiguousarray(facts.ys[:, cue]), foul=verdict.foul, ended=ended,
+                       won=verdict.won.astype(np.float64), kept=verdict.kept, best=chances)
+    # The plays the rules judge themselves, played again one by one under their own draws
+    # (simulate_many's plays: the executed shot from the same layout) and judged by them.
+    for r in np.flatnonzero(verdict.spot | facts.late_drop).tolist():
+        k, j, p = order[r // block], r // plays % count, r % plays
+        _, _, lead, layout = bulk[k]
+        speed, _, side, vertical, elevation = fields[j].tolist()
+        shot = Shot(speed, float(lead.shot.angle_deg), side, vertical, elevation)
+        if not simulator.noise.is_zero:
+            shot = Shot(*simulator.noise.executed(shot, tuple(draws[p].tolist()), simulator.params.max_speed))
+        result = simulator.simulate_executed(layout, shot)
+        tallies.judge(r, state, rules, mapper.sigma_deg, lead.call, shot_events(simulator, rules, result), result)
+    features = tallies.features(plays, table)
     out[[bulk[k][0] for k in order]] = features.reshape(len(order), count, N_FEATURES)
-    ruled = (verdict.spot | facts.late_drop).reshape(-1, plays).any(axis=1)
-    for b in np.flatnonzero(ruled).tolist():
-        i, slot = bulk[order[b // count]][:2]
-        out[i, b % count] = _by_the_rules(state, rules, simulator, mapper, slot, b % count, sequence, plays,
-                                          state_checked)

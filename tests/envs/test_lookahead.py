@@ -299,7 +299,7 @@ def test_lookahead_equals_the_rules_on_masked_random_play(noise, samples, monkey
     of a money ball hanging in the jaws (fouls that sink it spot it: the rules' own
     judgement), under noise with and without the elevation's draw and none, are the rules'
     play-by-play features to the last bit; the plays the rules must judge themselves are
-    met and handed to them."""
+    met, played again alone and handed to them."""
     rules = get_ruleset("nine_ball")
     simulator = Simulator(rules.table, noise=noise)
     mapper = ChoiceMapper(rules.table, "choice_discrete", max_speed=12.0, sigma_deg=simulator.noise.angle_deg)
@@ -311,8 +311,8 @@ def test_lookahead_equals_the_rules_on_masked_random_play(noise, samples, monkey
                         awaiting_break=False, cue_ball_in_hand=CueBallZone.NONE)
     states += [hanging, hanging.evolve(cue_ball_in_hand=CueBallZone.ANYWHERE, balls={1: (1.9, 0.9), 9: (2.45, 0.07)})]
     ruled = []
-    original = la._by_the_rules
-    monkeypatch.setattr(la, "_by_the_rules", lambda *args: ruled.append(args[5]) or original(*args))
+    original = la.shot_events
+    monkeypatch.setattr(la, "shot_events", lambda *args: ruled.append(args[2]) or original(*args))
     compiled = [la.lookahead_features(s, rules, simulator, mapper, samples=samples, seed=4) for s in states]
     met_in_bulk_then_ruled = len(ruled)
     _all_by_the_rules(monkeypatch)
