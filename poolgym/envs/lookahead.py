@@ -138,13 +138,17 @@ def lookahead_features(state: GameState, rules: Ruleset, simulator: Simulator, m
     sequence = noise_seed(state, seed)
     strokes = _mapper_strokes(mapper, pots[0][1], state)
     strokes.check(simulator.params.max_speed)
-    bulk = []
+    bulk, layouts = [], {}
     for i, slot in pots:
         lead = mapper.play(slot, strokes.params[0], state)
         # The slot's strokes are checked as simulate_many checks them: the first one in
         # full (its angle is the slot's), the others' fields by strokes.check.
         lead.shot.validate(simulator.params.max_speed)
-        layout = bulk_layout(simulator, rules, state, lead.call, lead.placement, state_checked)
+        # One check per call and cue-ball spot (one for all the slots unless in hand).
+        key = (lead.call, lead.placement)
+        if key not in layouts:
+            layouts[key] = bulk_layout(simulator, rules, state, lead.call, lead.placement, state_checked)
+        layout = layouts[key]
         if layout is None:
             for j in range(len(STROKES)):
                 out[i, j] = _by_the_rules(state, rules, simulator, mapper, slot, j, sequence, plays, state_checked)
