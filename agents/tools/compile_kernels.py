@@ -47,7 +47,8 @@ def compile_kernels() -> dict[str, Any]:
         env.step(np.array([np.flatnonzero(mask[lo:hi])[0] for lo, hi in zip(bounds[:-1], bounds[1:])]))
     finally:
         env.close()
-    played.append("a choice-mode env step with the lookahead (pot geometry, next-shot chances)")
+    played.append("a choice-mode env step with the lookahead (pot geometry, strike rows, next-shot chances, "
+                  "stroke means)")
     bot = HeuristicBot("nine_ball", noise="tournament", budget="fast", seed=0)
     bot.choose(bot.rules.new_game(rng=0).evolve(awaiting_break=False, cue_ball_in_hand=CueBallZone.ANYWHERE))
     played.append("a bot move with the cue ball in hand (its bulk re-checks and position values)")

@@ -224,18 +224,25 @@ def test_the_next_shots_chance_is_the_pot_rows_to_the_last_bit():
     assert checked > 100
 
 
-def _by_the_rules(monkeypatch):
-    """Every stroke through ``_summary`` (the rules' ``apply_shot`` play by play)."""
-    monkeypatch.setattr(la, "_compiled_summaries", lambda state, rules, simulator, sigma, moves, *rest:
-                        [None] * len(moves))
+def _all_by_the_rules(monkeypatch):
+    """Every stroke through ``_summary`` (the rules' ``apply_shot`` play by play): no
+    placement is judged in bulk."""
+    monkeypatch.setattr(la, "bulk_layout", lambda *args: None)
+
+
+def _judged_in_bulk(state, rules, simulator, mapper, slot) -> bool:
+    """Whether ``slot``'s strokes from ``state`` are played and judged in bulk."""
+    move = mapper.play(slot, la.stroke_parameters(mapper, la.STROKES[0]), state)
+    return la.bulk_layout(simulator, rules, state, move.call, move.placement, False) is not None
 
 
 @pytest.mark.parametrize("game", ["nine_ball", "ten_ball"])
 def test_compiled_plays_give_the_rules_features_to_the_last_bit(game, monkeypatch):
-    """Nine-ball's strokes are played and judged in bulk (``Simulator.simulate_facts``,
-    ``NineBall.plain_verdicts``, ``pot_geometry.chances_after``): on played positions, the
-    cue ball in hand or not, a third foul pending, the same features as the rules give play
-    by play. Ten-ball (its own calls) always goes through the rules."""
+    """Nine-ball's strokes are played and judged in bulk (``poolgym.physics.strikes``,
+    ``Simulator.simulate_facts``, ``NineBall.plain_verdicts``, ``pot_geometry.chances_after``,
+    ``poolgym.physics.stroke_summary``): on played positions, the cue ball in hand or not, a
+    third foul pending, the same features as the rules give play by play. Ten-ball (its own
+    calls) always goes through the rules."""
     from poolgym.agents.evaluation.evaluate import run_match
     from poolgym.agents.evaluation.loading import make_agent
 
@@ -248,11 +255,9 @@ def test_compiled_plays_give_the_rules_features_to_the_last_bit(game, monkeypatc
     states = states[:40]
     states.append(states[0].evolve(consecutive_fouls=(2, 2), warned_on_two_fouls=(True, True)))
     compiled = [la.lookahead_features(s, rules, simulator, mapper, samples=4) for s in states]
-    bulk = sum(any(c is not None for c in la._compiled_summaries(
-        s, rules, simulator, mapper.sigma_deg,
-        [mapper.play(slot, la.stroke_parameters(mapper, la.STROKES[0]), s)], la.noise_seed(s, 0), 4, False))
-        for s in states for slot in mapper.slots(s, rules)[:1] if slot is not None and slot.kind == "pot")
-    _by_the_rules(monkeypatch)
+    bulk = sum(_judged_in_bulk(s, rules, simulator, mapper, slot)
+               for s in states for slot in mapper.slots(s, rules)[:1] if slot is not None and slot.kind == "pot")
+    _all_by_the_rules(monkeypatch)
     for state, got in zip(states, compiled):
         assert np.array_equal(got, la.lookahead_features(state, rules, simulator, mapper, samples=4))
     in_hand = sum(s.cue_ball_in_hand is not CueBallZone.NONE for s in states)
@@ -262,3 +267,134 @@ def test_compiled_plays_give_the_rules_features_to_the_last_bit(game, monkeypatc
         assert np.asarray(compiled)[-1].reshape(la.LOOKAHEAD_SLOTS, len(la.STROKES), -1)[..., FOUL].any()
     else:
         assert bulk == 0
+
+
+def _env_states(seeds, steps: int, **kwargs) -> list:
+    """The states a NineBall-v1 choice_discrete env meets under masked-random play."""
+    env = gym.make("poolgym/NineBall-v1", action_mode="choice_discrete", **kwargs)
+    u, states = env.unwrapped, []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        for _ in range(steps):
+            states.append(u.state)
+            parts = np.split(u.action_masks(), np.cumsum(env.action_space.nvec)[:-1])
+            _, _, done, cut, _ = env.step(np.array([int(rng.choice(np.flatnonzero(p))) for p in parts]))
+            if done or cut:
+                env.reset()
+    return [s for s in states if cand.shot_is_due(s) and not s.awaiting_break]
+
+
+def _few_balls(state, keep: int):
+    """``state`` with only its ``keep`` highest object balls (the money ball among them) left."""
+    positions = state.positions
+    objects = sorted(b for b in positions if b != 0)
+    return state.evolve(balls={b: p for b, p in positions.items() if b == 0 or b in objects[-keep:]})
+
+
+@pytest.mark.parametrize("noise, samples", [("tournament", 2), ("tournament", 5), ("fastfiz", 3), ("none", 2)])
+def test_lookahead_equals_the_rules_on_masked_random_play(noise, samples, monkeypatch):
+    """The features of the states masked-random play meets in NineBall-v1 (over seeds; the
+    cue ball in hand after its fouls), of the same states with two or three balls left, and
+    of a money ball hanging in the jaws (fouls that sink it spot it: the rules' own
+    judgement), under noise with and without the elevation's draw and none, are the rules'
+    play-by-play features to the last bit; the plays the rules must judge themselves are
+    met, played again alone and handed to them."""
+    rules = get_ruleset("nine_ball")
+    simulator = Simulator(rules.table, noise=noise)
+    mapper = ChoiceMapper(rules.table, "choice_discrete", max_speed=12.0, sigma_deg=simulator.noise.angle_deg)
+    played = _env_states([301, 302, 303], 25)
+    states = played + [_few_balls(s, keep) for s, keep in zip(played[::4], [2, 3] * 50)]
+    # The 9 at the foot-right jaw, the 1 to play: a scratch or a wrong first ball that
+    # drops it has it spotted (WPA 2.6).
+    hanging = GameState(game="nine_ball", balls={0: (1.2, 1.0), 1: (1.9, 0.9), 9: (2.45, 0.07)},
+                        awaiting_break=False, cue_ball_in_hand=CueBallZone.NONE)
+    states += [hanging, hanging.evolve(cue_ball_in_hand=CueBallZone.ANYWHERE, balls={1: (1.9, 0.9), 9: (2.45, 0.07)})]
+    ruled = []
+    original = la.shot_events
+    monkeypatch.setattr(la, "shot_events", lambda *args: ruled.append(args[2]) or original(*args))
+    compiled = [la.lookahead_features(s, rules, simulator, mapper, samples=samples, seed=4) for s in states]
+    met_in_bulk_then_ruled = len(ruled)
+    _all_by_the_rules(monkeypatch)
+    for state, got in zip(states, compiled):
+        assert got.tobytes() == la.lookahead_features(state, rules, simulator, mapper, samples=samples,
+                                                      seed=4).tobytes()
+    assert sum(s.cue_ball_in_hand is not CueBallZone.NONE for s in states) >= 5
+    assert sum(len(s.balls) <= 4 for s in states) >= 10
+    assert np.asarray(compiled).any()
+    if noise != "none":
+        assert met_in_bulk_then_ruled >= 1
+
+
+def test_each_slots_strokes_are_the_mappers_plays(monkeypatch):
+    """The shots the lookahead strikes for a slot are ``ChoiceMapper.play``'s of each stroke's
+    parameters (``stroke_parameters``), in both modes and with the elevation parameter, the
+    cue ball in hand or not."""
+    from poolgym.physics import strikes
+
+    rules = get_ruleset("nine_ball")
+    simulator = Simulator(rules.table, noise="none")
+    states = _env_states([41], 30)
+    struck = []
+    original = strikes.strike_rows
+    monkeypatch.setattr(la, "strike_rows", lambda sim, shots, draws: struck.append(shots.copy()) or original(
+        sim, shots, draws))
+    checked = 0
+    for mode, elevation in (("choice_discrete", False), ("choice", False), ("choice_discrete", True)):
+        mapper = ChoiceMapper(rules.table, mode, max_speed=12.0, elevation=elevation)
+        for state in states:
+            struck.clear()
+            la.lookahead_features(state, rules, simulator, mapper)
+            pots = [s for s in mapper.slots(state, rules)[:la.LOOKAHEAD_SLOTS] if s is not None and s.kind == "pot"]
+            expected = [mapper.play(slot, la.stroke_parameters(mapper, stroke), state).shot
+                        for slot in pots for stroke in la.STROKES]
+            rows = np.array([(s.speed, s.angle_deg, s.side, s.vertical, s.elevation_deg) for s in expected])
+            assert len(struck) == 1 and struck[0].tobytes() == rows.tobytes()
+            checked += 1
+    assert checked >= 60
+
+
+def _interpreted_features(tallies, length, width) -> np.ndarray:
+    """The per-stroke means as the interpreted tally computed them: each play's (simulated,
+    cue-ball stop or None, fouled, won: 1 or 0 where the rack ended else None, turn kept,
+    the next shot's best chance), summed play by play, the stops averaged by NumPy."""
+    made = scratch = foul = next_make = opponent_make = 0.0
+    stops = []
+    for simulated, stop, fouled, won, kept, best in tallies:
+        if simulated:
+            if stop is not None:
+                stops.append((stop[0] / length, stop[1] / width))
+            else:
+                scratch += 1.0
+        foul += float(fouled)
+        if won is not None:
+            made, next_make = made + won, next_make + won
+        elif kept:
+            made, next_make = made + 1.0, next_make + best
+        else:
+            opponent_make += best
+    n = float(len(tallies))
+    cue = np.mean(stops, axis=0) if stops else (0.0, 0.0)
+    return np.clip([made / n, scratch / n, foul / n, cue[0], cue[1], next_make / n, opponent_make / n], 0.0, 1.0)
+
+
+def test_stroke_features_are_the_interpreted_means_in_double_precision():
+    """``stroke_summary.stroke_features`` against the interpreted tally, before the
+    observation's float32 rounding (which would hide a last-bit difference in float64):
+    random plays, every count of plays up to ``MAX_SAMPLES``."""
+    from poolgym.physics.stroke_summary import stroke_features
+
+    rng = np.random.default_rng(17)
+    length, width = 2.54, 1.27
+    for plays in range(1, la.MAX_SAMPLES + 1):
+        blocks = 5
+        size = blocks * plays
+        simulated, on, foul, ended, kept = (rng.random(size) < q for q in (0.95, 0.8, 0.3, 0.1, 0.5))
+        x, y = rng.uniform(0.03, length - 0.03, size), rng.uniform(0.03, width - 0.03, size)
+        won, best = rng.integers(0, 2, size).astype(float), rng.random(size)
+        got = stroke_features(simulated, on, x, y, foul, ended, won, kept, best, plays, length, width)
+        for b in range(blocks):
+            tallies = [(bool(simulated[p]), (float(x[p]), float(y[p])) if on[p] else None, bool(foul[p]),
+                        float(won[p]) if ended[p] else None, bool(kept[p]), float(best[p]))
+                       for p in range(b * plays, (b + 1) * plays)]
+            assert got[b].tobytes() == _interpreted_features(tallies, length, width).tobytes()
