@@ -29,6 +29,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
+from poolgym.envs.play import simulate_staged
 from poolgym.envs.pool_env import MoveRecord, PoolEnv, StagedMove
 from poolgym.numbers import quote, seed as check_seed
 from poolgym.rules import Outcome
@@ -170,12 +171,13 @@ class BatchedPoolEnv(VectorEnv):
         move (the rules' verdict, the next state), its outcome added to its step's; the
         moves' records, by table."""
         shots = [(i, s.shot) for i, s in staged.items() if s.shot is not None]
-        results = dict(zip([i for i, _ in shots], self.simulator.simulate_layouts([s for _, s in shots])))
+        played = dict(zip([i for i, _ in shots], simulate_staged(self.simulator, [s for _, s in shots],
+                                                                 [self.tables[i].rules for i, _ in shots])))
         records = {}
         for i, move in staged.items():
             table = self.tables[i]
             finish = table.finish_opponent_move if opponent else table.finish_move
-            record = records[i] = finish(move, results.get(i))
+            record = records[i] = finish(move, *played.get(i, (None, None)))
             if record.outcome is not None:
                 begun[i][0].append(record.outcome)
         return records
