@@ -5,9 +5,10 @@ tables whose shots are simulated together.
 Each table is a ``PoolEnv`` built from the same arguments: its state, generator and
 opponent are the single env's own, and its step is the single env's, in phases
 (``PoolEnv.begin_step``, ``stage_move``, ``finish_move``, ``end_step``). Between the
-phases the batch plays every table's staged shot in one compiled call
-(``Simulator.simulate_layouts``): the agents' shots, then, round by round, the opponents'
-shots of every table whose opponent is to act, until each table is back to its agent.
+phases the batch plays every table's staged shot in one compiled call, which also reads
+the facts each table's rules judge (``poolgym.envs.play.simulate_staged``): the agents'
+shots, then, round by round, the opponents' shots of every table whose opponent is to
+act, until each table is back to its agent.
 Table ``i`` reset with seed ``s_i`` and given actions ``a_i`` therefore gives exactly what
 ``gym.make(id)`` gives from ``s_i`` and ``a_i`` (tests/envs/test_batched_env.py): the same
 noise from the same generator in the same order, the same rules engine.

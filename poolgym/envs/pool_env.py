@@ -593,7 +593,7 @@ class PoolEnv(RenderMixin, gym.Env):
         """The first phase of ``play_move``: ``action`` validated and decoded for whoever is
         to act and, for a shot, its layout checked and its noise drawn (``stage_shot``).
         Nothing else changes until ``finish_move``; in between, ``staged.shot`` (when set) is
-        simulated, here or with other tables' shots in one call (``Simulator.simulate_layouts``)."""
+        simulated, here or with other tables' shots in one call (``simulate_staged``)."""
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before playing a move")
         mapper = self.mapper if mapping is None else self.mapper_for(mapping)
