@@ -151,6 +151,24 @@ def play_batch(x0, y0, cue, strikes, P, segments, tips, holes, open_box, frozen,
     return status, xs, ys, on, first, pocketed, off, cushion_after, cushion_any, late_drop, departure
 
 
+# Columns of ``play_layouts``' per-layout integers (``tables``): ``run_shot``'s status; the
+# ball index within the layout the cue ball touched first (-1 for none); whether the cue
+# ball reached the head string before that contact, and at all (0 or 1); whether the play
+# is plain; the ball numbers, as bits (bit b: ball b), frozen at the strike against a
+# cushion and against the cue ball, driven to a cushion they were not frozen to after the
+# first contact and at any time, and off the table; how many balls dropped; whether one
+# dropped after the rest.
+(T_STATUS, T_FIRST, T_BEFORE, T_EVER, T_PLAIN, T_FROZEN_CUSHION, T_FROZEN_CUE, T_AFTER, T_ANYTIME, T_OFF,
+ T_DROPS, T_LATE) = range(12)
+TABLE_COLUMNS = 12
+# Columns of its per-ball floats (``spots``): the resting place, and where it dropped; and
+# of its per-ball integers (``marks``): on the table (0 or 1), the hole it dropped into (-1
+# for none), whether after the rest, and ``order``: entry ``starts[t] + j`` of this column
+# is the flat index of the j-th ball of layout ``t`` to drop.
+S_X, S_Y, S_DROP_X, S_DROP_Y = range(4)
+M_ON, M_HOLE, M_LATE, M_ORDER = range(4)
+
+
 @kernel()
 def play_layouts(x0, y0, nums, starts, strikes, P, segments, tips, holes, open_box, marks, max_events, air, todo):
     """``core.run_shot`` (without paths, with its ``air`` as in ``play_batch``) of strike row
@@ -162,42 +180,24 @@ def play_layouts(x0, y0, nums, starts, strikes, P, segments, tips, holes, open_b
     ``nums`` (their ball numbers, ascending; the cue ball is number 0). Its contacts frozen
     at the strike are found here (``frozen_contacts``, with ``marks`` as there). Returns:
 
-    - per layout: ``status`` (``run_shot``'s), ``durations``; ``first`` (the ball index
-      within the layout the cue ball touched first, -1 for none), ``before`` and ``ever``
-      (the cue ball reached the head string before that contact, and at all); the ball
-      numbers, as bits (bit b: ball b), ``frozen_cushion`` and ``frozen_cue`` (at rest
-      against a cushion, against the cue ball, at the strike), ``after`` and ``anytime``
-      (reached a cushion they were not frozen to after the first contact, at any time) and
-      ``off`` (left the table); ``drops`` (how many balls dropped), ``late`` (one dropped
-      after the rest); ``plain``: the play ended (``core.DONE``), every ball on the table
-      is inside the table's rectangle and no ball dropped twice or both dropped and left
-      the table (the facts need no other check);
-    - per ball (flat, as the input): ``xs``, ``ys``, ``on`` (its resting place, on the
-      table), ``hole`` (the hole it dropped into, -1 for none), ``dropped_late`` and
-      ``drop_x``, ``drop_y`` (where it dropped); ``order``: entry ``starts[t] + j`` holds
-      the flat index of the j-th ball to drop of layout ``t``;
+    - ``tables``: per layout, the integers of the ``T_*`` columns. A play is plain when it
+      ended (``core.DONE``), every ball on the table is inside the table's rectangle and no
+      ball dropped twice or both dropped and left the table: its facts need no other check;
+    - ``durations``: per layout, the time everything came to rest;
+    - ``spots`` and ``ball_marks``: per ball (flat, as the input), the ``S_*`` floats and
+      the ``M_*`` integers;
     - its log rows ``log_rows[log_starts[t]:log_starts[t + 1]]`` (all of them, as
-      ``run_shot``'s ``log`` up to its row count).
+      ``run_shot``'s ``log`` up to its row count);
+    - how many plays the level core (``air`` None) handed on as ``core.AIRBORNE_SHOT``.
 
     A layout whose status is ``core.AIRBORNE_SHOT``, or that is not ``todo``, has no log
     rows and no facts.
     """
-    tables, total = strikes.shape[0], x0.shape[0]
-    status = np.zeros(tables, np.int64)
-    durations = np.zeros(tables)
-    first = np.full(tables, -1, np.int64)
-    before = np.zeros(tables, np.bool_)
-    ever = np.zeros(tables, np.bool_)
-    plain = np.zeros(tables, np.bool_)
-    frozen_cushion = np.zeros(tables, np.int64)
-    frozen_cue = np.zeros(tables, np.int64)
-    after_bits = np.zeros(tables, np.int64)
-    anytime_bits = np.zeros(tables, np.int64)
-    off_bits = np.zeros(tables, np.int64)
-    drops = np.zeros(tables, np.int64)
-    late_any = np.zeros(tables, np.bool_)
-    xs, ys = np.zeros(total), np.zeros(total)
-    on = np.zeros(total, np.bool_)
+    count, total = strikes.shape[0], x0.shape[0]
+    tables = np.zeros((count, TABLE_COLUMNS), np.int64)
+    durations = np.zeros(count)
+    spots = np.zeros((total, 4))
+    ball_marks = np.zeros((total, 4), np.int64)
     after = np.zeros(total, np.bool_)
     anytime = np.zeros(total, np.bool_)
     off = np.zeros(total, np.bool_)
@@ -205,12 +205,12 @@ def play_layouts(x0, y0, nums, starts, strikes, P, segments, tips, holes, open_b
     rank = np.zeros(total, np.int64)
     late = np.zeros(total, np.bool_)
     drop_x, drop_y = np.zeros(total), np.zeros(total)
-    order = np.zeros(total, np.int64)
-    log_starts = np.zeros(tables + 1, np.int64)
+    log_starts = np.zeros(count + 1, np.int64)
     radius, tolerance, head_x = P[core.P_R], P[core.P_FROZEN_TOL], P[core.P_HEAD_X]
     length, width = P[core.P_LENGTH], P[core.P_WIDTH]
     logs = []
-    for t in range(tables):
+    airborne = 0
+    for t in range(count):
         s, e = starts[t], starts[t + 1]
         if not todo[t]:
             logs.append(np.empty((0, core.LOG_COLUMNS)))
@@ -221,47 +221,51 @@ def play_layouts(x0, y0, nums, starts, strikes, P, segments, tips, holes, open_b
         while nums[s + cue] != 0:
             cue += 1
         frozen, on_cushion, on_cue = frozen_contacts(bx, by, cue, segments, marks, open_box, radius, tolerance)
+        row = tables[t]
         for k in range(e - s):
             bit = np.int64(1) << nums[s + k]
             if on_cushion[k]:
-                frozen_cushion[t] |= bit
+                row[T_FROZEN_CUSHION] |= bit
             if on_cue[k]:
-                frozen_cue[t] |= bit
+                row[T_FROZEN_CUE] |= bit
         done, B, flags, log, _, counts, _, duration = core.run_shot(
             bx, by, cue, np.ascontiguousarray(strikes[t]), P, segments, tips, holes, open_box, frozen,
             max_events, False, air)
-        status[t], durations[t] = done, duration
+        row[T_STATUS], durations[t] = done, duration
         rows = 0 if done == core.AIRBORNE_SHOT else counts[core.C_LOG]
         logs.append(log[:rows].copy())
         log_starts[t + 1] = log_starts[t] + rows
         if done == core.AIRBORNE_SHOT:
+            airborne += 1
             continue
         inside = True
         for k in range(e - s):
             x, y = B[k, core.X], B[k, core.Y]
-            xs[s + k], ys[s + k], on[s + k] = x, y, flags[k]
+            spots[s + k, S_X], spots[s + k, S_Y], ball_marks[s + k, M_ON] = x, y, flags[k]
             if flags[k] and not (0.0 <= x <= length and 0.0 <= y <= width):
                 inside = False
-        ball, _, before[t], ever[t], odd = log_facts(
+        first, _, before, ever, odd = log_facts(
             log[:rows], cue, duration, bx[cue], head_x, after[s:e], anytime[s:e], off[s:e], hole[s:e],
             rank[s:e], late[s:e], drop_x[s:e], drop_y[s:e])
-        first[t] = ball
-        plain[t] = done == core.DONE and inside and not odd
-        for k in range(e - s):
-            bit = np.int64(1) << nums[s + k]
-            if after[s + k]:
-                after_bits[t] |= bit
-            if anytime[s + k]:
-                anytime_bits[t] |= bit
-            if off[s + k]:
-                off_bits[t] |= bit
-            if hole[s + k] >= 0:
-                order[s + rank[s + k]] = s + k
-                drops[t] += 1
-                if late[s + k]:
-                    late_any[t] = True
-    log_rows = np.empty((log_starts[tables], core.LOG_COLUMNS))
-    for t in range(tables):
+        row[T_FIRST], row[T_BEFORE], row[T_EVER] = first, before, ever
+        row[T_PLAIN] = done == core.DONE and inside and not odd
+        for k in range(s, e):
+            bit = np.int64(1) << nums[k]
+            if after[k]:
+                row[T_AFTER] |= bit
+            if anytime[k]:
+                row[T_ANYTIME] |= bit
+            if off[k]:
+                row[T_OFF] |= bit
+            ball_marks[k, M_HOLE] = hole[k]
+            if hole[k] >= 0:
+                ball_marks[s + rank[k], M_ORDER] = k
+                spots[k, S_DROP_X], spots[k, S_DROP_Y] = drop_x[k], drop_y[k]
+                ball_marks[k, M_LATE] = late[k]
+                row[T_DROPS] += 1
+                if late[k]:
+                    row[T_LATE] = 1
+    log_rows = np.empty((log_starts[count], core.LOG_COLUMNS))
+    for t in range(count):
         log_rows[log_starts[t]:log_starts[t + 1]] = logs[t]
-    return (status, durations, first, before, ever, plain, frozen_cushion, frozen_cue, after_bits, anytime_bits,
-            off_bits, drops, late_any, xs, ys, on, hole, late, drop_x, drop_y, order, log_rows, log_starts)
+    return tables, durations, spots, ball_marks, log_rows, log_starts, airborne

@@ -25,7 +25,8 @@ import numpy as np
 from poolgym import events as ev
 from poolgym.numbers import quote, real
 from poolgym.physics import event_core as core
-from poolgym.physics.batch import play_batch, play_layouts
+from poolgym.physics.batch import (M_ON, S_X, S_Y, T_FROZEN_CUE, T_FROZEN_CUSHION, T_PLAIN, T_STATUS, play_batch,
+                                   play_layouts)
 from poolgym.physics.frozen import frozen_contacts
 from poolgym.physics.jit import compiled_call
 from poolgym.physics.params import PhysicsParams
@@ -391,30 +392,27 @@ class Simulator:
         asked for."""
         nums: list[int] = []
         points: list[tuple[float, float]] = []
-        sizes = []
+        bounds = [0]
         for balls, _ in plays:
             order = sorted(balls)
             nums += order
             points += [balls[b] for b in order]
-            sizes.append(len(order))
-        bounds = np.zeros(len(plays) + 1, np.int64)
-        bounds[1:] = np.cumsum(sizes)
+            bounds.append(len(nums))
         # One float array from the pairs (numpy's conversion of a list of tuples is slower).
         xy = np.fromiter(chain.from_iterable(points), float, 2 * len(points))
         x0, y0 = np.ascontiguousarray(xy[0::2]), np.ascontiguousarray(xy[1::2])
-        ball_nums = np.array(nums, np.int64)
         shots = [shot for _, shot in plays]
         strikes = np.array([self.strike_state(shot) for shot in shots], dtype=float).reshape(-1, 6)
-        fixed = (self._constants, self._segment_table, self._tip_table, self._hole_table, self._open_box_array,
-                 self._segment_marks, self.params.max_events)
-        todo = np.ones(len(plays), np.bool_)
+        layout = (x0, y0, np.array(nums, np.int64), np.array(bounds, np.int64), strikes, self._constants,
+                  self._segment_table, self._tip_table, self._hole_table, self._open_box_array, self._segment_marks,
+                  self.params.max_events)
         with compiled_call():
-            out = list(play_layouts(x0, y0, ball_nums, bounds, strikes, *fixed, None, todo))
-            airborne = out[0] == core.AIRBORNE_SHOT
-            if airborne.any():  # plays that leave the bed: the airborne core plays them
+            *out, airborne = play_layouts(*layout, None, np.ones(len(plays), np.bool_))
+            if airborne:  # plays that leave the bed: the airborne core plays them
                 core.airborne_core()
-                again = play_layouts(x0, y0, ball_nums, bounds, strikes, *fixed, True, airborne)
-                out = _merged(out, again, airborne, np.repeat(airborne, sizes))
+                flew = out[0][:, T_STATUS] == core.AIRBORNE_SHOT
+                again = play_layouts(*layout, True, flew)
+                out = _merged(out, again, flew, np.repeat(flew, np.diff(bounds)))
         return LayoutPlays(self, shots, nums, points, bounds, out)
 
     def _run(self, start: _Start, shot: Shot, record: bool) -> ShotResult:
@@ -538,53 +536,21 @@ class PlayFacts(NamedTuple):
     departure: np.ndarray
 
 
-class LayoutFacts(NamedTuple):
-    """The arrays of ``poolgym.physics.batch.play_layouts`` (its docstring says what each
-    holds): per layout, then per ball (flat), then the log rows."""
-
-    status: np.ndarray
-    durations: np.ndarray
-    first: np.ndarray
-    before: np.ndarray
-    ever: np.ndarray
-    plain: np.ndarray
-    frozen_cushion: np.ndarray
-    frozen_cue: np.ndarray
-    after: np.ndarray
-    anytime: np.ndarray
-    off: np.ndarray
-    drops: np.ndarray
-    late: np.ndarray
-    xs: np.ndarray
-    ys: np.ndarray
-    on: np.ndarray
-    hole: np.ndarray
-    dropped_late: np.ndarray
-    drop_x: np.ndarray
-    drop_y: np.ndarray
-    order: np.ndarray
-    log_rows: np.ndarray
-    log_starts: np.ndarray
-
-
-# Where ``LayoutFacts``' per-ball arrays begin and its log arrays.
-_BALL_FACTS, _LOG_FACTS = LayoutFacts._fields.index("xs"), LayoutFacts._fields.index("log_rows")
-
-
 class LayoutPlays:
     """The plays of ``Simulator.layout_plays``, one per (layout, shot), in order: the arrays
-    of the compiled call (``arrays``, a ``LayoutFacts``; play ``t`` holds the balls
-    ``bounds[t]:bounds[t + 1]`` of the flat per-ball arrays, whose ball numbers are
-    ``nums``), the facts the rules read of play ``t`` (``facts``) and its ``ShotResult``
-    (``result``, or ``deferred_result`` to build it only when it is read)."""
+    of the compiled call (``poolgym.physics.batch.play_layouts``: ``tables``,
+    ``durations``, ``spots``, ``ball_marks``, ``log_rows``, ``log_starts``; play ``t``
+    holds the balls ``bounds[t]:bounds[t + 1]`` of the per-ball rows, whose ball numbers
+    are ``nums``), the facts the rules read of play ``t`` (``facts``) and its
+    ``ShotResult`` (``result``, or ``deferred_result`` to build it only when it is read)."""
 
-    __slots__ = ("_sim", "_shots", "_points", "nums", "bounds", "arrays", "_listed")
+    __slots__ = ("_sim", "_shots", "_points", "nums", "bounds", "tables", "durations", "spots", "ball_marks",
+                 "log_rows", "log_starts", "_listed")
 
     def __init__(self, sim: Simulator, shots: list[Shot], nums: list[int], points: list[tuple[float, float]],
-                 bounds: np.ndarray, arrays: list[np.ndarray]) -> None:
-        self._sim, self._shots, self._points = sim, shots, points
-        self.nums, self.bounds = nums, bounds.tolist()
-        self.arrays = LayoutFacts(*arrays)
+                 bounds: list[int], arrays: tuple) -> None:
+        self._sim, self._shots, self._points, self.nums, self.bounds = sim, shots, points, nums, bounds
+        self.tables, self.durations, self.spots, self.ball_marks, self.log_rows, self.log_starts = arrays
         self._listed = None
 
     def __len__(self) -> int:
@@ -594,19 +560,20 @@ class LayoutPlays:
         """Play ``t``'s ``ShotResult``: ``Simulator.simulate_executed``'s of its layout and
         shot, the same to the last bit (``RuntimeError`` as there for a play past
         ``max_events`` or a ball at rest outside the cushion outline)."""
-        a = self.arrays
         s, e = self.bounds[t], self.bounds[t + 1]
         nums = self.nums[s:e]
         X, Y = zip(*self._points[s:e])
-        start = _Start.of(nums, X, Y, _ball_tuple(int(a.frozen_cushion[t])), _ball_tuple(int(a.frozen_cue[t])))
-        log = a.log_rows[a.log_starts[t]:a.log_starts[t + 1]]
-        return self._sim._result(start, self._shots[t], a.status[t], a.xs[s:e], a.ys[s:e], a.on[s:e], log, None,
-                                 a.durations[t])
+        row = self.tables[t]
+        start = _Start.of(nums, X, Y, _ball_tuple(int(row[T_FROZEN_CUSHION])), _ball_tuple(int(row[T_FROZEN_CUE])))
+        log = self.log_rows[self.log_starts[t]:self.log_starts[t + 1]]
+        spots = self.spots[s:e]
+        return self._sim._result(start, self._shots[t], row[T_STATUS], spots[:, S_X], spots[:, S_Y],
+                                 self.ball_marks[s:e, M_ON] != 0, log, None, self.durations[t])
 
     def deferred_result(self, t: int) -> ShotResult:
         """``result(t)``, built when first read (``ShotResult.deferred``) when play ``t``
         is plain (``facts`` has its facts); at once otherwise, raising as ``result``."""
-        if not self.arrays.plain[t]:
+        if not self.tables[t, T_PLAIN]:
             return self.result(t)
         return ShotResult.deferred(lambda: self.result(t))
 
@@ -618,44 +585,44 @@ class LayoutPlays:
         after the rest, the balls off the table, whether the cue ball reached the head
         string before the contact and at all, the balls frozen to a cushion and to the
         cue ball at the strike, and the rows ``(ball, x, y)`` of the balls at rest,
-        ascending. None when the play is not plain (``LayoutFacts.plain``): its facts need
-        the checks of ``ShotEvents.from_log``."""
-        f = self._listed
-        if f is None:
-            f = self._listed = LayoutFacts(*[a.tolist() for a in self.arrays[:_LOG_FACTS]], None, None)
-        if not f.plain[t]:
+        ascending. None when the play is not plain (``play_layouts``): its facts need the
+        checks of ``ShotEvents.from_log``."""
+        listed = self._listed
+        if listed is None:  # every play's values as Python's, in a few calls
+            listed = self._listed = (self.tables.tolist(), *self.spots.T.tolist(), *self.ball_marks.T.tolist())
+        tables, xs, ys, drop_xs, drop_ys, on, hole, late, order = listed
+        (_, first, before, ever, plain, frozen_cushion, frozen_cue, after, anytime, off, drops,
+         any_late) = tables[t]
+        if not plain:
             return None
         s, e = self.bounds[t], self.bounds[t + 1]
         nums = self.nums[s:e]
-        first = f.first[t]
-        rows = tuple(compress(zip(nums, f.xs[s:e], f.ys[s:e]), f.on[s:e]))
-        pocketed = late = ()
-        drops = f.drops[t]
+        rows = tuple(compress(zip(nums, xs[s:e], ys[s:e]), on[s:e]))
+        pocketed = late_drops = ()
         if drops:
             every, pocket_ids = self.nums, self._sim._pocket_ids
-            dropped = f.order[s:s + drops]
-            pocketed = tuple([(every[i], pocket_ids[f.hole[i]]) for i in dropped])
-            if f.late[t]:
-                late = tuple([(every[i], (f.drop_x[i], f.drop_y[i])) for i in dropped if f.dropped_late[i]])
-        return (tuple(self._points[s + nums.index(0)]), None if first < 0 else nums[first], _ball_set(f.after[t]),
-                _ball_set(f.anytime[t]), pocketed, late, _ball_set(f.off[t]), f.before[t], f.ever[t],
-                _ball_set(f.frozen_cushion[t]), _ball_set(f.frozen_cue[t]), rows)
+            dropped = order[s:s + drops]
+            pocketed = tuple([(every[i], pocket_ids[hole[i]]) for i in dropped])
+            if any_late:
+                late_drops = tuple([(every[i], (drop_xs[i], drop_ys[i])) for i in dropped if late[i]])
+        return (tuple(self._points[s + nums.index(0)]), None if first < 0 else nums[first], _ball_set(after),
+                _ball_set(anytime), pocketed, late_drops, _ball_set(off), before == 1, ever == 1,
+                _ball_set(frozen_cushion), _ball_set(frozen_cue), rows)
 
 
-def _merged(level: list[np.ndarray], again: tuple, tables: np.ndarray, balls: np.ndarray) -> list[np.ndarray]:
+def _merged(level: tuple, again: tuple, tables: np.ndarray, balls: np.ndarray) -> tuple:
     """``play_layouts``' arrays of the level core (``level``) with those of the layouts
     ``tables`` (whose balls are ``balls``) taken from the airborne core's (``again``)."""
     merged = []
-    for k, (mine, theirs) in enumerate(zip(level[:_LOG_FACTS], again[:_LOG_FACTS])):
-        which = tables if k < _BALL_FACTS else balls
+    for mine, theirs, which in zip(level[:4], again[:4], (tables, tables, balls, balls)):
         mine[which] = theirs[which]
         merged.append(mine)
-    (rows, starts), (air_rows, air_starts) = level[_LOG_FACTS:], again[_LOG_FACTS:]
+    (rows, starts), (air_rows, air_starts) = level[4:], again[4:6]
     pieces = [air_rows[air_starts[t]:air_starts[t + 1]] if flew else rows[starts[t]:starts[t + 1]]
               for t, flew in enumerate(tables.tolist())]
     new_starts = np.zeros(len(pieces) + 1, np.int64)
     new_starts[1:] = np.cumsum([len(p) for p in pieces])
-    return merged + [np.concatenate(pieces).reshape(-1, core.LOG_COLUMNS), new_starts]
+    return (*merged, np.concatenate(pieces).reshape(-1, core.LOG_COLUMNS), new_starts)
 
 
 @lru_cache(maxsize=4096)

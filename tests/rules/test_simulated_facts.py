@@ -23,7 +23,7 @@ from poolgym import events as ev
 from poolgym.envs.play import shot_events, simulate_staged
 from poolgym.physics import PhysicsParams, Shot, Simulator
 from poolgym.physics import event_core as core
-from poolgym.physics.batch import log_facts
+from poolgym.physics.batch import T_DROPS, T_LATE, log_facts
 from poolgym.physics.invariants import random_layout, random_shot
 from poolgym.physics.row_log import RowLog
 from poolgym.rules import RuleOptions, ShotEvents, get_ruleset
@@ -181,12 +181,12 @@ def test_a_play_past_max_events_raises_as_the_reference():
 
 def test_the_simulators_drops_never_come_after_its_rest():
     """Why no play above drops a ball after the rest: the rest is at or after the last
-    event (``LayoutFacts.late`` stays clear), so only hand-made logs show one (below)."""
+    event (the plays' ``T_LATE`` stays clear), so only hand-made logs show one (below)."""
     sim = Simulator(TABLE)
     rng = np.random.default_rng(2)
     plays = [(random_layout(TABLE, 15, rng), random_shot(rng)) for _ in range(200)]
-    arrays = sim.layout_plays(plays).arrays
-    assert arrays.drops.sum() > 50 and not arrays.late.any()
+    tables = sim.layout_plays(plays).tables
+    assert tables[:, T_DROPS].sum() > 50 and not tables[:, T_LATE].any()
 
 
 def _hand_log():
