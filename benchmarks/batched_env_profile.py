@@ -21,11 +21,11 @@ def cum(pattern):
     return sum(v[3] for k, v in st.stats.items() if pattern(k))
 rows = {
  "step total (incl. action_masks, action sampling)": total,
- "bulk simulation: Simulator.simulate_layouts": cum(lambda k: k[2] == "simulate_layouts"),
- "  of which the compiled call play_layouts": cum(lambda k: "play_layouts" in k[2] or ("batch.py" in k[0] and k[2]=="play_layouts")),
- "  of which ShotResult/RowLog building (Simulator._result)": cum(lambda k: k[2] == "_result"),
- "  of which layouts' frozen contacts (_Start)": cum(lambda k: k[2] == "__init__" and "simulator.py" in k[0]),
- "events for the rules (shot_events: ShotEvents.from_log)": cum(lambda k: k[2] == "shot_events"),
+ "simulation and the rules' facts: simulate_staged": cum(lambda k: k[2] == "simulate_staged"),
+ "  of which the compiled call play_layouts (frozen contacts, event loop, log facts)": cum(lambda k: "batch.py" in k[0] and k[2] == "play_layouts"),
+ "  of which the facts per table (LayoutPlays.facts)": cum(lambda k: k[2] == "facts" and "simulator.py" in k[0]),
+ "  of which the events (ShotEvents.from_simulation)": cum(lambda k: k[2] == "from_simulation"),
+ "  of which ShotResult/RowLog building (Simulator._result, only when read)": cum(lambda k: k[2] == "_result"),
  "rules: apply_shot": cum(lambda k: k[2] == "apply_shot" and "rules" in k[0]),
  "rules: next_rack": cum(lambda k: k[2] == "next_rack"),
  "stage (validate, decode, layout, noise): stage_move": cum(lambda k: k[2] == "stage_move"),

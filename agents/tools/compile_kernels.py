@@ -16,8 +16,8 @@ from typing import Any
 
 
 def compile_kernels() -> dict[str, Any]:
-    """Play each compiled path once (a level and a jump shot, a bulk play of both, a
-    choice-mode env with the lookahead and a bot's move), compiling or loading every
+    """Play each compiled path once (a level and a jump shot, a bulk play of both, both
+    as the envs play them, a choice-mode env with the lookahead and a bot's move), compiling or loading every
     kernel; what was played and where the cache is."""
     import gymnasium as gym
     import numpy as np
@@ -39,6 +39,8 @@ def compile_kernels() -> dict[str, Any]:
     played.append("a jump shot (the airborne core)")
     sim.simulate_facts(layout, sim.strikes_under([level, jump], [()]))
     played.append("a bulk play of both (both cores' batches)")
+    sim.layout_plays([(layout, level), (layout, jump)])
+    played.append("both from their layouts in one call (the envs' plays, both cores)")
     env = gym.make("poolgym/NineBall-v1", action_mode="choice_discrete", lookahead=True)
     try:
         env.reset(seed=0)

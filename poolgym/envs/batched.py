@@ -5,9 +5,10 @@ tables whose shots are simulated together; for a ``PotBallEnv`` id, ``BatchedPot
 Each table is a ``PoolEnv`` built from the same arguments: its state, generator and
 opponent are the single env's own, and its step is the single env's, in phases
 (``PoolEnv.begin_step``, ``stage_move``, ``finish_move``, ``end_step``). Between the
-phases the batch plays every table's staged shot in one compiled call
-(``Simulator.simulate_layouts``): the agents' shots, then, round by round, the opponents'
-shots of every table whose opponent is to act, until each table is back to its agent.
+phases the batch plays every table's staged shot in one compiled call, which also reads
+the facts each table's rules judge (``poolgym.envs.play.simulate_staged``): the agents'
+shots, then, round by round, the opponents' shots of every table whose opponent is to
+act, until each table is back to its agent.
 Table ``i`` reset with seed ``s_i`` and given actions ``a_i`` therefore gives exactly what
 ``gym.make(id)`` gives from ``s_i`` and ``a_i`` (tests/envs/test_batched_env.py): the same
 noise from the same generator in the same order, the same rules engine.
@@ -29,6 +30,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
+from poolgym.envs.play import simulate_staged
 from poolgym.envs.pool_env import MoveRecord, PoolEnv, StagedMove
 from poolgym.envs.practice import PotBallEnv
 from poolgym.numbers import quote, seed as check_seed
@@ -227,12 +229,13 @@ class BatchedPoolEnv(BatchedTables):
         move (the rules' verdict, the next state), its outcome added to its step's; the
         moves' records, by table."""
         shots = [(i, s.shot) for i, s in staged.items() if s.shot is not None]
-        results = dict(zip([i for i, _ in shots], self.simulator.simulate_layouts([s for _, s in shots])))
+        played = dict(zip([i for i, _ in shots], simulate_staged(self.simulator, [s for _, s in shots],
+                                                                 [self.tables[i].rules for i, _ in shots])))
         records = {}
         for i, move in staged.items():
             table = self.tables[i]
             finish = table.finish_opponent_move if opponent else table.finish_move
-            record = records[i] = finish(move, results.get(i))
+            record = records[i] = finish(move, *played.get(i, (None, None)))
             if record.outcome is not None:
                 begun[i][0].append(record.outcome)
         return records

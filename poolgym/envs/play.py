@@ -42,6 +42,26 @@ def shot_events(simulator: Simulator, rules: Ruleset, result: ShotResult) -> Sho
                                options=rules.options)
 
 
+def simulate_staged(simulator: Simulator, shots: Sequence[StagedShot],
+                    rules: Sequence[Ruleset]) -> list[tuple[ShotResult, ShotEvents]]:
+    """Each of ``shots`` (``stage_shot``'s, of tables alike: one ``simulator`` plays them
+    all) played in one compiled call (``Simulator.layout_plays``) and judged by the
+    ``rules`` of the same index: per shot its ``ShotResult`` (built when first read) and
+    the facts for the rules, the same as ``Simulator.simulate_executed`` and
+    ``shot_events`` give, read from the compiled facts without building the result. A
+    play past ``max_events`` or a ball at rest outside the outline raises before any
+    facts are made, as ``Simulator.simulate_layouts`` does."""
+    plays = simulator.layout_plays(shots)
+    results = [plays.deferred_result(t) for t in range(len(plays))]
+    played = []
+    for t, (result, judge) in enumerate(zip(results, rules)):
+        facts = plays.facts(t)
+        events = (shot_events(simulator, judge, result) if facts is None
+                  else ShotEvents.from_simulation(*facts, options=judge.options))
+        played.append((result, events))
+    return played
+
+
 def simulate_move(simulator: Simulator, rules: Ruleset, state: GameState, move: ShotMove,
                   rng: np.random.Generator, trajectories: bool,
                   state_checked: bool = False) -> tuple[ShotEvents, ShotResult | None]:

@@ -20,7 +20,7 @@ from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES,
 from poolgym.envs.lookahead import check_samples as check_lookahead_samples
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
-from poolgym.envs.play import StagedShot, shot_events, stage_shot
+from poolgym.envs.play import StagedShot, shot_events, simulate_staged, stage_shot
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.opponents import make_opponent
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
@@ -532,11 +532,12 @@ class PoolEnv(RenderMixin, gym.Env):
         except Exception as exc:
             raise self._opponent_error(exc) from exc
 
-    def finish_opponent_move(self, staged: StagedMove, result: ShotResult | None = None) -> MoveRecord:
+    def finish_opponent_move(self, staged: StagedMove, result: ShotResult | None = None,
+                             events: ShotEvents | None = None) -> MoveRecord:
         """``finish_move`` for the opponent's staged move; a failure (its move refused by
         the rules) is raised as an ``OpponentError``."""
         try:
-            return self.finish_move(staged, result)
+            return self.finish_move(staged, result, events)
         except Exception as exc:
             raise self._opponent_error(exc) from exc
 
@@ -596,7 +597,7 @@ class PoolEnv(RenderMixin, gym.Env):
         """The first phase of ``play_move``: ``action`` validated and decoded for whoever is
         to act and, for a shot, its layout checked and its noise drawn (``stage_shot``).
         Nothing else changes until ``finish_move``; in between, ``staged.shot`` (when set) is
-        simulated, here or with other tables' shots in one call (``Simulator.simulate_layouts``)."""
+        simulated, here or with other tables' shots in one call (``simulate_staged``)."""
         if self._done:
             raise ResetNeeded("the episode is over: call reset() before playing a move")
         mapper = self.mapper if mapping is None else self.mapper_for(mapping)
@@ -612,18 +613,23 @@ class PoolEnv(RenderMixin, gym.Env):
                                 state_checked=before is self._built_state)
         return StagedMove(actor(before), action, mapper, before, move, staged)
 
-    def finish_move(self, staged: StagedMove, result: ShotResult | None = None) -> MoveRecord:
+    def finish_move(self, staged: StagedMove, result: ShotResult | None = None,
+                    events: ShotEvents | None = None) -> MoveRecord:
         """The last phase of ``play_move``: the staged move's shot judged (``result``: the
-        simulation of ``staged.shot``; simulated here when None) or its decision applied,
-        the rack ended when it is over; the record, told to ``move_listeners``."""
+        simulation of ``staged.shot``, with ``events`` its facts when known; simulated here
+        when None) or its decision applied, the rack ended when it is over; the record,
+        told to ``move_listeners``."""
         move, before, mapper, outcome = staged.move, staged.before, staged.mapper, None
         if isinstance(move, ShotMove):
             if isinstance(staged.staged, ShotEvents):  # the placement overlapped a ball
                 events, result = staged.staged, None
             else:
-                if result is None:
+                if result is None and not self.trajectories:
+                    (result, events), = simulate_staged(self.simulator, [staged.staged], [self.rules])
+                elif result is None:
                     result = self.simulator.simulate_executed(*staged.staged, self.trajectories)
-                events = shot_events(self.simulator, self.rules, result)
+                if events is None:
+                    events = shot_events(self.simulator, self.rules, result)
             self._last_result = result
             # The events are the simulator's own facts of this state (``simulated``: the
             # rules skip their check of them; the state and outcome are the same).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -84,8 +85,34 @@ class ShotResult:
             # Left unset: ``__getattr__`` decodes it from ``log`` when first read.
             object.__delattr__(self, "events")
 
+    @classmethod
+    def deferred(cls, build: Callable[[], "ShotResult"]) -> "ShotResult":
+        """A result whose fields are those of ``build()``, called when any is first read
+        (then never again): for a batched env, whose rules read compiled facts, not the
+        result, which only ``PoolEnv.last_shot`` and the move listeners may ask for. Read,
+        compared, copied or pickled, it is ``build()``'s result."""
+        new = object.__new__(cls)
+        new.__dict__["_build"] = build
+        return new
+
+    def __getstate__(self) -> dict:
+        if "_build" in self.__dict__:
+            self._fill()
+        return self.__dict__
+
+    def _fill(self) -> None:
+        """Set a deferred result's fields from its ``build()``."""
+        state = self.__dict__
+        built = state["_build"]()
+        del state["_build"]
+        state.update(built.__dict__)
+
     def __getattr__(self, name: str):
-        # Only reached for an attribute not set: ``events`` of a result built from its log.
+        # Only reached for an attribute not set: every field of a deferred result not built
+        # yet, and ``events`` of a result built from its log.
+        if "_build" in self.__dict__:
+            self._fill()
+            return getattr(self, name)
         if name == "events":
             log = self.__dict__.get("log")
             if log is not None:

@@ -16,7 +16,8 @@ the shot up and turns the loop's arrays into the typed ``ShotResult``.
 from __future__ import annotations
 
 import math
-from itertools import compress
+from functools import lru_cache
+from itertools import chain, compress
 from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -24,7 +25,8 @@ import numpy as np
 from poolgym import events as ev
 from poolgym.numbers import quote, real
 from poolgym.physics import event_core as core
-from poolgym.physics.batch import play_batch, play_layouts
+from poolgym.physics.batch import (M_ON, S_X, S_Y, T_FROZEN_CUE, T_FROZEN_CUSHION, T_PLAIN, T_STATUS, play_batch,
+                                   play_layouts)
 from poolgym.physics.frozen import frozen_contacts
 from poolgym.physics.jit import compiled_call
 from poolgym.physics.params import PhysicsParams
@@ -377,40 +379,41 @@ class Simulator:
 
     def simulate_layouts(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]]) -> list[ShotResult]:
         """Each ``(balls, shot)`` of ``plays`` (a valid layout and an ``executed`` shot)
-        played in one compiled call (``poolgym.physics.batch.play_layouts``), without paths:
-        the results ``simulate_executed`` gives, the same to the last bit, one per play."""
-        if not plays:
-            return []
-        starts = [_Start(self, balls) for balls, _ in plays]
+        played in one compiled call (``layout_plays``), without paths: the results
+        ``simulate_executed`` gives, the same to the last bit, one per play."""
+        played = self.layout_plays(plays)
+        return [played.result(t) for t in range(len(plays))]
+
+    def layout_plays(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]]) -> "LayoutPlays":
+        """Each ``(balls, shot)`` of ``plays`` (a valid layout and an ``executed`` shot)
+        played in one compiled call (``poolgym.physics.batch.play_layouts``), with the facts
+        the rules read of each (``LayoutPlays``): the tables of a batched env. Each play's
+        ``ShotResult`` (``LayoutPlays.result``) is ``simulate_executed``'s, built only when
+        asked for."""
+        nums: list[int] = []
+        points: list[tuple[float, float]] = []
+        bounds = [0]
+        for balls, _ in plays:
+            order = sorted(balls)
+            nums += order
+            points += [balls[b] for b in order]
+            bounds.append(len(nums))
+        # One float array from the pairs (numpy's conversion of a list of tuples is slower).
+        xy = np.fromiter(chain.from_iterable(points), float, 2 * len(points))
+        x0, y0 = np.ascontiguousarray(xy[0::2]), np.ascontiguousarray(xy[1::2])
         shots = [shot for _, shot in plays]
-        bounds = np.zeros(len(plays) + 1, np.int64)
-        bounds[1:] = np.cumsum([len(s.nums) for s in starts])
-        x0 = np.concatenate([s.x0 for s in starts])
-        y0 = np.concatenate([s.y0 for s in starts])
-        frozen = np.concatenate([s.frozen for s in starts])
-        cues = np.array([s.cue for s in starts], np.int64)
         strikes = np.array([self.strike_state(shot) for shot in shots], dtype=float).reshape(-1, 6)
-        fixed = (self._constants, self._segment_table, self._tip_table, self._hole_table, self._open_box_array,
-                 frozen, self.params.max_events)
+        layout = (x0, y0, np.array(nums, np.int64), np.array(bounds, np.int64), strikes, self._constants,
+                  self._segment_table, self._tip_table, self._hole_table, self._open_box_array, self._segment_marks,
+                  self.params.max_events)
         with compiled_call():
-            status, balls, on, durations, log_rows, log_starts = play_layouts(
-                x0, y0, bounds, cues, strikes, *fixed, None)
-            airborne = np.flatnonzero(status == core.AIRBORNE_SHOT)
-            if airborne.size:  # plays that leave the bed: the airborne core plays them
+            *out, airborne = play_layouts(*layout, None, np.ones(len(plays), np.bool_))
+            if airborne:  # plays that leave the bed: the airborne core plays them
                 core.airborne_core()
-                again = play_layouts(x0, y0, bounds, cues, strikes, *fixed, True)
-        results = []
-        for t, (start, shot) in enumerate(zip(starts, shots)):
-            s, e = bounds[t], bounds[t + 1]
-            if status[t] == core.AIRBORNE_SHOT:
-                a_status, a_balls, a_on, a_durations, a_log, a_starts = again
-                outputs = (a_status[t], a_balls[s:e], a_on[s:e], a_log[a_starts[t]:a_starts[t + 1]], None,
-                           a_durations[t])
-            else:
-                outputs = (status[t], balls[s:e], on[s:e], log_rows[log_starts[t]:log_starts[t + 1]], None,
-                           durations[t])
-            results.append(self._result(start, shot, *outputs))
-        return results
+                flew = out[0][:, T_STATUS] == core.AIRBORNE_SHOT
+                again = play_layouts(*layout, True, flew)
+                out = _merged(out, again, flew, np.repeat(flew, np.diff(bounds)))
+        return LayoutPlays(self, shots, nums, points, bounds, out)
 
     def _run(self, start: _Start, shot: Shot, record: bool) -> ShotResult:
         """Play one validated shot from ``start`` in the compiled loop; its result."""
@@ -423,19 +426,20 @@ class Simulator:
             if status == core.AIRBORNE_SHOT:  # the ball leaves the bed: the airborne core plays it
                 core.airborne_core()
                 status, balls, on, log, phases, counts, _, duration = core.run_shot(*args, True)
-        return self._result(start, shot, status, balls, on, log[:counts[core.C_LOG]],
+        return self._result(start, shot, status, balls[:, core.X], balls[:, core.Y], on, log[:counts[core.C_LOG]],
                             phases[:counts[core.C_PHASES]] if record else None, duration)
 
-    def _result(self, start: _Start, shot: Shot, status, balls: np.ndarray, on: np.ndarray, log: np.ndarray,
-                phases: np.ndarray | None, duration: float) -> ShotResult:
-        """The ``ShotResult`` of the compiled loop's arrays for one play (its log rows, its
-        motion phases when recorded); ``RuntimeError`` for a play past ``max_events`` or a
-        ball at rest outside the cushion outline."""
+    def _result(self, start: _Start, shot: Shot, status, xs: np.ndarray, ys: np.ndarray, on: np.ndarray,
+                log: np.ndarray, phases: np.ndarray | None, duration: float) -> ShotResult:
+        """The ``ShotResult`` of the compiled loop's arrays for one play (the balls' resting
+        places and on-table flags, its log rows, its motion phases when recorded);
+        ``RuntimeError`` for a play past ``max_events`` or a ball at rest outside the
+        cushion outline."""
         if status == core.TOO_MANY_EVENTS:
             raise RuntimeError(f"shot exceeded PhysicsParams.max_events={self.params.max_events}; "
                                f"layout {start.layout()} shot {shot}")
         nums = start.nums
-        xs, ys = balls[:, core.X].tolist(), balls[:, core.Y].tolist()
+        xs, ys = xs.tolist(), ys.tolist()
         positions = {num: (x, y) for num, x, y, kept in zip(nums, xs, ys, on.tolist()) if kept}
         # A ball inside the table's rectangle is inside the outline (_check_at_rest's first
         # test): only a ball outside it needs the full check, in the same order as before.
@@ -532,6 +536,107 @@ class PlayFacts(NamedTuple):
     departure: np.ndarray
 
 
+class LayoutPlays:
+    """The plays of ``Simulator.layout_plays``, one per (layout, shot), in order: the arrays
+    of the compiled call (``poolgym.physics.batch.play_layouts``: ``tables``,
+    ``durations``, ``spots``, ``ball_marks``, ``log_rows``, ``log_starts``; play ``t``
+    holds the balls ``bounds[t]:bounds[t + 1]`` of the per-ball rows, whose ball numbers
+    are ``nums``), the facts the rules read of play ``t`` (``facts``) and its
+    ``ShotResult`` (``result``, or ``deferred_result`` to build it only when it is read)."""
+
+    __slots__ = ("_sim", "_shots", "_points", "nums", "bounds", "tables", "durations", "spots", "ball_marks",
+                 "log_rows", "log_starts", "_listed")
+
+    def __init__(self, sim: Simulator, shots: list[Shot], nums: list[int], points: list[tuple[float, float]],
+                 bounds: list[int], arrays: tuple) -> None:
+        self._sim, self._shots, self._points, self.nums, self.bounds = sim, shots, points, nums, bounds
+        self.tables, self.durations, self.spots, self.ball_marks, self.log_rows, self.log_starts = arrays
+        self._listed = None
+
+    def __len__(self) -> int:
+        return len(self._shots)
+
+    def result(self, t: int) -> ShotResult:
+        """Play ``t``'s ``ShotResult``: ``Simulator.simulate_executed``'s of its layout and
+        shot, the same to the last bit (``RuntimeError`` as there for a play past
+        ``max_events`` or a ball at rest outside the cushion outline)."""
+        s, e = self.bounds[t], self.bounds[t + 1]
+        nums = self.nums[s:e]
+        X, Y = zip(*self._points[s:e])
+        row = self.tables[t]
+        start = _Start.of(nums, X, Y, _ball_tuple(int(row[T_FROZEN_CUSHION])), _ball_tuple(int(row[T_FROZEN_CUE])))
+        log = self.log_rows[self.log_starts[t]:self.log_starts[t + 1]]
+        spots = self.spots[s:e]
+        return self._sim._result(start, self._shots[t], row[T_STATUS], spots[:, S_X], spots[:, S_Y],
+                                 self.ball_marks[s:e, M_ON] != 0, log, None, self.durations[t])
+
+    def deferred_result(self, t: int) -> ShotResult:
+        """``result(t)``, built when first read (``ShotResult.deferred``) when play ``t``
+        is plain (``facts`` has its facts); at once otherwise, raising as ``result``."""
+        if not self.tables[t, T_PLAIN]:
+            return self.result(t)
+        return ShotResult.deferred(lambda: self.result(t))
+
+    def facts(self, t: int) -> tuple | None:
+        """What ``poolgym.rules.ShotEvents.from_simulation`` takes of play ``t`` (the facts
+        ``ShotEvents.from_log`` reads from its result): the cue ball's start, the first
+        ball it touched (None), the balls driven to a cushion after that contact and at
+        any time, ``(ball, pocket)`` of each drop in order, ``(ball, (x, y))`` of those
+        after the rest, the balls off the table, whether the cue ball reached the head
+        string before the contact and at all, the balls frozen to a cushion and to the
+        cue ball at the strike, and the rows ``(ball, x, y)`` of the balls at rest,
+        ascending. None when the play is not plain (``play_layouts``): its facts need the
+        checks of ``ShotEvents.from_log``."""
+        listed = self._listed
+        if listed is None:  # every play's values as Python's, in a few calls
+            listed = self._listed = (self.tables.tolist(), *self.spots.T.tolist(), *self.ball_marks.T.tolist())
+        tables, xs, ys, drop_xs, drop_ys, on, hole, late, order = listed
+        (_, first, before, ever, plain, frozen_cushion, frozen_cue, after, anytime, off, drops,
+         any_late) = tables[t]
+        if not plain:
+            return None
+        s, e = self.bounds[t], self.bounds[t + 1]
+        nums = self.nums[s:e]
+        rows = tuple(compress(zip(nums, xs[s:e], ys[s:e]), on[s:e]))
+        pocketed = late_drops = ()
+        if drops:
+            every, pocket_ids = self.nums, self._sim._pocket_ids
+            dropped = order[s:s + drops]
+            pocketed = tuple([(every[i], pocket_ids[hole[i]]) for i in dropped])
+            if any_late:
+                late_drops = tuple([(every[i], (drop_xs[i], drop_ys[i])) for i in dropped if late[i]])
+        return (tuple(self._points[s + nums.index(0)]), None if first < 0 else nums[first], _ball_set(after),
+                _ball_set(anytime), pocketed, late_drops, _ball_set(off), before == 1, ever == 1,
+                _ball_set(frozen_cushion), _ball_set(frozen_cue), rows)
+
+
+def _merged(level: tuple, again: tuple, tables: np.ndarray, balls: np.ndarray) -> tuple:
+    """``play_layouts``' arrays of the level core (``level``) with those of the layouts
+    ``tables`` (whose balls are ``balls``) taken from the airborne core's (``again``)."""
+    merged = []
+    for mine, theirs, which in zip(level[:4], again[:4], (tables, tables, balls, balls)):
+        mine[which] = theirs[which]
+        merged.append(mine)
+    (rows, starts), (air_rows, air_starts) = level[4:], again[4:6]
+    pieces = [air_rows[air_starts[t]:air_starts[t + 1]] if flew else rows[starts[t]:starts[t + 1]]
+              for t, flew in enumerate(tables.tolist())]
+    new_starts = np.zeros(len(pieces) + 1, np.int64)
+    new_starts[1:] = np.cumsum([len(p) for p in pieces])
+    return (*merged, np.concatenate(pieces).reshape(-1, core.LOG_COLUMNS), new_starts)
+
+
+@lru_cache(maxsize=4096)
+def _ball_set(bits: int) -> frozenset[int]:
+    """The balls whose bits are set in ``bits`` (bit b: ball b), shared between the plays
+    (a frozenset is never changed)."""
+    return frozenset(_ball_tuple(bits))
+
+
+def _ball_tuple(bits: int) -> tuple[int, ...]:
+    """The balls whose bits are set in ``bits``, ascending."""
+    return tuple([b for b in range(bits.bit_length()) if bits >> b & 1])
+
+
 class _Start:
     """What every shot from one validated layout shares: ball order, positions and the
     contacts frozen at the strike (balls against cushions, balls against the cue ball)."""
@@ -550,6 +655,18 @@ class _Start:
                 sim.table.ball_radius, sim.params.frozen_tolerance)
         self.cushion_frozen = tuple(compress(nums, on_cushion.tolist()))
         self.cue_frozen = tuple(compress(nums, on_cue.tolist()))
+
+    @classmethod
+    def of(cls, nums: list[int], X: tuple[float, ...], Y: tuple[float, ...], cushion_frozen: tuple[int, ...],
+           cue_frozen: tuple[int, ...]) -> "_Start":
+        """The start of a layout set up elsewhere (``play_layouts`` finds its frozen
+        contacts), as far as a ``ShotResult`` reads it: no ``x0``, ``y0`` or ``frozen``."""
+        new = object.__new__(cls)
+        new.nums, new.X, new.Y = nums, X, Y
+        new.cue = cue = nums.index(0)
+        new.cue_position = (X[cue], Y[cue])
+        new.cushion_frozen, new.cue_frozen = cushion_frozen, cue_frozen
+        return new
 
     def layout(self) -> dict[int, tuple[float, float]]:
         """The layout as ball -> (x, y)."""

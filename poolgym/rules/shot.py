@@ -309,6 +309,44 @@ class ShotEvents:
         return cls(**facts)
 
     @classmethod
+    def from_simulation(cls, cue_ball_start: Point, first_contact: int | None, cushion_after: frozenset[int],
+                        cushion_any: frozenset[int], pocketed: tuple[tuple[int, str], ...],
+                        late_drops: tuple[tuple[int, Point], ...], off_table: frozenset[int], before: bool,
+                        ever: bool, frozen_to_cushion: frozenset[int], frozen_to_cue_ball: frozenset[int],
+                        final_rows: tuple[tuple[int, float, float], ...],
+                        options: RuleOptions | None = None) -> "ShotEvents":
+        """``from_log`` of a simulated shot, from its facts as the simulator's compiled
+        plays hold them (``poolgym.physics.simulator.LayoutPlays.facts``, in plain values):
+        the cue ball's start, its first contact, the balls that reached a cushion after it
+        and at any time (not counting a cushion a ball was frozen to), every drop as
+        ``(ball, pocket)`` in order and those after the rest as ``(ball, (x, y))``, the
+        balls off the table, the head-string crossings, the frozen balls and the rows
+        ``(ball, x, y)`` of the balls at rest, ascending. The same ``ShotEvents``, field for
+        field, as ``from_log`` of the shot's log and positions with ``options``
+        (tests/rules/test_simulated_facts.py)."""
+        options = options or RuleOptions()
+        final = final_rows
+        if late_drops and options.restore_balls_dropping_after_rest:  # digest 8.17
+            late = {ball for ball, _ in late_drops}
+            pocketed = tuple([drop for drop in pocketed if drop[0] not in late])
+            at_rest = {ball: (x, y) for ball, x, y in final_rows}
+            for ball, where in late_drops:
+                at_rest.setdefault(ball, where)
+            final = _plain_rows(at_rest)
+        if not options.frozen_ball_other_cushion_counts:  # WPA 8.4
+            cushion_after -= frozen_to_cushion
+            cushion_any -= frozen_to_cushion
+        facts = dict(cue_ball_start=cue_ball_start, first_contact=first_contact, cushion_after_contact=cushion_after,
+                     cushion_balls=cushion_any, pocketed=pocketed, off_table=off_table,
+                     crossed_head_string_before_contact=before, ever_crossed_head_string=ever,
+                     frozen_to_cushion=frozen_to_cushion, frozen_to_cue_ball=frozen_to_cue_ball,
+                     final_positions=final, declared_fouls=())
+        if final is None:  # a restored position that is not a pair of finite floats
+            facts["final_positions"] = at_rest
+            return cls(**facts)
+        return cls._stored(facts)
+
+    @classmethod
     def _stored(cls, facts: dict) -> "ShotEvents":
         """Facts already in their stored form (plain ints, floats and strings, frozensets,
         sorted rows; every field given, in field order): set as they are, then checked as
