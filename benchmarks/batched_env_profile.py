@@ -3,7 +3,7 @@ the table in benchmarks/results/throughput/batched_env_first_layer.md. Usage: py
 import cProfile, pstats, sys, time
 import gymnasium as gym, numpy as np
 import poolgym  # noqa
-from poolgym.agents.tools.batched_bench import _actions
+from poolgym.agents.tools.speed_compare import random_actions as _actions
 N, STEPS = int(sys.argv[1]), int(sys.argv[2])
 env = gym.make_vec("poolgym/NineBall-v1", num_envs=N, action_mode="choice_discrete")
 env.reset(seed=0); rng = np.random.default_rng(0)

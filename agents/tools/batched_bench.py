@@ -11,91 +11,66 @@ the ratios are of figures from the same run.
 
 from __future__ import annotations
 
-import time
-
-import gymnasium as gym
-import numpy as np
+from poolgym.agents.tools import speed_compare
+from poolgym.agents.tools.speed_compare import time_kind
 
 KINDS = ("single", "sync", "batched")
+FIGURES = ("steps_per_s", "cpu_steps_per_s")
 
 
-def _actions(space, masks, rng: np.random.Generator, nvec=None) -> np.ndarray:
-    """Random actions for a batch (``space``, batched): masked-random per table when
-    ``masks`` is given (``nvec``: one table's ``MultiDiscrete`` sizes)."""
-    if masks is None:
-        return rng.uniform(space.low, space.high).astype(space.dtype)
-    cuts = np.cumsum(nvec)[:-1]
-    return np.array([[rng.choice(np.flatnonzero(p)) for p in np.split(m, cuts)] for m in masks], space.dtype)
-
-
-def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed: int = 0) -> float:
-    """Table steps per second of ``kind`` ("single": one ``gym.make`` env stepped
-    ``num_envs * steps`` times; "sync" / "batched": ``make_vec`` with ``num_envs`` tables
-    stepped ``steps`` times)."""
-    rng = np.random.default_rng(seed)
-    masked = mode == "choice_discrete"
-    if kind == "single":
-        env = gym.make(env_id, action_mode=mode)
-        space = gym.vector.utils.batch_space(env.action_space, 1)
-        spent = 0.0
-        start = time.perf_counter()
-        env.reset(seed=seed)
-        done = False
-        spent += time.perf_counter() - start
-        for _ in range(num_envs * steps):
-            start = time.perf_counter()
-            if done:
-                env.reset()
-            masks = env.unwrapped.action_masks()[None] if masked else None
-            spent += time.perf_counter() - start
-            action = _actions(space, masks, rng, getattr(env.action_space, 'nvec', None))[0]
-            start = time.perf_counter()
-            _, _, terminated, truncated, _ = env.step(action)
-            spent += time.perf_counter() - start
-            done = terminated or truncated
-        env.close()
-        return num_envs * steps / spent
-    vectorization = {"sync": "sync", "batched": None}[kind]
-    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=vectorization, action_mode=mode)
-    spent = 0.0
-    start = time.perf_counter()
-    envs.reset(seed=seed)
-    spent += time.perf_counter() - start
-    for _ in range(steps):
-        start = time.perf_counter()
-        masks = (np.stack(envs.call("action_masks")) if kind == "sync" else envs.action_masks()) if masked else None
-        spent += time.perf_counter() - start
-        actions = _actions(envs.action_space, masks, rng, getattr(envs.single_action_space, 'nvec', None))
-        start = time.perf_counter()
-        envs.step(actions)
-        spent += time.perf_counter() - start
-    envs.close()
-    return num_envs * steps / spent
-
-
-def run(env_id: str, modes: list[str], sizes: list[int], steps: int, reps: int) -> list[dict]:
-    """One row per (mode, N): each kind's best steps/s over ``reps`` runs (interleaved, so
-    a busy spell hits all kinds alike) and the batched env's ratios to the others."""
+def run(env_id: str, modes: list[str], sizes: list[int], steps: int, reps: int, compare: str | None = None) -> list[dict]:
+    """One row per (mode, N): each kind's best table steps/s over ``reps`` runs (interleaved,
+    so a busy spell hits all kinds alike), by wall clock and by CPU time, and the batched
+    env's ratios to the others. With ``compare`` (a commit), every figure is measured in fresh
+    processes of this tree and of that commit, alternating (``speed_compare``): each row then
+    also holds the commit's figures and this tree's ratios to them."""
     rows = []
     for mode in modes:
-        time_kind("batched", env_id, mode, 2, 3)  # compiles or loads the batched kernel first
+        if compare is None:
+            time_kind("batched", env_id, mode, 2, 3)  # compiles or loads the batched kernel first
         for n in sizes:
-            best = dict.fromkeys(KINDS, 0.0)
-            for rep in range(reps):
-                for kind in KINDS:
-                    best[kind] = max(best[kind], time_kind(kind, env_id, mode, n, max(1, steps // n), seed=rep))
-            rows.append({"env_id": env_id, "action_mode": mode, "num_envs": n, "table_steps": n * max(1, steps // n),
-                         "reps": reps, **{f"{k}_steps_per_s": round(v, 1) for k, v in best.items()},
-                         "batched_over_single": round(best["batched"] / best["single"], 3),
-                         "batched_over_sync": round(best["batched"] / best["sync"], 3)})
+            per_table = max(1, steps // n)
+            row = {"env_id": env_id, "action_mode": mode, "num_envs": n, "table_steps": n * per_table, "reps": reps}
+            if compare is None:
+                best = {kind: [0.0, 0.0] for kind in KINDS}
+                for rep in range(reps):
+                    for kind in KINDS:
+                        figures = time_kind(kind, env_id, mode, n, per_table, seed=rep)
+                        best[kind] = [max(b, f) for b, f in zip(best[kind], figures)]
+                for kind, (wall, cpu) in best.items():
+                    row[f"{kind}_steps_per_s"], row[f"{kind}_cpu_steps_per_s"] = round(wall, 1), round(cpu, 1)
+            else:
+                cases = [dict(kind=kind, env_id=env_id, action_mode=mode, num_envs=n, steps=per_table)
+                         for kind in KINDS]
+                for kind, measured in zip(KINDS, speed_compare.compare_keys("kind", cases, FIGURES, compare, reps)):
+                    for figure in FIGURES:
+                        for name, value in measured[figure].items():
+                            suffix = "" if name == speed_compare.CURRENT else f"_{name}"
+                            row[f"{kind}_{figure}{suffix}"] = value
+            row["batched_over_single"] = round(row["batched_steps_per_s"] / row["single_steps_per_s"], 3)
+            row["batched_over_sync"] = round(row["batched_steps_per_s"] / row["sync_steps_per_s"], 3)
+            rows.append(row)
     return rows
 
 
 def format_report(rows: list[dict]) -> str:
-    """The rows as a text table."""
-    lines = [f"{'mode':<16}{'N':>4}{'single':>10}{'sync':>10}{'batched':>10}{'b/single':>10}{'b/sync':>8}"]
+    """The rows as text: table steps/s of each kind by wall clock, the batched env's ratios,
+    the CPU-time figures; with a compared commit, each kind beside that commit's."""
+    lines = [f"{'mode':<16}{'N':>4}{'single':>10}{'sync':>10}{'batched':>10}{'b/single':>10}{'b/sync':>8}"
+             f"{'cpu single':>12}{'cpu batched':>12}{'cpu b/single':>13}"]
     for r in rows:
         lines.append(f"{r['action_mode']:<16}{r['num_envs']:>4}{r['single_steps_per_s']:>10.0f}"
                      f"{r['sync_steps_per_s']:>10.0f}{r['batched_steps_per_s']:>10.0f}"
-                     f"{r['batched_over_single']:>10.2f}{r['batched_over_sync']:>8.2f}")
+                     f"{r['batched_over_single']:>10.2f}{r['batched_over_sync']:>8.2f}"
+                     f"{r['single_cpu_steps_per_s']:>12.0f}{r['batched_cpu_steps_per_s']:>12.0f}"
+                     f"{r['batched_cpu_steps_per_s'] / r['single_cpu_steps_per_s']:>13.2f}")
+    others = sorted({key.rsplit("_", 1)[-1] for key in rows[0] if key.startswith("single_steps_per_s_")} - {"ratio"})
+    for other in others:
+        lines += ["", f"beside {other} (this tree / {other} / ratio)",
+                  f"{'kind':<9}{'mode':<16}{'N':>4}{'wall':>10}{other:>10}{'ratio':>7}{'cpu':>10}{other:>10}{'ratio':>7}"]
+        for r in rows:
+            for kind in KINDS:
+                lines.append(f"{kind:<9}{r['action_mode']:<16}{r['num_envs']:>4}"
+                             + "".join(f"{r[f'{kind}_{fig}']:>10.0f}{r[f'{kind}_{fig}_{other}']:>10.0f}"
+                                       f"{r[f'{kind}_{fig}_ratio']:>7.2f}" for fig in FIGURES))
     return "\n".join(lines)

@@ -53,7 +53,7 @@ def _bench_batched(args: argparse.Namespace) -> int:
     modes = _names(args.modes)
     for mode in modes:  # a bad mode is one line before any timing
         _make_env(env_id, action_mode=mode).close()
-    rows = batched_bench.run(env_id, modes, sizes, args.steps, args.reps)
+    rows = batched_bench.run(env_id, modes, sizes, args.steps, args.reps, compare=args.compare)
     print(batched_bench.format_report(rows))
     write_json(args.json, {"batched": rows})
     return 0
@@ -98,7 +98,8 @@ def _add_bench_envs(sub) -> None:
     bench_envs.add_argument("--no-scaling", action="store_true", help="skip the 1/2-worker and Ray rows")
     bench_envs.add_argument("--batched", metavar="SIZES", help="instead: the batched env (make_vec) beside the "
                             "single env and make_vec's sync wrapping, with these comma-separated table counts, "
-                            "--steps table steps per figure, --modes, best of --reps")
+                            "--steps table steps per figure, --modes, best of --reps; with --compare, each "
+                            "figure also for commit REV, fresh processes alternating")
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 

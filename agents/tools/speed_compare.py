@@ -44,6 +44,86 @@ def env_rate(env_id: str, action_mode: str, noise: str, opponent: str, steps: in
     return _stepped(env, steps, seed, env.action_space.sample)
 
 
+class _Stopwatch:
+    """Wall-clock and CPU seconds summed over the ``with`` blocks it times."""
+
+    def __init__(self) -> None:
+        self.wall = self.cpu = 0.0
+
+    def __enter__(self) -> None:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+
+    def __exit__(self, *exc) -> None:
+        self.wall += time.perf_counter() - self._wall
+        self.cpu += time.process_time() - self._cpu
+
+
+def random_actions(space, masks, rng, nvec=None):
+    """Random actions for a batch (``space``, batched): masked-random per table when
+    ``masks`` is given (``nvec``: one table's ``MultiDiscrete`` sizes), else uniform."""
+    import numpy as np
+
+    if masks is None:
+        return rng.uniform(space.low, space.high).astype(space.dtype)
+    cuts = np.cumsum(nvec)[:-1]
+    return np.array([[rng.choice(np.flatnonzero(p)) for p in np.split(m, cuts)] for m in masks], space.dtype)
+
+
+def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed: int = 0) -> tuple[float, float]:
+    """Table steps per second of ``kind`` ("single": one ``gym.make`` env stepped
+    ``num_envs * steps`` times; "sync" / "batched": ``make_vec`` with ``num_envs`` tables
+    stepped ``steps`` times), by wall clock and by this process's CPU time. Only the envs'
+    own calls are timed (``reset``, ``step``, ``action_masks``), not the actions' drawing:
+    masked-random in the masked modes (``choice_discrete``), uniform otherwise."""
+    import gymnasium as gym
+    import numpy as np
+
+    import poolgym  # noqa: F401  (registers the ids)
+
+    rng = np.random.default_rng(seed)
+    masked = mode == "choice_discrete"
+    watch = _Stopwatch()
+    if kind == "single":
+        env = gym.make(env_id, action_mode=mode)
+        space, nvec = gym.vector.utils.batch_space(env.action_space, 1), getattr(env.action_space, "nvec", None)
+        with watch:
+            env.reset(seed=seed)
+        done = False
+        for _ in range(num_envs * steps):
+            with watch:
+                if done:
+                    env.reset()
+                masks = env.unwrapped.action_masks()[None] if masked else None
+            action = random_actions(space, masks, rng, nvec)[0]
+            with watch:
+                _, _, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+        env.close()
+    else:
+        vectorization = {"sync": "sync", "batched": None}[kind]
+        envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=vectorization, action_mode=mode)
+        nvec = getattr(envs.single_action_space, "nvec", None)
+        with watch:
+            envs.reset(seed=seed)
+        for _ in range(steps):
+            with watch:
+                masks = (np.stack(envs.call("action_masks")) if kind == "sync" else envs.action_masks()) \
+                    if masked else None
+            actions = random_actions(envs.action_space, masks, rng, nvec)
+            with watch:
+                envs.step(actions)
+        envs.close()
+    return num_envs * steps / watch.wall, num_envs * steps / watch.cpu
+
+
+def kind_rate(kind: str, env_id: str, action_mode: str, num_envs: int, steps: int, seed: int = 0) -> dict[str, Any]:
+    """``time_kind`` in a fresh process, after a short warm-up of the same kind (the
+    batched kernel's first load): table steps/s by wall clock and by CPU time."""
+    time_kind(kind, env_id, action_mode, min(num_envs, 2), 2, seed)
+    wall, cpu = time_kind(kind, env_id, action_mode, num_envs, steps, seed)
+    return {"steps_per_s": wall, "cpu_steps_per_s": cpu}
+
+
 def bot_rate(budget: str, noise: str, racks: int, seed: int = 0) -> dict[str, Any]:
     """The bot's thinking speed (moves decided per second) in ``racks`` self-play 9-ball racks."""
     try:
@@ -177,7 +257,7 @@ def _stepped(env, steps: int, seed: int, action) -> dict[str, Any]:
 
 
 PROBES = {"env": env_rate, "bot": bot_rate, "sim": sim_rate, "train": train_rate, "env_masked": masked_env_rate,
-          "first_import": first_import}
+          "first_import": first_import, "kind": kind_rate}
 # Probes that import poolgym themselves (they time it).
 SELF_IMPORTING = {"first_import"}
 
@@ -244,6 +324,13 @@ def measure(tree: Path, probe: str, params: dict[str, Any], env: dict[str, str] 
 def compare(probe: str, cases: list[dict[str, Any]], key: str, rev: str | None, reps: int = 3) -> list[dict]:
     """For each case (the probe's parameters): the best ``key`` over ``reps`` fresh processes
     of this tree and, with ``rev``, of that commit, alternating. One row per case."""
+    return [dict(params, **row[key]) for params, row in zip(cases, compare_keys(probe, cases, (key,), rev, reps))]
+
+
+def compare_keys(probe: str, cases: list[dict[str, Any]], keys: tuple[str, ...], rev: str | None,
+                 reps: int = 3) -> list[dict[str, dict]]:
+    """``compare`` for several figures of each measurement: per case, per key, each tree's
+    best over the same ``reps`` fresh processes (and, with ``rev``, this tree's ``ratio``)."""
     if probe not in PROBES:
         raise ValueError(f"probe must be one of {sorted(PROBES)}, got {probe!r}")
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
@@ -254,14 +341,18 @@ def compare(probe: str, cases: list[dict[str, Any]], key: str, rev: str | None, 
             trees[export(rev, Path(tmp))] = Path(tmp) / "tree"
         rows = []
         for params in cases:
-            best = {name: 0.0 for name in trees}
+            best = {key: dict.fromkeys(trees, 0.0) for key in keys}
             for _ in range(reps):
                 for name, tree in trees.items():
-                    best[name] = max(best[name], measure(tree, probe, params)[key] or 0.0)
-            row = dict(params, **{name: round(value, 2) for name, value in best.items()})
-            if rev is not None:
-                old = best[next(name for name in trees if name != CURRENT)]
-                row["ratio"] = round(best[CURRENT] / old, 2) if old else None
+                    figures = measure(tree, probe, params)
+                    for key in keys:
+                        best[key][name] = max(best[key][name], figures[key] or 0.0)
+            row = {}
+            for key in keys:
+                row[key] = {name: round(value, 2) for name, value in best[key].items()}
+                if rev is not None:
+                    old = best[key][next(name for name in trees if name != CURRENT)]
+                    row[key]["ratio"] = round(best[key][CURRENT] / old, 2) if old else None
             rows.append(row)
     return rows
 
