@@ -397,29 +397,32 @@ class Ruleset:
 
     def _next_state(self, state: GameState, verdict: Verdict) -> tuple[GameState, int | None]:
         """The state a verdict leaves, the table handed to the next shooter (``hand_table_to``,
-        in the same ``evolve``), and the player warned on two fouls, if any."""
+        in the same transition), and the player warned on two fouls, if any."""
         s = state.shooter
-        balls = dict(verdict.balls)
         zone = verdict.cue_ball_in_hand
         over = verdict.winner is not None
-        if zone is not CueBallZone.NONE or over:
-            balls.pop(CUE_BALL, None)
+        lifted = zone is not CueBallZone.NONE or over  # the cue ball goes in hand, or the rack is over
         if over:
             zone = CueBallZone.NONE
         counts, warned = list(state.consecutive_fouls), list(state.warned_on_two_fouls)
         if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
             foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
-        scores = (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1])
-        # The handover's fields go into the same evolve, unless a game gives the table its own way.
+        # The fields in the state's stored form (``GameState._after_shot``): rows sorted by ball.
+        shot = {
+            "balls": tuple(sorted([(n, x, y) for n, (x, y) in verdict.balls.items()
+                                   if not (lifted and n == CUE_BALL)])),
+            "out_of_play": tuple(sorted(verdict.out_of_play)),
+            "shot_number": state.shot_number + 1, "awaiting_break": verdict.awaiting_break,
+            "cue_ball_in_hand": zone, "consecutive_fouls": tuple(counts),
+            "warned_on_two_fouls": tuple(warned),
+            "scores": (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1]),
+            "push_out_available": verdict.push_out_available and not over,
+            "pending": None if over else verdict.pending, "winner": verdict.winner}
+        # The handover's fields go into the same transition, unless a game gives the table its own way.
         own_handover = type(self).hand_table_to is not Ruleset.hand_table_to
         handover = {} if over or own_handover else self._handover(state, verdict.next_shooter)
-        new = state.evolve(balls=balls, out_of_play=tuple(verdict.out_of_play),
-                           shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
-                           cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
-                           warned_on_two_fouls=tuple(warned), scores=scores,
-                           push_out_available=verdict.push_out_available and not over,
-                           pending=None if over else verdict.pending, winner=verdict.winner,
-                           **{**verdict.changes, **handover})
+        shot.update(handover)
+        new = state._after_shot(shot, verdict.changes)
         warning_to = None
         if not over:
             if own_handover:
