@@ -356,7 +356,10 @@ class Ruleset:
                      legal_first: frozenset[int] | None, push_out: bool = False
                      ) -> tuple[list[Foul], list[str]]:
         """The fouls the events show plus the declared ones, and any 6.16 warnings."""
-        before, ever = self.head_string_facts(state, events)
+        # The head-string facts serve 6.11 alone, which only judges a cue ball in hand in the kitchen.
+        before = ever = False
+        if state.cue_ball_in_hand is CueBallZone.KITCHEN and "6.11" in self.fouls_in_force:
+            before, ever = self.head_string_facts(state, events)
         found = foul_rules.detect_fouls(
             state, events, self.table, legal_first=legal_first, in_force=self.fouls_in_force,
             push_out=push_out, complete_miss_is_wrong_ball=self.options.complete_miss_is_wrong_ball,
@@ -386,13 +389,13 @@ class Ruleset:
             fouls=tuple(verdict.fouls), penalty=heaviest_penalty(verdict.fouls),
             pocketed=events.pocketed, driven_off=tuple(sorted(events.off_table)),
             pocketed_legally=tuple(verdict.pocketed_legally),
-            spotted=tuple((b, x, y) for b, (x, y) in verdict.spotted),
+            spotted=tuple([(b, x, y) for b, (x, y) in verdict.spotted]),
             turn_kept=not over and new.shooter == s and new.pending is None,
             next_shooter=None if over else new.shooter, cue_ball_in_hand=new.cue_ball_in_hand,
             points=tuple(verdict.points), winner=verdict.winner, stalemate=False,
             end_reason=verdict.end_reason, pending=new.pending, warning_to=warning_to,
             warnings=tuple(verdict.warnings),
-            reracked=tuple((b, x, y) for b, (x, y) in verdict.reracked))
+            reracked=tuple([(b, x, y) for b, (x, y) in verdict.reracked]))
         return new, outcome
 
     def _next_state(self, state: GameState, verdict: Verdict) -> tuple[GameState, int | None]:

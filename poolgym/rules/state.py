@@ -200,7 +200,7 @@ class GameState:
         values.update(shot)
         names = [*changes]
         balls, out = values["balls"], values["out_of_play"]
-        if not _stored_balls(balls) or any([type(b) is not int for b in out]):
+        if not _plain_rows(balls) or any([type(b) is not int for b in out]):
             names += ("balls", "out_of_play")
         elif out and (CUE_BALL in out or any([b[0] in out for b in balls])):
             names.append("out_of_play")  # for the check's own message
@@ -360,6 +360,18 @@ def _stored_balls(balls: tuple) -> bool:
                 or not (math.isfinite(x) and math.isfinite(y))):
             return False
         previous = number
+    return True
+
+
+def _plain_rows(rows: tuple) -> bool:
+    """``_stored_balls`` for rows ``(ball, x, y)`` sorted by distinct balls as the caller
+    built them (``GameState._after_shot``): whether each is a plain int and two finite plain
+    floats."""
+    isfinite = math.isfinite
+    for number, x, y in rows:
+        if (type(number) is not int or type(x) is not float or type(y) is not float
+                or not (isfinite(x) and isfinite(y))):
+            return False
     return True
 
 
