@@ -181,15 +181,15 @@ class GameState:
 
         ``shot`` holds the fields a shot changes, in the stored form: ``balls`` as rows sorted
         from a mapping (so each ball once, and the cue ball lifted when it goes in hand),
-        ``out_of_play`` sorted from a set, the foul counts and warnings ``count_foul`` keeps,
-        the next shot number, and a handover's inning and no-progress countdown, made from
-        this state's. Those are set as they are. What a game's verdict decides is still
-        checked here, and sent through ``evolve``'s conversions and checks when it is not
-        in the stored form: the rows' numbers and positions, the balls out of play (never
-        on the table, never the cue ball), the zone, the scores, the winner and the next
-        shooter. ``changes`` (a game's own fields, ``Verdict.changes``) are converted and
-        checked as by ``evolve``; the handover's fields in ``shot`` take precedence, as
-        they do there.
+        ``out_of_play`` sorted, the foul counts and warnings ``count_foul`` keeps, the next
+        shot number, and a handover's inning and no-progress countdown, made from this
+        state's. Those are set as they are. What a game's verdict decides is still checked
+        here, and sent through ``evolve``'s conversions and checks when it is not in the
+        stored form: the rows' numbers and positions, the balls out of play (each once,
+        never on the table, never the cue ball), the zone, the scores, the winner and the
+        next shooter. ``changes`` (a game's own fields, ``Verdict.changes``) are converted
+        and checked as by ``evolve``; the handover's fields in ``shot`` take precedence,
+        as they do there.
         """
         new = object.__new__(GameState)
         values = new.__dict__
@@ -202,7 +202,7 @@ class GameState:
         balls, out = values["balls"], values["out_of_play"]
         if not _plain_rows(balls) or any([type(b) is not int for b in out]):
             names += ("balls", "out_of_play")
-        elif out and (CUE_BALL in out or any([b[0] in out for b in balls])):
+        elif out and (CUE_BALL in out or len(set(out)) != len(out) or any([b[0] in out for b in balls])):
             names.append("out_of_play")  # for the check's own message
         zone, scores = values["cue_ball_in_hand"], values["scores"]
         if type(zone) is not CueBallZone:

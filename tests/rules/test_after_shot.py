@@ -110,6 +110,7 @@ def test_values_not_in_stored_form_are_converted_as_evolve_does(changed, changes
 @pytest.mark.parametrize("changed, changes, message", [
     ({"out_of_play": (1, 2, 3)}, {}, "both on the table and out of play"),
     ({"out_of_play": (0, 1, 2)}, {}, "both on the table and out of play"),
+    ({"out_of_play": (1, 1, 2, 4)}, {}, "listed twice out of play"),
     ({"balls": _BASE.balls[1:], "cue_ball_in_hand": CueBallZone.ANYWHERE, "out_of_play": (0, 1)}, {},
      "the cue ball is never out of play"),
     ({"balls": ((0, 0.5, float("nan")),) + _BASE.balls[1:]}, {}, "non-finite position"),
