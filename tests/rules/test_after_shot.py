@@ -1,10 +1,12 @@
 """``GameState._after_shot``, the rules' own next state after a shot, is the state ``evolve``
 gives from the same fields: on every shot of played racks of each game (random facts and
 the simulator's own), and on hand-built verdict values that are not in the stored form or
-break a check (converted, or refused with the same message)."""
+break a check (converted, or refused with the same message). A new rack's gaps are the
+draws of the reference code, the generator left where it leaves it."""
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import gymnasium as gym
@@ -12,10 +14,12 @@ import numpy as np
 import pytest
 
 import poolgym  # noqa: F401  (registers the envs)
+from poolgym.racking import RackModel
 from poolgym.rules import Choice, CueBallZone, Decision, GameState, get_ruleset, random_events
+from poolgym.rules.spotting import is_free
 from poolgym.rules.state import CUE_BALL
 
-from tests.rules.helpers import position, spread
+from tests.rules.helpers import R, position, spread
 
 
 def _same(a: GameState, b: GameState) -> None:
@@ -136,3 +140,43 @@ def test_the_views_of_the_old_balls_are_not_carried_over():
                                            out_of_play=(1, 2, 3, 4)), {})
     assert 3 not in moved.positions and moved.object_balls_on_table == (5, 9)
     assert CUE_BALL in moved.positions
+
+
+def _plain_rack_gaps(model: RackModel, balls: dict, rng, table) -> dict:
+    """``RackModel.apply`` as it was first written (a generator per redraw), the reference."""
+    R = table.ball_radius
+    fx, fy = table.foot_spot
+    tight_pitch = 2.0 * R + 1e-5
+    scale = (tight_pitch + model.spacing_mm * 1e-3) / tight_pitch
+    apex = min(balls, key=lambda b: math.hypot(balls[b][0] - fx, balls[b][1] - fy))
+    spots = {b: (fx + (x - fx) * scale, fy + (y - fy) * scale) for b, (x, y) in balls.items()}
+    spots[apex] = balls[apex]
+    placed = dict(spots)
+    for ball in sorted(b for b in balls if b != apex):
+        sx, sy = spots[ball]
+        others = [p for b, p in placed.items() if b != ball]
+        for _ in range(32):
+            dx, dy = rng.normal(0.0, model.jitter_mm * 1e-3, 2)
+            x, y = sx + float(dx), sy + float(dy)
+            if all(math.hypot(x - px, y - py) >= tight_pitch for px, py in others):
+                placed[ball] = (x, y)
+                break
+    return {b: placed[b] for b in balls}
+
+
+@pytest.mark.parametrize("game", ["nine_ball", "ten_ball", "straight_pool"])
+@pytest.mark.parametrize("model", [RackModel(0.5, 0.6), RackModel(0.0, 2.0), RackModel(3.0, 5.0)])
+def test_rack_gaps_are_the_reference_draws(game, model):
+    rules = get_ruleset(game)
+    fast, plain = np.random.default_rng(11), np.random.default_rng(11)
+    for _ in range(30):
+        tight = rules.rack(np.random.default_rng(0))
+        got, want = model.apply(tight, fast, rules.table), _plain_rack_gaps(model, tight, plain, rules.table)
+        assert got == want and [type(v) for p in got.values() for v in p] == [float] * 2 * len(got)
+    assert fast.bit_generator.state == plain.bit_generator.state
+
+
+def test_is_free_counts_a_nan_distance_as_no_room():
+    balls = {1: (1.0, 0.5), 2: (float("nan"), 0.5)}
+    assert not is_free((1.5, 0.5), balls, R) and is_free((1.5, 0.5), {1: (1.0, 0.5)}, R)
+    assert not is_free((1.0 + 2 * R - 1e-6, 0.5), {1: (1.0, 0.5)}, R)
