@@ -104,12 +104,22 @@ class RackModel:
             sx, sy = spots[ball]
             others = [p for b, p in placed.items() if b != ball]
             for _ in range(_MAX_REDRAWS):
-                dx, dy = rng.normal(0.0, sigma, 2)
-                x, y = sx + float(dx), sy + float(dy)
-                if all(math.hypot(x - px, y - py) >= min_d for px, py in others):
+                dx, dy = rng.normal(0.0, sigma, 2).tolist()
+                x, y = sx + dx, sy + dy
+                if _clear_of(x, y, others, min_d):
                     placed[ball] = (x, y)
                     break
         return {b: placed[b] for b in balls}
+
+
+def _clear_of(x: float, y: float, others: list[Point], min_d: float) -> bool:
+    """Whether a centre at (x, y) is at least ``min_d`` from each of ``others`` (a new rack
+    draws this for every ball, a few times each: a loop, not a generator)."""
+    hypot = math.hypot
+    for px, py in others:
+        if not hypot(x - px, y - py) >= min_d:
+            return False
+    return True
 
 
 RACK_PRESETS: dict[str, RackModel] = {

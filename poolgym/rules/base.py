@@ -356,7 +356,10 @@ class Ruleset:
                      legal_first: frozenset[int] | None, push_out: bool = False
                      ) -> tuple[list[Foul], list[str]]:
         """The fouls the events show plus the declared ones, and any 6.16 warnings."""
-        before, ever = self.head_string_facts(state, events)
+        # The head-string facts serve 6.11 alone, which only judges a cue ball in hand in the kitchen.
+        before = ever = False
+        if state.cue_ball_in_hand is CueBallZone.KITCHEN and "6.11" in self.fouls_in_force:
+            before, ever = self.head_string_facts(state, events)
         found = foul_rules.detect_fouls(
             state, events, self.table, legal_first=legal_first, in_force=self.fouls_in_force,
             push_out=push_out, complete_miss_is_wrong_ball=self.options.complete_miss_is_wrong_ball,
@@ -386,40 +389,43 @@ class Ruleset:
             fouls=tuple(verdict.fouls), penalty=heaviest_penalty(verdict.fouls),
             pocketed=events.pocketed, driven_off=tuple(sorted(events.off_table)),
             pocketed_legally=tuple(verdict.pocketed_legally),
-            spotted=tuple((b, x, y) for b, (x, y) in verdict.spotted),
+            spotted=tuple([(b, x, y) for b, (x, y) in verdict.spotted]),
             turn_kept=not over and new.shooter == s and new.pending is None,
             next_shooter=None if over else new.shooter, cue_ball_in_hand=new.cue_ball_in_hand,
             points=tuple(verdict.points), winner=verdict.winner, stalemate=False,
             end_reason=verdict.end_reason, pending=new.pending, warning_to=warning_to,
             warnings=tuple(verdict.warnings),
-            reracked=tuple((b, x, y) for b, (x, y) in verdict.reracked))
+            reracked=tuple([(b, x, y) for b, (x, y) in verdict.reracked]))
         return new, outcome
 
     def _next_state(self, state: GameState, verdict: Verdict) -> tuple[GameState, int | None]:
         """The state a verdict leaves, the table handed to the next shooter (``hand_table_to``,
-        in the same ``evolve``), and the player warned on two fouls, if any."""
+        in the same transition), and the player warned on two fouls, if any."""
         s = state.shooter
-        balls = dict(verdict.balls)
         zone = verdict.cue_ball_in_hand
         over = verdict.winner is not None
-        if zone is not CueBallZone.NONE or over:
-            balls.pop(CUE_BALL, None)
+        lifted = zone is not CueBallZone.NONE or over  # the cue ball goes in hand, or the rack is over
         if over:
             zone = CueBallZone.NONE
         counts, warned = list(state.consecutive_fouls), list(state.warned_on_two_fouls)
         if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
             foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
-        scores = (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1])
-        # The handover's fields go into the same evolve, unless a game gives the table its own way.
+        # The fields in the state's stored form (``GameState._after_shot``): rows sorted by ball.
+        shot = {
+            "balls": tuple(sorted([(n, x, y) for n, (x, y) in verdict.balls.items()
+                                   if not (lifted and n == CUE_BALL)])),
+            "out_of_play": tuple(sorted(verdict.out_of_play)),
+            "shot_number": state.shot_number + 1, "awaiting_break": verdict.awaiting_break,
+            "cue_ball_in_hand": zone, "consecutive_fouls": tuple(counts),
+            "warned_on_two_fouls": tuple(warned),
+            "scores": (state.scores[0] + verdict.points[0], state.scores[1] + verdict.points[1]),
+            "push_out_available": verdict.push_out_available and not over,
+            "pending": None if over else verdict.pending, "winner": verdict.winner}
+        # The handover's fields go into the same transition, unless a game gives the table its own way.
         own_handover = type(self).hand_table_to is not Ruleset.hand_table_to
         handover = {} if over or own_handover else self._handover(state, verdict.next_shooter)
-        new = state.evolve(balls=balls, out_of_play=tuple(verdict.out_of_play),
-                           shot_number=state.shot_number + 1, awaiting_break=verdict.awaiting_break,
-                           cue_ball_in_hand=zone, consecutive_fouls=tuple(counts),
-                           warned_on_two_fouls=tuple(warned), scores=scores,
-                           push_out_available=verdict.push_out_available and not over,
-                           pending=None if over else verdict.pending, winner=verdict.winner,
-                           **{**verdict.changes, **handover})
+        shot.update(handover)
+        new = state._after_shot(shot, verdict.changes)
         warning_to = None
         if not over:
             if own_handover:

@@ -22,15 +22,14 @@ def detect_fouls(state: GameState, events: ShotEvents, table: Table, *,
     facts feed 6.11 when the cue ball was in hand in the kitchen.
     """
     fouls: list[Foul] = []
-    positions = state.positions
     zone = state.cue_ball_in_hand
     if zone is not CueBallZone.NONE and "6.10" in in_force:
-        foul = placement_foul(zone, events.cue_ball_start, positions, table)
+        foul = placement_foul(zone, events.cue_ball_start, state.positions, table)
         if foul:
             fouls.append(foul)
     if zone is CueBallZone.KITCHEN and "6.11" in in_force:
         contact = events.first_contact
-        foul = head_string_foul(contact, positions.get(contact), crossed_before_contact,
+        foul = head_string_foul(contact, state.positions.get(contact), crossed_before_contact,
                                 ever_crossed, table)
         if foul:
             fouls.append(foul)

@@ -16,7 +16,11 @@ def is_free(position: Point, balls: Mapping[int, Point], radius: float) -> bool:
     """Whether a ball centred at ``position`` overlaps none of ``balls``."""
     x, y = position
     limit = 2.0 * radius - _OVERLAP_TOLERANCE
-    return all(math.hypot(x - bx, y - by) >= limit for bx, by in balls.values())
+    hypot = math.hypot
+    for bx, by in balls.values():
+        if not hypot(x - bx, y - by) >= limit:  # a NaN distance is no room either
+            return False
+    return True
 
 
 def spot_position(balls: Mapping[int, Point], table: Table, cue_ball_gap: float = 0.001,

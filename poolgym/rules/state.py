@@ -175,6 +175,49 @@ class GameState:
         new._check(names)
         return new
 
+    def _after_shot(self, shot: dict[str, Any], changes: Mapping[str, Any]) -> "GameState":
+        """``evolve`` for ``Ruleset``'s next state after a shot, the same state without the
+        conversions and checks that cannot fail on what the rules build there.
+
+        ``shot`` holds the fields a shot changes, in the stored form: ``balls`` as rows sorted
+        from a mapping (so each ball once, and the cue ball lifted when it goes in hand),
+        ``out_of_play`` sorted, the foul counts and warnings ``count_foul`` keeps, the next
+        shot number, and a handover's inning and no-progress countdown, made from this
+        state's. Those are set as they are. What a game's verdict decides is still checked
+        here, and sent through ``evolve``'s conversions and checks when it is not in the
+        stored form: the rows' numbers and positions, the balls out of play (each once,
+        never on the table, never the cue ball), the zone, the scores, the winner and the
+        next shooter. ``changes`` (a game's own fields, ``Verdict.changes``) are converted
+        and checked as by ``evolve``; the handover's fields in ``shot`` take precedence,
+        as they do there.
+        """
+        new = object.__new__(GameState)
+        values = new.__dict__
+        values.update(self.__dict__)
+        for view in _BALL_VIEWS:  # made from the old balls
+            values.pop(view, None)
+        values.update(changes)
+        values.update(shot)
+        names = [*changes]
+        balls, out = values["balls"], values["out_of_play"]
+        if not _plain_rows(balls) or any([type(b) is not int for b in out]):
+            names += ("balls", "out_of_play")
+        elif out and (CUE_BALL in out or len(set(out)) != len(out) or any([b[0] in out for b in balls])):
+            names.append("out_of_play")  # for the check's own message
+        zone, scores = values["cue_ball_in_hand"], values["scores"]
+        if type(zone) is not CueBallZone:
+            names.append("cue_ball_in_hand")
+        if type(scores[0]) is not int or type(scores[1]) is not int:
+            names.append("scores")
+        if values["winner"] not in (None, 0, 1):
+            names.append("winner")
+        if values["shooter"] not in (0, 1):
+            names.append("shooter")
+        if names:
+            new._normalize(names)
+            new._check(names)
+        return new
+
     def __getstate__(self) -> dict[str, Any]:
         """The fields alone, without the views cached from ``balls`` (``_BALL_VIEWS``): a
         pickle or a copy holds what it held before they were cached, and the copy makes
@@ -317,6 +360,18 @@ def _stored_balls(balls: tuple) -> bool:
                 or not (math.isfinite(x) and math.isfinite(y))):
             return False
         previous = number
+    return True
+
+
+def _plain_rows(rows: tuple) -> bool:
+    """``_stored_balls`` for rows ``(ball, x, y)`` sorted by distinct balls as the caller
+    built them (``GameState._after_shot``): whether each is a plain int and two finite plain
+    floats."""
+    isfinite = math.isfinite
+    for number, x, y in rows:
+        if (type(number) is not int or type(x) is not float or type(y) is not float
+                or not (isfinite(x) and isfinite(y))):
+            return False
     return True
 
 
