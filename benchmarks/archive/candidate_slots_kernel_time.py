@@ -3,7 +3,7 @@ them (features, mask, best make probability): the compiled kernel
 (``poolgym.envs.candidates``) against the interpreted reference it replaced
 (``tests/envs/slots_reference.py``), on the states of 150 masked-random steps of NineBall-v1
 and EightBall-v1 (where a shot is due), the two alternating in one process, best of 7 passes.
-Usage, from the repository root: ``OMP_NUM_THREADS=1 python benchmarks/candidate_slots_kernel_time.py``."""
+Usage, from the repository root: ``OMP_NUM_THREADS=1 python benchmarks/archive/candidate_slots_kernel_time.py``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from poolgym.envs import candidates as cand  # noqa: E402
 from poolgym.envs.derived import PerStateCache  # noqa: E402
