@@ -107,8 +107,9 @@ def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed
             envs.reset(seed=seed)
         for _ in range(steps):
             with watch:
-                masks = (np.stack(envs.call("action_masks")) if kind == "sync" else envs.action_masks()) \
-                    if masked else None
+                # A commit without the id's batched form gives make_vec's wrapping: its masks by call.
+                masks = None if not masked else envs.action_masks() if kind == "batched" and hasattr(
+                    envs, "action_masks") else np.stack(envs.call("action_masks"))
             actions = random_actions(envs.action_space, masks, rng, nvec)
             with watch:
                 envs.step(actions)

@@ -91,16 +91,16 @@ def test_one_env_needs_no_worker():
 
 
 def test_the_recipe_trains_the_same_model_to_the_last_bit_split_or_in_one_process(tmp_path):
-    """The MaskablePPO recipe (``vec_env: split``) cut to a tiny budget, trained split and
-    with every env in the training process: the same weights; torch is left on the
-    envs' thread count (``torch_threads``), not the updates' own."""
+    """The MaskablePPO recipe (``vec_env: batched_split``) cut to a tiny budget, trained as it
+    is, split (single envs) and with every env in the training process: the same weights;
+    torch is left on the envs' thread count (``torch_threads``), not the updates' own."""
     import torch
     import yaml
 
     from poolgym.agents.training.train import train
 
     recipe = yaml.safe_load(open("configs/train/nine_ball_maskable_ppo.yaml").read())
-    assert recipe["vec_env"] == "split"
+    assert recipe["vec_env"] == "batched_split"
     recipe["hyperparameters"].update(n_steps=16, batch_size=32, n_epochs=2, policy_kwargs={"net_arch": [16]})
     recipe.pop("curve")
     recipe.update(n_envs=4, total_steps=128, checkpoint_every=0)
@@ -108,12 +108,13 @@ def test_the_recipe_trains_the_same_model_to_the_last_bit_split_or_in_one_proces
     from sb3_contrib import MaskablePPO
 
     weights = {}
-    for vec_env in ("split", "dummy"):
+    for vec_env in ("batched_split", "split", "dummy"):
         summary = train(dict(recipe, vec_env=vec_env), out=tmp_path / vec_env, update_threads=2, evaluate=False)
         assert summary["steps"] == 128 and torch.get_num_threads() == 1
         weights[vec_env] = MaskablePPO.load(tmp_path / vec_env / "model.zip").policy.state_dict()
-    assert weights["split"].keys() == weights["dummy"].keys()
-    assert all(torch.equal(weights["split"][k], weights["dummy"][k]) for k in weights["split"])
+    for vec_env in ("batched_split", "split"):
+        assert weights[vec_env].keys() == weights["dummy"].keys()
+        assert all(torch.equal(weights[vec_env][k], weights["dummy"][k]) for k in weights["dummy"])
 
 
 def test_images_come_from_both_halves_as_a_dummy_vec_env_draws_them():
