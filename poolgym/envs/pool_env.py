@@ -20,7 +20,7 @@ from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES,
 from poolgym.envs.lookahead import check_samples as check_lookahead_samples
 from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
                                        observe_game)
-from poolgym.envs.play import StagedShot, shot_events, simulate_staged, stage_shot
+from poolgym.envs.play import StagedShot, shot_events, stage_shot
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
 from poolgym.envs.opponents import make_opponent
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
@@ -624,9 +624,9 @@ class PoolEnv(RenderMixin, gym.Env):
             if isinstance(staged.staged, ShotEvents):  # the placement overlapped a ball
                 events, result = staged.staged, None
             else:
-                if result is None and not self.trajectories:
-                    (result, events), = simulate_staged(self.simulator, [staged.staged], [self.rules])
-                elif result is None:
+                if result is None:
+                    # One shot: the simulator's own call (the batched call, ``simulate_staged``,
+                    # gains nothing for one table, and compiles on first use by a batched env).
                     result = self.simulator.simulate_executed(*staged.staged, self.trajectories)
                 if events is None:
                     events = shot_events(self.simulator, self.rules, result)
