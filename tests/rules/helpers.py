@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from poolgym.rules import CueBallZone, Decision, GameState, Outcome, Ruleset, ShotEvents
+from collections.abc import Iterator
+
+import numpy as np
+
+from poolgym.rules import (Choice, CueBallZone, Decision, GameState, Outcome, Ruleset, ShotCall, ShotEvents,
+                           random_events)
 from poolgym.table import Table
 
 TABLE = Table.preset("9ft")
@@ -48,3 +53,28 @@ def play_script(rules: Ruleset, state: GameState, script: list) -> tuple[GameSta
             assert got[key] == value, f"step {step}: {key}"
         outcomes.append(outcome)
     return state, outcomes
+
+
+def random_play(rules: Ruleset, rng: np.random.Generator, shots: int, rack: int = 0
+                ) -> Iterator[tuple[GameState, ShotCall, ShotEvents, GameState, Outcome]]:
+    """``shots`` random shots of ``rules`` from a new game racked with seed ``rack`` (the
+    next racks seeded with the shot count): every decision answered in turn, each shot a
+    call drawn from ``rng`` and ``random_events``; yields each shot's state, call, events,
+    the state after it and its outcome."""
+    state, played = rules.new_game(rng=rack), 0
+    while played < shots:
+        if state.is_over:
+            state = rules.next_rack(state, rng=played)
+            continue
+        if state.pending is not None:
+            choice = state.pending.choices[played % len(state.pending.choices)]
+            ball = state.pending.balls[0] if choice is Choice.SPOT_BALL else None
+            state = rules.apply_decision(state, Decision(choice, ball=ball))
+            continue
+        played += 1
+        options = rules.call_options(state)
+        call = options[int(rng.integers(len(options)))]
+        events = random_events(rules, state, call, rng)
+        after, outcome = rules.apply_shot(state, call, events)
+        yield state, call, events, after, outcome
+        state = after

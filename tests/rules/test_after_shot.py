@@ -15,8 +15,9 @@ import pytest
 
 import poolgym  # noqa: F401  (registers the envs)
 from poolgym.racking import RackModel
-from poolgym.rules import Choice, CueBallZone, Decision, GameState, get_ruleset, random_events
+from poolgym.rules import CueBallZone, GameState, get_ruleset
 from poolgym.rules.spotting import is_free
+from tests.rules.helpers import random_play
 from poolgym.rules.state import CUE_BALL
 
 from tests.rules.helpers import R, position, spread
@@ -50,21 +51,7 @@ def checked_transitions(monkeypatch):
 def test_random_racks_of_every_game(game, checked_transitions):
     rules = get_ruleset(game)
     for seed in range(4):
-        rng = np.random.default_rng(seed)
-        state, shots = rules.new_game(rng=seed), 0
-        while shots < 150:
-            if state.is_over:
-                state = rules.next_rack(state, rng=shots)
-                continue
-            if state.pending is not None:
-                choice = state.pending.choices[shots % len(state.pending.choices)]
-                ball = state.pending.balls[0] if choice is Choice.SPOT_BALL else None
-                state = rules.apply_decision(state, Decision(choice, ball=ball))
-                continue
-            shots += 1
-            options = rules.call_options(state)
-            call = options[int(rng.integers(len(options)))]
-            state, outcome = rules.apply_shot(state, call, random_events(rules, state, call, rng))
+        for _, _, _, state, outcome in random_play(rules, np.random.default_rng(seed), 150, rack=seed):
             assert outcome.cue_ball_in_hand is state.cue_ball_in_hand
     assert len(checked_transitions) == 600
 

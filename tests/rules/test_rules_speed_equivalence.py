@@ -12,11 +12,10 @@ import numpy as np
 import pytest
 
 from poolgym.physics import Shot, Simulator
-from poolgym.rules import (Choice, CueBallZone, Decision, GameState, Outcome, ShotEvents, get_ruleset,
-                           random_events)
+from poolgym.rules import CueBallZone, GameState, Outcome, ShotEvents, get_ruleset
 from poolgym.rules.state import CUE_BALL
 
-from tests.rules.helpers import position, spread
+from tests.rules.helpers import position, random_play, spread
 
 
 def _plain_positions(state: GameState) -> dict:
@@ -75,34 +74,18 @@ def _plain_derived(events: ShotEvents) -> tuple:
 @pytest.mark.parametrize("game", ["nine_ball", "ten_ball", "eight_ball", "straight_pool"])
 def test_shots_and_outcomes_match_the_plain_code(game):
     rules = get_ruleset(game)
-    rng = np.random.default_rng(5)
-    state, shots = rules.new_game(rng=0), 0
-    while shots < 300:
-        if state.is_over:
-            state = rules.next_rack(state, rng=shots)
-            continue
-        if state.pending is not None:
-            choice = state.pending.choices[shots % len(state.pending.choices)]
-            ball = state.pending.balls[0] if choice is Choice.SPOT_BALL else None
-            state = rules.apply_decision(state, Decision(choice, ball=ball))
-            continue
-        shots += 1
-        options = rules.call_options(state)
-        call = options[int(rng.integers(len(options)))]
-        events = random_events(rules, state, call, rng)
+    for _, _, events, new, outcome in random_play(rules, np.random.default_rng(5), 300):
         derived = (events.pocketed_balls, events.object_balls_pocketed,
                    events.object_balls_off_table, events.cue_ball_scratched,
                    events.driven_to_cushion)
         assert derived == _plain_derived(events)
         assert type(events.driven_to_cushion) is frozenset
-        new, outcome = rules.apply_shot(state, call, events)
         plain = Outcome(**{f.name: getattr(outcome, f.name) for f in fields(Outcome)})
         assert outcome == plain and repr(outcome) == repr(plain)
         assert pickle.dumps(outcome) == pickle.dumps(plain)  # the same fields, in order
         assert new == GameState.from_json(new.to_json())
         assert new.positions == _plain_positions(new)
         assert new.object_balls_on_table == _plain_object_balls(new)
-        state = new
 
 
 def test_two_foul_warning_and_spot_request_are_the_states_replace_gives():
