@@ -162,6 +162,18 @@ def _outcome(fn):
         return f"ValueError: {exc}"
 
 
+def _played_as_the_round_trip(mapper, move, state, rules) -> None:
+    """``mapper.played`` gives what ``encode``, ``validate`` and ``decode`` give, or fails
+    with the same error."""
+    got = _outcome(lambda: mapper.played(move, state, rules))
+    want = _outcome(lambda: (lambda a: (a, mapper.decode(mapper.validate(a), state, rules)))(
+        mapper.encode(move, state, rules)))
+    if isinstance(want, str):
+        assert got == want
+    else:
+        assert got[0].tobytes() == want[0].tobytes() and _same(got[1], want[1])
+
+
 def test_played_matches_on_edge_cases():
     """Decisions, clipped and refused strokes, placements out of the zone, a cue ball
     placed when none is in hand, elevated strokes, calls the rules do not allow: each
@@ -187,14 +199,7 @@ def test_played_matches_on_edge_cases():
             for stroke in strokes:
                 for placement in placements:
                     for shot_call in calls:
-                        move = ShotMove(shot_call, placement, stroke)
-                        got = _outcome(lambda: mapper.played(move, state, rules))
-                        want = _outcome(lambda: (lambda a: (a, mapper.decode(mapper.validate(a), state, rules)))(
-                            mapper.encode(move, state, rules)))
-                        if isinstance(want, str):
-                            assert got == want
-                        else:
-                            assert got[0].tobytes() == want[0].tobytes() and _same(got[1], want[1])
+                        _played_as_the_round_trip(mapper, ShotMove(shot_call, placement, stroke), state, rules)
                         checked += 1
     # Pending decisions of real play: each choice, and a shot given instead.
     pending = [state for game in ("nine_ball", "ten_ball")
@@ -204,13 +209,7 @@ def test_played_matches_on_edge_cases():
     for state in pending:
         moves = [Decision(choice, player=state.pending.player) for choice in state.pending.choices]
         for move in moves + [ShotMove(call, None, Shot(2.0, 10.0))]:
-            got = _outcome(lambda: mapper.played(move, state, rules))
-            want = _outcome(lambda: (lambda a: (a, mapper.decode(mapper.validate(a), state, rules)))(
-                mapper.encode(move, state, rules)))
-            if isinstance(want, str):
-                assert got == want
-            else:
-                assert got[0].tobytes() == want[0].tobytes() and _same(got[1], want[1])
+            _played_as_the_round_trip(mapper, move, state, rules)
     assert checked > 1000
 
 
