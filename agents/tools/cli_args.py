@@ -89,37 +89,35 @@ def _seed(text: str) -> int:
     return value
 
 
-def _fps(text: str) -> float:
+def _real_in(text: str, what: str, low: float, high: float, unit: str, low_included: bool = False) -> float:
+    """A finite number in (``low``, ``high``] (``[low, high]`` with ``low_included``), or an
+    ``ArgumentTypeError`` saying ``what`` is wanted or the range in ``unit``."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of frames per second, got {text!r}") from None
-    if not (math.isfinite(value) and 0.0 < value <= MAX_FPS):
-        raise argparse.ArgumentTypeError(f"must be in (0, {MAX_FPS:g}] frames per second, got {text}")
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+    above = low <= value if low_included else low < value
+    if not (math.isfinite(value) and above and value <= high):
+        raise argparse.ArgumentTypeError(f"must be in {'[' if low_included else '('}{low:g}, {high:g}] {unit}, "
+                                         f"got {text}")
     return value
+
+
+def _fps(text: str) -> float:
+    """Frames per second in (0, ``MAX_FPS``]."""
+    return _real_in(text, "a number of frames per second", 0.0, MAX_FPS, "frames per second")
 
 
 def _elevation(text: str) -> float:
     """The soak's largest cue elevation: degrees in [0, ``Shot.MAX_ELEVATION_DEG``]."""
     from poolgym.physics import Shot
 
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of degrees, got {text!r}") from None
-    if not (math.isfinite(value) and 0.0 <= value <= Shot.MAX_ELEVATION_DEG):
-        raise argparse.ArgumentTypeError(f"must be in [0, {Shot.MAX_ELEVATION_DEG:g}] degrees, got {text}")
-    return value
+    return _real_in(text, "a number of degrees", 0.0, Shot.MAX_ELEVATION_DEG, "degrees", low_included=True)
 
 
 def _max_speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a stroke speed in m/s, got {text!r}") from None
-    if not (math.isfinite(value) and 0.3 < value <= 15.0):
-        raise argparse.ArgumentTypeError(f"must be in (0.3, 15] m/s, got {text}")
-    return value
+    """A stroke cap in m/s, in (0.3, 15]."""
+    return _real_in(text, "a stroke speed in m/s", 0.3, 15.0, "m/s")
 
 
 def _check_writable_dir(directory: str, what: str) -> None:
