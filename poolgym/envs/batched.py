@@ -89,14 +89,15 @@ class BatchedTables(VectorEnv):
         round of shots simulated in one call; a table whose episode ended at the last step
         is reset instead (``NEXT_STEP``), its action ignored."""
         actions = self._per_table(actions)
-        playing = [i for i in range(self.num_envs) if not self._autoreset[i]]
+        resetting = self._autoreset.tolist()
+        playing = [i for i, reset in enumerate(resetting) if not reset]
         played = self.play_tables(playing, [actions[i] for i in playing])
         observations, infos = [], []
         rewards = np.zeros(self.num_envs)
         terminations = np.zeros(self.num_envs, np.bool_)
         truncations = np.zeros(self.num_envs, np.bool_)
-        for i in range(self.num_envs):
-            if self._autoreset[i]:
+        for i, reset in enumerate(resetting):
+            if reset:
                 obs, info = self.reset_table(i)
             else:
                 obs, rewards[i], terminations[i], truncations[i], info = played[i]
@@ -108,14 +109,20 @@ class BatchedTables(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """Each table's ``PoolEnv.action_masks()`` stacked (sb3-contrib's ``MaskablePPO``
         reads them); a table about to be reset (its action ignored) allows everything."""
-        return np.stack([self.table_action_masks(i) for i in range(self.num_envs)])
+        autoreset = self._autoreset.tolist()
+        return np.stack([self._masks(table, ending) for table, ending in zip(self.tables, autoreset)])
 
     def table_action_masks(self, i: int) -> np.ndarray:
         """Table ``i``'s action masks (``action_masks``' row ``i``)."""
-        table = self.tables[self._table_index(i)]
-        if table.mapper.masked and (self._autoreset[i] or table.state is None):
+        i = self._table_index(i)
+        return self._masks(self.tables[i], bool(self._autoreset[i]))
+
+    def _masks(self, table: PoolEnv | PotBallEnv, ending: bool) -> np.ndarray:
+        """``table``'s action masks; everything allowed when its ``ending`` episode makes the
+        next step reset it (or it was never reset)."""
+        if table.mapper.masked and (ending or table.state is None):
             space = self.single_action_space
-            size = int(np.sum(space.nvec)) if hasattr(space, "nvec") else int(space.n)
+            size = int(space.nvec.sum()) if hasattr(space, "nvec") else int(space.n)
             return np.ones(size, dtype=bool)
         return table.action_masks()
 
