@@ -33,9 +33,10 @@ rows = {
  "observation: PoolEnv._observation": cum(lambda k: k[2] == "_observation"),
  "  of which candidate slots (observe_candidates + mapper.slots)": cum(lambda k: k[2] in ("observe_candidates", "slots") and "envs" in k[0]),
  "action_masks": cum(lambda k: k[2] == "action_masks" and "pool_env.py" in k[0]),
- "all-or-nothing guard (_all_or_nothing)": cum(lambda k: k[2] == "_all_or_nothing"),
+ "all-or-nothing guard (_all_or_nothing: saving, restoring, releasing)": cum(
+     lambda k: k[2] == "_all_or_nothing" or (k[2] in ("__enter__", "__exit__") and k[0].endswith("pool_env.py"))),
  "resets (reset_table)": cum(lambda k: k[2] == "reset_table"),
- "info (_info) and stacking (concatenate, _add_info)": cum(lambda k: k[2] in ("_info", "concatenate", "_add_info", "_stack")),
+ "info (_info) and stacking (concatenate, _add_info, _stack_infos)": cum(lambda k: k[2] in ("_info", "concatenate", "_add_info", "_stack", "_stack_infos")),
 }
 print(f"N={N} steps={STEPS} table_steps={N*STEPS} cProfile total {total:.2f}s")
 for k, v in rows.items():

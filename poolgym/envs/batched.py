@@ -28,11 +28,12 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
+from gymnasium.vector.utils import batch_space, iterate
 
 from poolgym.envs.play import simulate_staged
 from poolgym.envs.pool_env import MoveRecord, PoolEnv, StagedMove
 from poolgym.envs.practice import PotBallEnv
+from poolgym.envs.stacking import stack_infos, stack_observations
 from poolgym.numbers import quote, seed as check_seed
 from poolgym.rules import Outcome
 
@@ -75,47 +76,53 @@ class BatchedTables(VectorEnv):
         seed per table; ``options`` go to each table's ``PoolEnv.reset``."""
         super().reset(seed=None)
         seeds = self._seeds(seed)
-        infos: dict = {}
-        observations = []
+        observations, infos = [], []
         for i, table_seed in enumerate(seeds):
             obs, info = self.reset_table(i, seed=table_seed, options=options)
             observations.append(obs)
-            infos = self._add_info(infos, info, i)
+            infos.append(info)
         self._autoreset[:] = False
-        return self._stack(observations), infos
+        return self._stack(observations), self._stack_infos(infos)
 
     def step(self, actions):
         """Step every table: play its agent's action and its opponent's replies, every
         round of shots simulated in one call; a table whose episode ended at the last step
         is reset instead (``NEXT_STEP``), its action ignored."""
         actions = self._per_table(actions)
-        playing = [i for i in range(self.num_envs) if not self._autoreset[i]]
+        resetting = self._autoreset.tolist()
+        playing = [i for i, reset in enumerate(resetting) if not reset]
         played = self.play_tables(playing, [actions[i] for i in playing])
-        observations, infos = [], {}
+        observations, infos = [], []
         rewards = np.zeros(self.num_envs)
         terminations = np.zeros(self.num_envs, np.bool_)
         truncations = np.zeros(self.num_envs, np.bool_)
-        for i in range(self.num_envs):
-            if self._autoreset[i]:
+        for i, reset in enumerate(resetting):
+            if reset:
                 obs, info = self.reset_table(i)
             else:
                 obs, rewards[i], terminations[i], truncations[i], info = played[i]
             observations.append(obs)
-            infos = self._add_info(infos, info, i)
+            infos.append(info)
         self._autoreset = terminations | truncations
-        return self._stack(observations), rewards, terminations, truncations, infos
+        return self._stack(observations), rewards, terminations, truncations, self._stack_infos(infos)
 
     def action_masks(self) -> np.ndarray:
         """Each table's ``PoolEnv.action_masks()`` stacked (sb3-contrib's ``MaskablePPO``
         reads them); a table about to be reset (its action ignored) allows everything."""
-        return np.stack([self.table_action_masks(i) for i in range(self.num_envs)])
+        autoreset = self._autoreset.tolist()
+        return np.stack([self._masks(table, ending) for table, ending in zip(self.tables, autoreset)])
 
     def table_action_masks(self, i: int) -> np.ndarray:
         """Table ``i``'s action masks (``action_masks``' row ``i``)."""
-        table = self.tables[self._table_index(i)]
-        if table.mapper.masked and (self._autoreset[i] or table.state is None):
+        i = self._table_index(i)
+        return self._masks(self.tables[i], bool(self._autoreset[i]))
+
+    def _masks(self, table: PoolEnv | PotBallEnv, ending: bool) -> np.ndarray:
+        """``table``'s action masks; everything allowed when its ``ending`` episode makes the
+        next step reset it (or it was never reset)."""
+        if table.mapper.masked and (ending or table.state is None):
             space = self.single_action_space
-            size = int(np.sum(space.nvec)) if hasattr(space, "nvec") else int(space.n)
+            size = int(space.nvec.sum()) if hasattr(space, "nvec") else int(space.n)
             return np.ones(size, dtype=bool)
         return table.action_masks()
 
@@ -194,8 +201,18 @@ class BatchedTables(VectorEnv):
         return int(i)
 
     def _stack(self, observations: list):
-        out = create_empty_array(self.single_observation_space, self.num_envs)
-        return concatenate(self.single_observation_space, observations, out)
+        """The tables' observations stacked, as Gymnasium's ``concatenate`` stacks them."""
+        return stack_observations(self.single_observation_space, observations)
+
+    def _stack_infos(self, infos: list[dict]) -> dict:
+        """The tables' infos stacked, as ``VectorEnv._add_info`` stacks them table by table
+        (``stack_infos``; by ``_add_info`` itself where that depends on the order of its calls)."""
+        stacked = stack_infos(infos, self.num_envs)
+        if stacked is None:
+            stacked = {}
+            for i, info in enumerate(infos):
+                stacked = self._add_info(stacked, info, i)
+        return stacked
 
 
 class BatchedPoolEnv(BatchedTables):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -545,24 +544,30 @@ class PoolEnv(RenderMixin, gym.Env):
         return OpponentError(f"the opponent's move failed ({self.opponent_name or self.opponent!r}): "
                              f"{type(exc).__name__}: {exc}")
 
-    @contextmanager
-    def _all_or_nothing(self) -> Iterator[None]:
-        """Restore everything a step changes if the block raises; hand the block's move
-        records to ``move_listeners`` only once it has finished."""
+    def _all_or_nothing(self) -> _AllOrNothing:
+        """A context that restores everything a step changes if its block raises, and hands
+        the block's move records to ``move_listeners`` only once it has finished."""
+        return _AllOrNothing(self)
+
+    def _save_step(self) -> tuple:
+        """What a step changes (``_all_or_nothing``), saved; the move records held from now."""
         saved = (self.state, self._built_state, list(self.racks_won), self._done, self._last_result,
                  self._before_first_move, self.np_random.bit_generator.state,
                  [(g, g.bit_generator.state) for g in _generators(self.opponent)])
         self._held_records = []
-        try:
-            yield
-        except BaseException:
-            (self.state, self._built_state, self.racks_won, self._done, self._last_result,
-             self._before_first_move, rng_state, opponent_rngs) = saved
-            self.np_random.bit_generator.state = rng_state
-            for generator, state in opponent_rngs:
-                generator.bit_generator.state = state
-            self._held_records = None
-            raise
+        return saved
+
+    def _restore_step(self, saved: tuple) -> None:
+        """Everything ``_save_step`` saved put back; the held records dropped."""
+        (self.state, self._built_state, self.racks_won, self._done, self._last_result,
+         self._before_first_move, rng_state, opponent_rngs) = saved
+        self.np_random.bit_generator.state = rng_state
+        for generator, state in opponent_rngs:
+            generator.bit_generator.state = state
+        self._held_records = None
+
+    def _release_records(self) -> None:
+        """The held records told to the listeners (the step succeeded)."""
         records, self._held_records = self._held_records, None
         for record in records:
             self._tell_listeners(record)
@@ -747,6 +752,26 @@ class PoolEnv(RenderMixin, gym.Env):
         else:
             info["winner"], info["to_act"] = NOBODY, actor(self.state)
         return info
+
+
+class _AllOrNothing:
+    """``PoolEnv._all_or_nothing``'s context: a plain class rather than a generator's, as
+    the batched env enters one per table every step."""
+
+    __slots__ = ("env", "saved")
+
+    def __init__(self, env: PoolEnv) -> None:
+        self.env = env
+
+    def __enter__(self) -> None:
+        self.saved = self.env._save_step()
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        if kind is None:
+            self.env._release_records()
+        else:
+            self.env._restore_step(self.saved)
+        return False  # the error goes on
 
 
 def _generators(opponent: Any) -> list[np.random.Generator]:
