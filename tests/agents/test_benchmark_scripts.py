@@ -363,3 +363,14 @@ def test_learned_search_plays_one_of_the_networks_likeliest_shots():
         agent.reseed(1)
         assert agent.choose(state) in shots
 
+
+
+def test_stacking_ab_steps_both_stackings_and_finds_their_outputs_equal():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "archive" / "batched_stacking_ab.py"), "2", "5", "1"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "N=2: 4 batched steps (8 table steps) per env, outputs equal at every step" in run.stdout
+    assert "poolgym / generic:" in run.stdout

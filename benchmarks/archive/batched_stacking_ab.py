@@ -8,7 +8,7 @@ On a busy machine this resolves differences of a few percent that separate proce
 The cyclic garbage collector is off while they step (collected between rounds): a collection
 lands on whichever env allocates past its threshold, and that alone made one of two equal
 envs 5% slower than the other.
-Usage: python benchmarks/batched_stacking_ab.py N STEPS ROUNDS (NineBall-v1, choice_discrete)."""
+Usage: python benchmarks/archive/batched_stacking_ab.py N STEPS ROUNDS (NineBall-v1, choice_discrete)."""
 import gc
 import sys
 import time
