@@ -30,5 +30,6 @@ def stored(cls: type[T], **values: Any) -> T:
     if len(values) != len(names):
         raise TypeError(f"{cls.__name__} has fields {list(names)}, got {sorted(values)}")
     new = object.__new__(cls)
-    new.__dict__.update({name: values[name] for name in names})
+    # The callers on every shot give the fields in field order: their dict is set as it is.
+    new.__dict__.update(values if tuple(values) == names else {name: values[name] for name in names})
     return new

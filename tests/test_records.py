@@ -15,8 +15,10 @@ def test_stored_is_the_instance_init_builds_in_any_keyword_order():
                   visible_angle=0.1, make_probability=0.75)
     built = Slot(**values)
     shuffled = stored(Slot, **dict(reversed(list(values.items()))))
-    assert shuffled == built and hash(shuffled) == hash(built) and repr(shuffled) == repr(built)
-    assert pickle.dumps(shuffled) == pickle.dumps(built)
+    in_order = stored(Slot, **values)  # the fields in field order: the callers' own path
+    for made in (shuffled, in_order):
+        assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
+        assert pickle.dumps(made) == pickle.dumps(built) and list(vars(made)) == list(vars(built))
 
 
 def test_stored_refuses_a_missing_or_an_unknown_field():

@@ -25,6 +25,7 @@ from poolgym.envs.opponents import make_opponent
 from poolgym.envs.rewards import PotentialShaping, RewardWeights, reward_terms, weigh
 from poolgym.physics import ShotResult, Simulator
 from poolgym.racking import RackModel
+from poolgym.records import stored
 from poolgym.render.animation import Motion, Still
 from poolgym.render.geometry import in_hand_spot
 from poolgym.render.overlay import PLAYER_NAMES, decision_verdict, game_status, shot_verdict, shooting
@@ -649,8 +650,9 @@ class PoolEnv(RenderMixin, gym.Env):
         # ``tolist`` converts the components in one call (exactly, as ``float`` each would);
         # ``float`` then makes whole-number actions (the discrete modes) floats.
         values = action if type(action) is np.ndarray and action.ndim == 1 else np.atleast_1d(action)
-        record = MoveRecord(staged.player, tuple(map(float, values.tolist())), move, before, result,
-                            outcome, self.state, mapper.mode)
+        # Every field in its stored form (``stored``: without the frozen ``__init__``).
+        record = stored(MoveRecord, player=staged.player, action=tuple(map(float, values.tolist())), move=move,
+                        before=before, result=result, outcome=outcome, after=self.state, mapping=mapper.mode)
         self._tell_listeners(record)
         return record
 

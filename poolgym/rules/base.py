@@ -364,6 +364,8 @@ class Ruleset:
             state, events, self.table, legal_first=legal_first, in_force=self.fouls_in_force,
             push_out=push_out, complete_miss_is_wrong_ball=self.options.complete_miss_is_wrong_ball,
             crossed_before_contact=before, ever_crossed=ever)
+        if not events.declared_fouls:  # a simulated shot's, always
+            return found, []
         declared, warnings = foul_rules.declared(events, self.fouls_in_force)
         return found + declared, warnings
 
@@ -383,19 +385,22 @@ class Ruleset:
         new, warning_to = self._next_state(state, verdict)
         # Every field (``stored``: ``Outcome(...)`` without its frozen ``__init__``, a cost
         # paid on every shot a bot judges).
+        # Most shots foul nothing, spot, rerack or drive off nothing: an empty list is ``()``
+        # without the conversion.
+        fouls, off, spotted, reracked = verdict.fouls, events.off_table, verdict.spotted, verdict.reracked
         outcome = stored(
             Outcome,
             shooter=s, break_shot=state.awaiting_break, push_out=call.push_out,
-            fouls=tuple(verdict.fouls), penalty=heaviest_penalty(verdict.fouls),
-            pocketed=events.pocketed, driven_off=tuple(sorted(events.off_table)),
+            fouls=tuple(fouls) if fouls else (), penalty=heaviest_penalty(fouls) if fouls else None,
+            pocketed=events.pocketed, driven_off=tuple(sorted(off)) if off else (),
             pocketed_legally=tuple(verdict.pocketed_legally),
-            spotted=tuple([(b, x, y) for b, (x, y) in verdict.spotted]),
+            spotted=tuple([(b, x, y) for b, (x, y) in spotted]) if spotted else (),
             turn_kept=not over and new.shooter == s and new.pending is None,
             next_shooter=None if over else new.shooter, cue_ball_in_hand=new.cue_ball_in_hand,
             points=tuple(verdict.points), winner=verdict.winner, stalemate=False,
             end_reason=verdict.end_reason, pending=new.pending, warning_to=warning_to,
-            warnings=tuple(verdict.warnings),
-            reracked=tuple([(b, x, y) for b, (x, y) in verdict.reracked]))
+            warnings=tuple(verdict.warnings) if verdict.warnings else (),
+            reracked=tuple([(b, x, y) for b, (x, y) in reracked]) if reracked else ())
         return new, outcome
 
     def _next_state(self, state: GameState, verdict: Verdict) -> tuple[GameState, int | None]:

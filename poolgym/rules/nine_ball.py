@@ -67,7 +67,7 @@ class NineBall(Ruleset):
     def legal_targets(self, state: GameState) -> frozenset[int]:
         """WPA 2.7 / 6.2: the lowest-numbered ball on the table."""
         on = state.object_balls_on_table
-        return frozenset({min(on)}) if on else frozenset()
+        return frozenset((min(on),)) if on else frozenset()
 
     # ----------------------------------------------------------------- judging
     def judge_shot(self, state: GameState, call: ShotCall, events: ShotEvents) -> Verdict:
@@ -78,8 +78,7 @@ class NineBall(Ruleset):
         if fouls and self.three_foul_rule and is_third_foul(state):
             fouls.append(Foul("6.14", "third consecutive foul", Penalty.SERIOUS))
         balls = self.balls_after_shot(state, events)
-        out = set(state.out_of_play) | set(events.object_balls_pocketed) | set(
-            events.object_balls_off_table)
+        out = set(state.out_of_play).union(events.object_balls_pocketed, events.object_balls_off_table)
         if fouls:
             return self.foul_verdict(state, events, fouls, warnings, balls, out)
         return self.legal_verdict(state, call, events, balls, out, warnings)

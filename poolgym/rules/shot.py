@@ -214,7 +214,10 @@ class ShotEvents:
     @property
     def cue_ball_scratched(self) -> bool:
         """The cue ball was pocketed or left the table (WPA 6.1, 8.6)."""
-        return 0 in self.pocketed_balls or 0 in self.off_table
+        for ball, _ in self.pocketed:  # read on every shot: no tuple of the balls made
+            if ball == 0:
+                return True
+        return 0 in self.off_table
 
     def pocket_of(self, ball: int) -> str | None:
         for b, p in self.pocketed:
@@ -227,10 +230,12 @@ class ShotEvents:
         """Balls counted as driven to a cushion after contact: WPA 8.4 adds pocketed and
         off-table balls to those that touched a cushion. An object ball moves only once the
         cue ball has touched a ball, so any cushion it reached counts too."""
-        anytime = self.cushion_balls or frozenset()
+        anytime = self.cushion_balls or ()
         if 0 in anytime:
             anytime = anytime - {0}
-        return self.cushion_after_contact.union(anytime, self.pocketed_balls, self.off_table)
+        pocketed = self.pocketed
+        return self.cushion_after_contact.union(anytime, [b for b, _ in pocketed] if pocketed else (),
+                                                self.off_table)
 
     @property
     def distinct_object_balls_to_cushion(self) -> frozenset[int]:
