@@ -16,9 +16,9 @@ the shot up and turns the loop's arrays into the typed ``ShotResult``.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import chain, compress
-from typing import Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from poolgym.physics.result import MotionPhase, ShotResult
 from poolgym.physics.row_log import RowLog
 from poolgym.physics.shot import Noise, Shot
 from poolgym.table import Table
+
+if TYPE_CHECKING:  # the batched envs import it: no thread pool at import
+    from poolgym.physics.threads import KernelThreads
 
 _MODE_NAMES = ("sliding", "rolling", "still", "airborne")
 MAX_BALL = 15
@@ -377,19 +380,23 @@ class Simulator:
         ``simulate_many_validated``): the result ``simulate_many_validated`` gives for it."""
         return self._run(_Start(self, balls), shot, trajectories)
 
-    def simulate_layouts(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]]) -> list[ShotResult]:
+    def simulate_layouts(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]],
+                         threads: KernelThreads | None = None) -> list[ShotResult]:
         """Each ``(balls, shot)`` of ``plays`` (a valid layout and an ``executed`` shot)
-        played in one compiled call (``layout_plays``), without paths: the results
-        ``simulate_executed`` gives, the same to the last bit, one per play."""
-        played = self.layout_plays(plays)
+        played in one compiled call (``layout_plays``, on ``threads`` as there), without
+        paths: the results ``simulate_executed`` gives, the same to the last bit, one per play."""
+        played = self.layout_plays(plays, threads)
         return [played.result(t) for t in range(len(plays))]
 
-    def layout_plays(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]]) -> "LayoutPlays":
+    def layout_plays(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]],
+                     threads: KernelThreads | None = None) -> LayoutPlays:
         """Each ``(balls, shot)`` of ``plays`` (a valid layout and an ``executed`` shot)
         played in one compiled call (``poolgym.physics.batch.play_layouts``), with the facts
         the rules read of each (``LayoutPlays``): the tables of a batched env. Each play's
         ``ShotResult`` (``LayoutPlays.result``) is ``simulate_executed``'s, built only when
-        asked for."""
+        asked for. With ``threads`` (``poolgym.physics.threads.KernelThreads``) the plays
+        are split into as many contiguous shares, each played in a call on a thread of its
+        own: the same arrays, to the last bit, as one call (each play is independent)."""
         nums: list[int] = []
         points: list[tuple[float, float]] = []
         bounds = [0]
@@ -406,13 +413,23 @@ class Simulator:
         layout = (x0, y0, np.array(nums, np.int64), np.array(bounds, np.int64), strikes, self._constants,
                   self._segment_table, self._tip_table, self._hole_table, self._open_box_array, self._segment_marks,
                   self.params.max_events)
+        count = len(plays)
+        shares = 1 if threads is None else min(threads.count, count)
         with compiled_call():
-            *out, airborne = play_layouts(*layout, None, np.ones(len(plays), np.bool_))
-            if airborne:  # plays that leave the bed: the airborne core plays them
+            if shares == 1:
+                *out, airborne = play_layouts(*layout, None, np.ones(count, np.bool_))
+            else:
+                # Share k: the plays owner == k, each call given every layout and its own
+                # ``todo`` (no other play's arrays to slice and renumber).
+                owner = np.repeat(np.arange(shares), np.diff([count * k // shares for k in range(shares + 1)]))
+                parts = threads.run([partial(play_layouts, *layout, None, owner == k) for k in range(shares)])
+                airborne = sum(part[-1] for part in parts)
+                out = _merged([part[:-1] for part in parts], owner, bounds)
+            if airborne:  # plays that leave the bed: the airborne core plays them, in this thread
                 core.airborne_core()
                 flew = out[0][:, T_STATUS] == core.AIRBORNE_SHOT
                 again = play_layouts(*layout, True, flew)
-                out = _merged(out, again, flew, np.repeat(flew, np.diff(bounds)))
+                out = _merged([out, again], flew.astype(np.intp), bounds)
         return LayoutPlays(self, shots, nums, points, bounds, out)
 
     def _run(self, start: _Start, shot: Shot, record: bool) -> ShotResult:
@@ -610,16 +627,23 @@ class LayoutPlays:
                 _ball_set(frozen_cushion), _ball_set(frozen_cue), rows)
 
 
-def _merged(level: tuple, again: tuple, tables: np.ndarray, balls: np.ndarray) -> tuple:
-    """``play_layouts``' arrays of the level core (``level``) with those of the layouts
-    ``tables`` (whose balls are ``balls``) taken from the airborne core's (``again``)."""
-    merged = []
-    for mine, theirs, which in zip(level[:4], again[:4], (tables, tables, balls, balls)):
-        mine[which] = theirs[which]
-        merged.append(mine)
-    (rows, starts), (air_rows, air_starts) = level[4:], again[4:6]
-    pieces = [air_rows[air_starts[t]:air_starts[t + 1]] if flew else rows[starts[t]:starts[t + 1]]
-              for t, flew in enumerate(tables.tolist())]
+def _merged(parts: list[tuple], owner: np.ndarray, bounds: list[int]) -> tuple:
+    """The arrays of one ``play_layouts`` call (``tables``, ``durations``, ``spots``,
+    ``ball_marks``, ``log_rows``, ``log_starts``) from those of several (``parts``), each
+    of which played the layouts ``t`` with ``owner[t]`` its index (layout ``t`` holds the
+    balls ``bounds[t]:bounds[t + 1]``): the level core's and the airborne core's, or the
+    shares of a call split across threads. The first part's arrays are reused."""
+    balls = np.repeat(owner, np.diff(bounds))
+    merged = list(parts[0][:4])
+    for k, part in enumerate(parts[1:], 1):
+        tables, own_balls = owner == k, balls == k
+        for mine, theirs, which in zip(merged, part[:4], (tables, tables, own_balls, own_balls)):
+            mine[which] = theirs[which]
+    logs = [(part[4], part[5].tolist()) for part in parts]
+    pieces = []
+    for t, k in enumerate(owner.tolist()):
+        rows, starts = logs[k]
+        pieces.append(rows[starts[t]:starts[t + 1]])
     new_starts = np.zeros(len(pieces) + 1, np.int64)
     new_starts[1:] = np.cumsum([len(p) for p in pieces])
     return (*merged, np.concatenate(pieces).reshape(-1, core.LOG_COLUMNS), new_starts)
