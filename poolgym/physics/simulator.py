@@ -410,13 +410,14 @@ class Simulator:
         x0, y0 = np.ascontiguousarray(xy[0::2]), np.ascontiguousarray(xy[1::2])
         shots = [shot for _, shot in plays]
         strikes = np.array([self.strike_state(shot) for shot in shots], dtype=float).reshape(-1, 6)
-        layout = (x0, y0, np.array(nums, np.int64), np.array(bounds, np.int64), strikes, self._constants,
+        starts = np.array(bounds, np.int64)
+        layout = (x0, y0, np.array(nums, np.int64), starts, strikes, self._constants,
                   self._segment_table, self._tip_table, self._hole_table, self._open_box_array, self._segment_marks,
                   self.params.max_events)
         count = len(plays)
         shares = 1 if threads is None else min(threads.count, count)
         with compiled_call():
-            if shares == 1:
+            if shares < 2:  # one thread, or at most one play
                 *out, airborne = play_layouts(*layout, None, np.ones(count, np.bool_))
             else:
                 # Share k: the plays owner == k, each call given every layout and its own
@@ -424,12 +425,12 @@ class Simulator:
                 owner = np.repeat(np.arange(shares), np.diff([count * k // shares for k in range(shares + 1)]))
                 parts = threads.run([partial(play_layouts, *layout, None, owner == k) for k in range(shares)])
                 airborne = sum(part[-1] for part in parts)
-                out = _merged([part[:-1] for part in parts], owner, bounds)
+                out = _merged([part[:-1] for part in parts], owner, starts)
             if airborne:  # plays that leave the bed: the airborne core plays them, in this thread
                 core.airborne_core()
                 flew = out[0][:, T_STATUS] == core.AIRBORNE_SHOT
                 again = play_layouts(*layout, True, flew)
-                out = _merged([out, again], flew.astype(np.intp), bounds)
+                out = _merged([out, again], flew.astype(np.intp), starts)
         return LayoutPlays(self, shots, nums, points, bounds, out)
 
     def _run(self, start: _Start, shot: Shot, record: bool) -> ShotResult:
@@ -627,7 +628,7 @@ class LayoutPlays:
                 _ball_set(frozen_cushion), _ball_set(frozen_cue), rows)
 
 
-def _merged(parts: list[tuple], owner: np.ndarray, bounds: list[int]) -> tuple:
+def _merged(parts: list[tuple], owner: np.ndarray, bounds: np.ndarray) -> tuple:
     """The arrays of one ``play_layouts`` call (``tables``, ``durations``, ``spots``,
     ``ball_marks``, ``log_rows``, ``log_starts``) from those of several (``parts``), each
     of which played the layouts ``t`` with ``owner[t]`` its index (layout ``t`` holds the
@@ -639,14 +640,16 @@ def _merged(parts: list[tuple], owner: np.ndarray, bounds: list[int]) -> tuple:
         tables, own_balls = owner == k, balls == k
         for mine, theirs, which in zip(merged, part[:4], (tables, tables, own_balls, own_balls)):
             mine[which] = theirs[which]
-    logs = [(part[4], part[5].tolist()) for part in parts]
-    pieces = []
-    for t, k in enumerate(owner.tolist()):
-        rows, starts = logs[k]
-        pieces.append(rows[starts[t]:starts[t + 1]])
-    new_starts = np.zeros(len(pieces) + 1, np.int64)
-    new_starts[1:] = np.cumsum([len(p) for p in pieces])
-    return (*merged, np.concatenate(pieces).reshape(-1, core.LOG_COLUMNS), new_starts)
+    # A part has log rows for its own layouts only (none for a play the level core handed
+    # on): the merged row counts are the parts' summed, and each part's rows, in layout
+    # order, move to their layout's place (whole arrays: no loop over the layouts).
+    starts = sum((part[5] for part in parts[1:]), parts[0][5])
+    rows = np.empty((starts[-1], core.LOG_COLUMNS))
+    for part in parts:
+        part_rows, part_starts = part[4], part[5]
+        layout = np.repeat(np.arange(len(part_starts) - 1), np.diff(part_starts))
+        rows[starts[layout] - part_starts[layout] + np.arange(len(part_rows))] = part_rows
+    return (*merged, rows, starts)
 
 
 @lru_cache(maxsize=4096)
