@@ -40,6 +40,10 @@ if TYPE_CHECKING:  # the batched envs import it: no thread pool at import
 
 _MODE_NAMES = ("sliding", "rolling", "still", "airborne")
 MAX_BALL = 15
+# The fewest plays ``layout_plays`` gives a thread of its own: a share costs about 0.1 ms
+# (a call, the handoff, the merge), a play about 0.035 ms of compiled time, so a smaller
+# share costs more than it saves (many of a batched step's calls are its few opponents' shots).
+MIN_PLAYS_PER_THREAD = 8
 
 
 class Simulator:
@@ -395,8 +399,9 @@ class Simulator:
         the rules read of each (``LayoutPlays``): the tables of a batched env. Each play's
         ``ShotResult`` (``LayoutPlays.result``) is ``simulate_executed``'s, built only when
         asked for. With ``threads`` (``poolgym.physics.threads.KernelThreads``) the plays
-        are split into as many contiguous shares, each played in a call on a thread of its
-        own: the same arrays, to the last bit, as one call (each play is independent)."""
+        are split into as many contiguous shares (of ``MIN_PLAYS_PER_THREAD`` plays or
+        more), each played in a call on a thread of its own: the same arrays, to the last
+        bit, as one call (each play is independent)."""
         nums: list[int] = []
         points: list[tuple[float, float]] = []
         bounds = [0]
@@ -415,9 +420,9 @@ class Simulator:
                   self._segment_table, self._tip_table, self._hole_table, self._open_box_array, self._segment_marks,
                   self.params.max_events)
         count = len(plays)
-        shares = 1 if threads is None else min(threads.count, count)
+        shares = 1 if threads is None else min(threads.count, count // MIN_PLAYS_PER_THREAD)
         with compiled_call():
-            if shares < 2:  # one thread, or at most one play
+            if shares < 2:  # one thread, or too few plays to share
                 *out, airborne = play_layouts(*layout, None, np.ones(count, np.bool_))
             else:
                 # Share k: the plays owner == k, each call given every layout and its own

@@ -2,9 +2,9 @@
 thread (``Simulator.layout_plays`` with ``poolgym.physics.threads.KernelThreads``), gives
 every array of one call to the last bit, and every table what ``gym.make`` gives, for any
 thread count (a count that does not divide the tables, more threads than plays, airborne
-plays handed on to the airborne core in the calling thread); the count is checked, capped at
-the tables and passed through ``gym.make_vec`` and the SB3 adapter, and ``close`` stops the
-threads."""
+plays handed on to the airborne core in the calling thread); a call too small to pay for a
+thread stays in one; the count is checked, capped at the tables and passed through
+``gym.make_vec`` and the SB3 adapter, and ``close`` stops the threads."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pytest
 import poolgym  # noqa: F401
 from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv
 from poolgym.envs.batched_check import play_side_by_side
-from poolgym.physics import Shot, Simulator
+from poolgym.physics import Shot, Simulator, simulator
 from poolgym.physics import event_core as core
 from poolgym.physics.batch import T_STATUS
 from poolgym.physics.invariants import random_layout, random_shot
@@ -34,8 +34,14 @@ def _same_arrays(a, b) -> bool:
                and getattr(a, name).tobytes() == getattr(b, name).tobytes() for name in ARRAYS)
 
 
+@pytest.fixture
+def every_call_shared(monkeypatch):
+    """Calls of a few plays shared too (a thread for every play), as larger ones are."""
+    monkeypatch.setattr(simulator, "MIN_PLAYS_PER_THREAD", 1)
+
+
 @pytest.mark.parametrize("num_threads", [1, 2, 3])
-def test_every_table_is_the_single_env_on_any_thread_count(num_threads):
+def test_every_table_is_the_single_env_on_any_thread_count(num_threads, every_call_shared):
     # Seven tables: no count above divides them.
     ends = play_side_by_side("poolgym/NineBall-v1", [7301 + 11 * k for k in range(7)], 40, "masked",
                              num_threads=num_threads, action_mode="choice_discrete")["episode_ends"]
@@ -46,19 +52,25 @@ def test_every_table_is_the_single_env_on_any_thread_count(num_threads):
                       num_threads=num_threads, action_mode="aim", obs_mode="flat")
 
 
-def test_layout_plays_on_threads_are_one_call_to_the_last_bit():
+def _random_plays(table: Table, count: int, seed: int) -> list:
     """Random strokes from random layouts, a third of them elevated (the level core hands
-    each on: a downward strike leaves the bed), on 1 to 5 threads; 23 plays (no count
-    divides them), 3 plays on 5 threads (more threads than plays) and one play."""
-    table = Table.preset("9ft")
-    sim = Simulator(table)
-    rng = np.random.default_rng(47)
+    each on: a downward strike leaves the bed)."""
+    rng = np.random.default_rng(seed)
     plays = []
-    for k in range(23):
+    for k in range(count):
         shot = random_shot(rng)
         if k % 3 == 0:
             shot = replace(shot, elevation_deg=float(rng.uniform(5.0, Shot.MAX_ELEVATION_DEG)))
         plays.append((random_layout(table, int(rng.integers(1, 16)), rng), shot))
+    return plays
+
+
+def test_layout_plays_on_threads_are_one_call_to_the_last_bit(every_call_shared):
+    """Random plays, level and airborne, on 2 to 5 threads: 23 plays (no count divides
+    them), 3 plays on 5 threads (more threads than plays) and one play."""
+    table = Table.preset("9ft")
+    sim = Simulator(table)
+    plays = _random_plays(table, 23, 47)
     assert any(shot.elevation_deg > 0.0 for _, shot in plays[:8]) and any(shot.elevation_deg > 0.0 for _, shot in plays[8:])
     one = sim.layout_plays(plays)
     assert len(one.log_rows) > 0 and np.all(one.tables[:, T_STATUS] == core.DONE)
@@ -76,6 +88,27 @@ def test_layout_plays_on_threads_are_one_call_to_the_last_bit():
             threads.close()
 
 
+def test_a_thread_gets_a_share_of_at_least_the_fewest_plays(monkeypatch):
+    """A share costs more than a few plays save: a call of fewer than twice
+    ``MIN_PLAYS_PER_THREAD`` plays stays in the calling thread, a larger one is shared
+    among as many threads as it fills (and still gives one call's arrays)."""
+    table = Table.preset("9ft")
+    sim = Simulator(table)
+    plays = _random_plays(table, 41, 48)
+    least = simulator.MIN_PLAYS_PER_THREAD
+    threads = KernelThreads(4)
+    shared = []
+    run = threads.run
+    monkeypatch.setattr(threads, "run", lambda calls: shared.append(len(calls)) or run(calls))
+    try:
+        for count, shares in ((2 * least - 1, None), (2 * least, 2), (3 * least + 1, 3), (41, min(4, 41 // least))):
+            shared.clear()
+            assert _same_arrays(sim.layout_plays(plays[:count], threads), sim.layout_plays(plays[:count])), count
+            assert shared == ([] if shares is None else [shares]), count
+    finally:
+        threads.close()
+
+
 def test_num_threads_is_checked_capped_at_the_tables_and_passed_through_make_vec():
     for bad in (0, -1, 2.5, True, "2"):
         with pytest.raises(ValueError, match=rf"^num_threads must be None \(the {available_cores()} cores available\) "
@@ -90,7 +123,7 @@ def test_num_threads_is_checked_capped_at_the_tables_and_passed_through_make_vec
         vec.close()
 
 
-def test_close_stops_the_threads():
+def test_close_stops_the_threads(every_call_shared):
     def kernel_threads():
         return [t for t in threading.enumerate() if t.name.startswith("poolgym-kernel")]
 
