@@ -29,10 +29,10 @@ def run(env_id: str, modes: list[str], sizes: list[int], steps: int, reps: int, 
     runs (interleaved, so a busy spell hits all kinds alike), by wall clock and by CPU time,
     and the batched env's ratios to the others and, with several thread counts, to itself on
     the first. The single env and the sync wrapping are measured once per (mode, N), their
-    figures in each of its rows. With ``compare`` (a
-    commit), every figure is measured in fresh processes of this tree and of that commit,
-    alternating (``speed_compare``; a commit whose batched env has no ``num_threads`` plays
-    on one thread): each row then also holds the commit's figures and this tree's ratios."""
+    figures in each of its rows. With ``compare`` (a commit), every figure is measured in
+    fresh processes of this tree and of that commit, alternating (``speed_compare``; a
+    commit whose batched env has no ``num_threads`` plays on one thread): each row then also
+    holds the commit's figures and this tree's ratios."""
     rows = []
     for mode in modes:
         if compare is None:

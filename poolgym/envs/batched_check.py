@@ -70,10 +70,11 @@ def play_side_by_side(env_id: str, seeds: Iterable[int], steps: int, policy: str
     """Step ``gym.make_vec(env_id, num_envs=len(seeds), **kwargs)`` (its ``num_threads``
     when given) and one ``gym.make`` env per seed ``steps`` times with the same actions
     (``policy``: "masked", drawn within each table's action masks, or "random", uniform
-    over the action space; from a generator seeded by the first seed), comparing every table after the reset and every step, across
-    autoresets (``NEXT_STEP``: a single env whose episode ended is reset when its table is).
-    Returns the table steps compared and the episode ends met; ``BatchedMismatch`` names
-    the id, seed and step of the first difference."""
+    over the action space; from a generator seeded by the first seed), comparing every
+    table after the reset and every step, across autoresets (``NEXT_STEP``: a single env
+    whose episode ended is reset when its table is). Returns the table steps compared and
+    the episode ends met; ``BatchedMismatch`` names the id, seed and step of the first
+    difference."""
     seeds = [int(s) for s in seeds]
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {list(POLICIES)}, got {policy!r}")

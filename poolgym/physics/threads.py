@@ -3,7 +3,8 @@
 played on a thread of its own, runs on as many cores (``Simulator.layout_plays``, the
 batched envs' ``num_threads``).
 
-Imported by the batched envs only: ``import poolgym`` does not start or load a thread pool.
+``import poolgym`` does not import it (the batched envs do): nothing of a thread pool is
+loaded or started at import.
 """
 
 from __future__ import annotations
