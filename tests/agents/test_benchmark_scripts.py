@@ -374,3 +374,15 @@ def test_stacking_ab_steps_both_stackings_and_finds_their_outputs_equal():
     assert run.returncode == 0, run.stderr[-2000:]
     assert "N=2: 4 batched steps (8 table steps) per env, outputs equal at every step" in run.stdout
     assert "poolgym / generic:" in run.stdout
+
+
+def test_rules_judging_times_the_moves_a_batched_env_judged():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "rules_judging.py"), "2", "3", "1"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    line = run.stdout.strip().splitlines()[-1]
+    assert line.startswith(f"{ROOT}: apply_shot ") and "us CPU per move (best of 1 rounds over" in line
+    assert int(line.rsplit("over ", 1)[1].split()[0]) >= 6  # two tables, three steps: a move each at least
