@@ -416,9 +416,11 @@ class Ruleset:
         if self.three_foul_rule and (verdict.counts_toward_three_fouls or not verdict.fouls):
             foul_rules.count_foul(counts, warned, s, bool(verdict.fouls))
         # The fields in the state's stored form (``GameState._after_shot``): rows sorted by ball.
+        balls = verdict.balls.items()
+        rows = ([(n, x, y) for n, (x, y) in balls if n != CUE_BALL] if lifted
+                else [(n, x, y) for n, (x, y) in balls])
         shot = {
-            "balls": tuple(sorted([(n, x, y) for n, (x, y) in verdict.balls.items()
-                                   if not (lifted and n == CUE_BALL)])),
+            "balls": tuple(sorted(rows)),
             "out_of_play": tuple(sorted(verdict.out_of_play)),
             "shot_number": state.shot_number + 1, "awaiting_break": verdict.awaiting_break,
             "cue_ball_in_hand": zone, "consecutive_fouls": tuple(counts),

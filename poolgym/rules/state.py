@@ -202,8 +202,10 @@ class GameState:
         balls, out = values["balls"], values["out_of_play"]
         if not _plain_rows(balls) or any([type(b) is not int for b in out]):
             names += ("balls", "out_of_play")
-        elif out and (CUE_BALL in out or len(set(out)) != len(out) or any([b[0] in out for b in balls])):
-            names.append("out_of_play")  # for the check's own message
+        elif out:
+            down = set(out)
+            if CUE_BALL in down or len(down) != len(out) or not down.isdisjoint([b[0] for b in balls]):
+                names.append("out_of_play")  # for the check's own message
         zone, scores = values["cue_ball_in_hand"], values["scores"]
         if type(zone) is not CueBallZone:
             names.append("cue_ball_in_hand")
