@@ -144,6 +144,8 @@ class ChoiceMapper:
         # The current state's slots, call options and legal targets, worked out once per
         # state (an env shares it with its observation and its other mapping).
         self.derived = PerStateCache()
+        # The cache's name of the slots under ``sigma_deg``, kept with the value it names.
+        self._slots_key = (self.sigma_deg, f"slots@{self.sigma_deg!r}")
 
     def index(self, name: str) -> int:
         return self.components.index(name)
@@ -156,8 +158,11 @@ class ChoiceMapper:
     # ------------------------------------------------------------------ slots and masks
     def slots(self, state: GameState, rules: Ruleset) -> cand.CandidateSlots:
         """The candidate slots of ``state`` (kept for the last state asked about)."""
-        return self.derived.value(state, rules, f"slots@{self.sigma_deg!r}",
-                                  lambda: cand.candidate_slots(state, rules, self.sigma_deg, self.derived))
+        sigma, key = self._slots_key
+        if sigma is not self.sigma_deg:  # formatted again only when the noise is replaced
+            sigma, key = self._slots_key = (self.sigma_deg, f"slots@{self.sigma_deg!r}")
+        return self.derived.value(state, rules, key,
+                                  lambda: cand.candidate_slots(state, rules, sigma, self.derived))
 
     def action_masks(self, state: GameState, rules: Ruleset) -> np.ndarray:
         """``choice_discrete``'s masks, concatenated dimension by dimension as MaskablePPO

@@ -25,6 +25,7 @@ CHOICES = tuple(Choice)
 GROUPS = ("open", "solids", "stripes")
 # Balls may rest a little past the cushion noses, in a pocket's jaws.
 _COORD_LOW, _COORD_HIGH = -0.1, 1.1
+_COORD_LOW32, _COORD_HIGH32 = np.float32(_COORD_LOW), np.float32(_COORD_HIGH)
 
 
 def observation_space(match: bool = False, choice: bool = False, lookahead: bool = False) -> spaces.Dict:
@@ -221,9 +222,10 @@ def _match_entry(match: tuple[tuple[int, int], int], player: int) -> np.ndarray:
 
 
 def _clip_coords(balls: np.ndarray) -> None:
-    """Clip the float32 ball coordinates ``balls`` to the space's bounds in place (what
-    ``np.clip`` gives, for finite values, without its dispatch)."""
-    np.minimum(np.maximum(balls, _COORD_LOW, out=balls), _COORD_HIGH, out=balls)
+    """Clip the float32 ball coordinates ``balls`` to the space's bounds in place: the
+    array's own ``clip`` (what ``np.clip`` calls) with the bounds as float32, as ``np.clip``
+    converts Python floats for a float32 array, without its dispatch."""
+    balls.clip(_COORD_LOW32, _COORD_HIGH32, out=balls)
 
 
 def _values(state: GameState, targets, table: Table, player: int) -> tuple:
@@ -238,7 +240,6 @@ def _values(state: GameState, targets, table: Table, player: int) -> tuple:
             coords[i] = x / length
             coords[i + 1] = y / width
             coords[i + 2] = 1.0
-    # Lists, also when empty: they index the flag arrays, and an empty tuple would index all.
     flags = [b for b in targets if b < N_BALLS]
     pending, choices = 0, []
     if state.pending is not None:
@@ -269,13 +270,15 @@ def observe(state: GameState, targets, table: Table, player: int) -> dict:
         state, targets, table, player)
     balls = np.array(coords, dtype=np.float32)
     _clip_coords(balls)
-    target_flags = np.zeros(N_BALLS, dtype=np.int8)
-    target_flags[flags] = 1
+    target_flags = [0] * N_BALLS
+    for b in flags:
+        target_flags[b] = 1
     choice_flags = np.zeros(len(CHOICES), dtype=np.int8)
-    choice_flags[choices] = 1
+    for c in choices:
+        choice_flags[c] = 1
     return {
         "balls": balls,
-        "targets": target_flags,
+        "targets": np.array(target_flags, dtype=np.int8),
         "cue_ball_in_hand": zone,
         "pending": pending,
         "choices": choice_flags,
