@@ -11,6 +11,8 @@ from poolgym.agents.tools.script_io import write_json
 def _bench_envs(args: argparse.Namespace) -> int:
     if args.batched:
         return _bench_batched(args)
+    if args.threads is not None:
+        raise UsageError("--threads counts the batched env's threads: give --batched SIZES too")
     from poolgym.agents.tools import scale_bench
 
     from poolgym.agents.tools import speed_compare
@@ -50,10 +52,18 @@ def _bench_batched(args: argparse.Namespace) -> int:
         sizes = []
     if not sizes or min(sizes) < 1:
         raise UsageError(f"--batched must be comma-separated table counts >= 1, got {args.batched!r}")
+    threads: list[int | None] = [None]
+    if args.threads is not None:
+        try:
+            threads = [int(k) for k in _names(args.threads)]
+        except ValueError:
+            threads = []
+        if not threads or min(threads) < 1:
+            raise UsageError(f"--threads must be comma-separated thread counts >= 1, got {args.threads!r}")
     modes = _names(args.modes)
     for mode in modes:  # a bad mode is one line before any timing
         _make_env(env_id, action_mode=mode).close()
-    rows = batched_bench.run(env_id, modes, sizes, args.steps, args.reps, compare=args.compare)
+    rows = batched_bench.run(env_id, modes, sizes, args.steps, args.reps, compare=args.compare, threads=threads)
     print(batched_bench.format_report(rows))
     write_json(args.json, {"batched": rows})
     return 0
@@ -100,6 +110,9 @@ def _add_bench_envs(sub) -> None:
                             "single env and make_vec's sync wrapping, with these comma-separated table counts, "
                             "--steps table steps per figure, --modes, best of --reps; with --compare, each "
                             "figure also for commit REV, fresh processes alternating")
+    bench_envs.add_argument("--threads", metavar="COUNTS", help="with --batched: the batched env on each of "
+                            "these comma-separated thread counts, a row each (default: its default, the cores "
+                            "available, as gym.make_vec gives it; the thr column says how many)")
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 

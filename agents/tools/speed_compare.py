@@ -69,12 +69,15 @@ def random_actions(space, masks, rng, nvec=None):
     return np.array([[rng.choice(np.flatnonzero(p)) for p in np.split(m, cuts)] for m in masks], space.dtype)
 
 
-def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed: int = 0) -> tuple[float, float]:
+def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed: int = 0,
+              num_threads: int | None = None) -> tuple[float, float]:
     """Table steps per second of ``kind`` ("single": one ``gym.make`` env stepped
     ``num_envs * steps`` times; "sync" / "batched": ``make_vec`` with ``num_envs`` tables
-    stepped ``steps`` times), by wall clock and by this process's CPU time. Only the envs'
-    own calls are timed (``reset``, ``step``, ``action_masks``), not the actions' drawing:
-    masked-random in the masked modes (``choice_discrete``), uniform otherwise."""
+    stepped ``steps`` times; the batched env on ``num_threads`` threads, None for its
+    default, and on one where the tree's batched env has no ``num_threads``), by wall clock
+    and by this process's CPU time (every thread's). Only the envs' own calls are timed
+    (``reset``, ``step``, ``action_masks``), not the actions' drawing: masked-random in the
+    masked modes (``choice_discrete``), uniform otherwise."""
     import gymnasium as gym
     import numpy as np
 
@@ -101,7 +104,9 @@ def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed
         env.close()
     else:
         vectorization = {"sync": "sync", "batched": None}[kind]
-        envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=vectorization, action_mode=mode)
+        threads = {"num_threads": num_threads} if kind == "batched" and num_threads is not None \
+            and _takes_num_threads(env_id) else {}
+        envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=vectorization, action_mode=mode, **threads)
         nvec = getattr(envs.single_action_space, "nvec", None)
         with watch:
             envs.reset(seed=seed)
@@ -117,11 +122,24 @@ def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed
     return num_envs * steps / watch.wall, num_envs * steps / watch.cpu
 
 
-def kind_rate(kind: str, env_id: str, action_mode: str, num_envs: int, steps: int, seed: int = 0) -> dict[str, Any]:
+def _takes_num_threads(env_id: str) -> bool:
+    """Whether the id's batched env takes ``num_threads`` (a commit from before it does not)."""
+    import inspect
+
+    import gymnasium as gym
+    from gymnasium.envs.registration import load_env_creator
+
+    entry = gym.spec(env_id).vector_entry_point
+    creator = load_env_creator(entry) if isinstance(entry, str) else entry
+    return creator is not None and "num_threads" in inspect.signature(creator).parameters
+
+
+def kind_rate(kind: str, env_id: str, action_mode: str, num_envs: int, steps: int, seed: int = 0,
+              num_threads: int | None = None) -> dict[str, Any]:
     """``time_kind`` in a fresh process, after a short warm-up of the same kind (the
     batched kernel's first load): table steps/s by wall clock and by CPU time."""
-    time_kind(kind, env_id, action_mode, min(num_envs, 2), 2, seed)
-    wall, cpu = time_kind(kind, env_id, action_mode, num_envs, steps, seed)
+    time_kind(kind, env_id, action_mode, min(num_envs, 2), 2, seed, num_threads)
+    wall, cpu = time_kind(kind, env_id, action_mode, num_envs, steps, seed, num_threads)
     return {"steps_per_s": wall, "cpu_steps_per_s": cpu}
 
 

@@ -35,6 +35,7 @@ from poolgym.envs.pool_env import MoveRecord, PoolEnv, StagedMove
 from poolgym.envs.practice import PotBallEnv
 from poolgym.envs.stacking import stack_infos, stack_observations
 from poolgym.numbers import quote, seed as check_seed
+from poolgym.physics.threads import KernelThreads, thread_count
 from poolgym.rules import Outcome
 
 
@@ -42,18 +43,21 @@ class BatchedTables(VectorEnv):
     """``num_envs`` tables of ``table_class(**kwargs)`` stepped together: what the batched
     envs share (arguments, seeds, autoreset, the step limit, stacking); ``play_tables`` is
     each kind's own. ``max_episode_steps`` truncates each table's episode (``gym.make_vec``
-    passes the id's). Rendering is not batched: ``render_mode`` and ``trajectories`` are
-    refused."""
+    passes the id's). ``num_threads`` (None: the cores available to the process) threads
+    share each compiled call, never more than the tables; every output is the same for any
+    count. Rendering is not batched: ``render_mode`` and ``trajectories`` are refused."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
     table_class: type = PoolEnv
 
-    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, *, num_threads: int | None = None,
+                 **kwargs: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
                 max_episode_steps, numbers.Integral) or max_episode_steps < 1):
             raise ValueError(f"max_episode_steps must be a whole number >= 1 or None, got {max_episode_steps!r}")
+        threads = min(thread_count(num_threads), int(num_envs))
         for name in ("render_mode", "trajectories"):
             if kwargs.get(name):
                 raise ValueError(f"{name} is not batched: use gym.make_vec(id, num_envs, vectorization_mode='sync') "
@@ -69,6 +73,8 @@ class BatchedTables(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._elapsed = np.zeros(self.num_envs, np.int64)
         self._autoreset = np.zeros(self.num_envs, np.bool_)
+        self.num_threads = threads
+        self._threads = KernelThreads(threads) if threads > 1 else None
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None):
@@ -136,11 +142,13 @@ class BatchedTables(VectorEnv):
         return tuple(getattr(table, name) for table in self.tables)
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Close every table (``VectorEnv.close`` calls this once)."""
+        """Close every table and stop the threads (``VectorEnv.close`` calls this once)."""
         # getattr: an __init__ that refused its arguments made no tables, and Gymnasium's
         # __del__ still closes the env.
         for table in getattr(self, "tables", ()):
             table.close()
+        if getattr(self, "_threads", None) is not None:
+            self._threads.close()
 
     # ------------------------------------------------------------------ the tables
     def reset_table(self, i: int, seed: int | None = None, options: dict | None = None):
@@ -247,7 +255,8 @@ class BatchedPoolEnv(BatchedTables):
         moves' records, by table."""
         shots = [(i, s.shot) for i, s in staged.items() if s.shot is not None]
         played = dict(zip([i for i, _ in shots], simulate_staged(self.simulator, [s for _, s in shots],
-                                                                 [self.tables[i].rules for i, _ in shots])))
+                                                                 [self.tables[i].rules for i, _ in shots],
+                                                                 self._threads)))
         records = {}
         for i, move in staged.items():
             table = self.tables[i]
@@ -273,7 +282,7 @@ class BatchedPotBallEnv(BatchedTables):
         generators = [(tables[i].np_random, tables[i].np_random.bit_generator.state) for i in which]
         try:
             staged = [tables[i].stage_shot(a) for i, a in zip(which, actions)]
-            results = self.simulator.simulate_layouts(staged)
+            results = self.simulator.simulate_layouts(staged, self._threads)
         except BaseException:
             # Staging draws noise: a refused action leaves every generator as it was.
             for generator, state in generators:

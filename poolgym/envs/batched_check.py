@@ -65,19 +65,22 @@ def same_info(got: dict, want: dict) -> bool:
 
 
 def play_side_by_side(env_id: str, seeds: Iterable[int], steps: int, policy: str = "masked",
-                      max_episode_steps: int | None = None, **kwargs: Any) -> dict[str, int]:
-    """Step ``gym.make_vec(env_id, num_envs=len(seeds), **kwargs)`` and one ``gym.make``
-    env per seed ``steps`` times with the same actions (``policy``: "masked", drawn within
-    each table's action masks, or "random", uniform over the action space; from a generator
-    seeded by the first seed), comparing every table after the reset and every step, across
-    autoresets (``NEXT_STEP``: a single env whose episode ended is reset when its table is).
-    Returns the table steps compared and the episode ends met; ``BatchedMismatch`` names
-    the id, seed and step of the first difference."""
+                      max_episode_steps: int | None = None, num_threads: int | None = None,
+                      **kwargs: Any) -> dict[str, int]:
+    """Step ``gym.make_vec(env_id, num_envs=len(seeds), **kwargs)`` (its ``num_threads``
+    when given) and one ``gym.make`` env per seed ``steps`` times with the same actions
+    (``policy``: "masked", drawn within each table's action masks, or "random", uniform
+    over the action space; from a generator seeded by the first seed), comparing every
+    table after the reset and every step, across autoresets (``NEXT_STEP``: a single env
+    whose episode ended is reset when its table is). Returns the table steps compared and
+    the episode ends met; ``BatchedMismatch`` names the id, seed and step of the first
+    difference."""
     seeds = [int(s) for s in seeds]
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {list(POLICIES)}, got {policy!r}")
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
-    vec = gym.make_vec(env_id, num_envs=len(seeds), **limit, **kwargs)
+    threads = {} if num_threads is None else {"num_threads": num_threads}
+    vec = gym.make_vec(env_id, num_envs=len(seeds), **threads, **limit, **kwargs)
     if not isinstance(vec, BatchedTables):
         raise ValueError(f"{env_id!r} has no batched form (no vector_entry_point)")
     singles = [gym.make(env_id, **limit, **kwargs) for _ in seeds]

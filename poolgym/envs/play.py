@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from poolgym.envs.actions import ShotMove
 from poolgym.physics import Shot, ShotResult, Simulator
 from poolgym.rules import GameState, Ruleset, ShotEvents
+
+if TYPE_CHECKING:
+    from poolgym.physics.threads import KernelThreads
 
 
 class StagedShot(NamedTuple):
@@ -42,16 +45,16 @@ def shot_events(simulator: Simulator, rules: Ruleset, result: ShotResult) -> Sho
                                options=rules.options)
 
 
-def simulate_staged(simulator: Simulator, shots: Sequence[StagedShot],
-                    rules: Sequence[Ruleset]) -> list[tuple[ShotResult, ShotEvents]]:
+def simulate_staged(simulator: Simulator, shots: Sequence[StagedShot], rules: Sequence[Ruleset],
+                    threads: KernelThreads | None = None) -> list[tuple[ShotResult, ShotEvents]]:
     """Each of ``shots`` (``stage_shot``'s, of tables alike: one ``simulator`` plays them
-    all) played in one compiled call (``Simulator.layout_plays``) and judged by the
-    ``rules`` of the same index: per shot its ``ShotResult`` (built when first read) and
-    the facts for the rules, the same as ``Simulator.simulate_executed`` and
-    ``shot_events`` give, read from the compiled facts without building the result. A
-    play past ``max_events`` or a ball at rest outside the outline raises before any
-    facts are made, as ``Simulator.simulate_layouts`` does."""
-    plays = simulator.layout_plays(shots)
+    all) played in one compiled call (``Simulator.layout_plays``, on ``threads`` as
+    there) and judged by the ``rules`` of the same index: per shot its ``ShotResult``
+    (built when first read) and the facts for the rules, the same as
+    ``Simulator.simulate_executed`` and ``shot_events`` give, read from the compiled facts
+    without building the result. A play past ``max_events`` or a ball at rest outside the
+    outline raises before any facts are made, as ``Simulator.simulate_layouts`` does."""
+    plays = simulator.layout_plays(shots, threads)
     results = [plays.deferred_result(t) for t in range(len(plays))]
     played = []
     for t, (result, judge) in enumerate(zip(results, rules)):

@@ -16,9 +16,9 @@ the shot up and turns the loop's arrays into the typed ``ShotResult``.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import chain, compress
-from typing import Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -35,8 +35,15 @@ from poolgym.physics.row_log import RowLog
 from poolgym.physics.shot import Noise, Shot
 from poolgym.table import Table
 
+if TYPE_CHECKING:  # the batched envs import it: no thread pool at import
+    from poolgym.physics.threads import KernelThreads
+
 _MODE_NAMES = ("sliding", "rolling", "still", "airborne")
 MAX_BALL = 15
+# The fewest plays ``layout_plays`` gives a thread of its own: a share costs about 0.1 ms
+# (a call, the handoff, the merge), a play about 0.035 ms of compiled time, so a smaller
+# share costs more than it saves (many of a batched step's calls are its few opponents' shots).
+MIN_PLAYS_PER_THREAD = 8
 
 
 class Simulator:
@@ -377,19 +384,24 @@ class Simulator:
         ``simulate_many_validated``): the result ``simulate_many_validated`` gives for it."""
         return self._run(_Start(self, balls), shot, trajectories)
 
-    def simulate_layouts(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]]) -> list[ShotResult]:
+    def simulate_layouts(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]],
+                         threads: KernelThreads | None = None) -> list[ShotResult]:
         """Each ``(balls, shot)`` of ``plays`` (a valid layout and an ``executed`` shot)
-        played in one compiled call (``layout_plays``), without paths: the results
-        ``simulate_executed`` gives, the same to the last bit, one per play."""
-        played = self.layout_plays(plays)
+        played in one compiled call (``layout_plays``, on ``threads`` as there), without
+        paths: the results ``simulate_executed`` gives, the same to the last bit, one per play."""
+        played = self.layout_plays(plays, threads)
         return [played.result(t) for t in range(len(plays))]
 
-    def layout_plays(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]]) -> "LayoutPlays":
+    def layout_plays(self, plays: Sequence[tuple[dict[int, tuple[float, float]], Shot]],
+                     threads: KernelThreads | None = None) -> LayoutPlays:
         """Each ``(balls, shot)`` of ``plays`` (a valid layout and an ``executed`` shot)
         played in one compiled call (``poolgym.physics.batch.play_layouts``), with the facts
         the rules read of each (``LayoutPlays``): the tables of a batched env. Each play's
         ``ShotResult`` (``LayoutPlays.result``) is ``simulate_executed``'s, built only when
-        asked for."""
+        asked for. With ``threads`` (``poolgym.physics.threads.KernelThreads``) the plays
+        are split into as many contiguous shares (of ``MIN_PLAYS_PER_THREAD`` plays or
+        more), each played in a call on a thread of its own: the same arrays, to the last
+        bit, as one call (each play is independent)."""
         nums: list[int] = []
         points: list[tuple[float, float]] = []
         bounds = [0]
@@ -403,16 +415,27 @@ class Simulator:
         x0, y0 = np.ascontiguousarray(xy[0::2]), np.ascontiguousarray(xy[1::2])
         shots = [shot for _, shot in plays]
         strikes = np.array([self.strike_state(shot) for shot in shots], dtype=float).reshape(-1, 6)
-        layout = (x0, y0, np.array(nums, np.int64), np.array(bounds, np.int64), strikes, self._constants,
+        starts = np.array(bounds, np.int64)
+        layout = (x0, y0, np.array(nums, np.int64), starts, strikes, self._constants,
                   self._segment_table, self._tip_table, self._hole_table, self._open_box_array, self._segment_marks,
                   self.params.max_events)
+        count = len(plays)
+        shares = 1 if threads is None else min(threads.count, count // MIN_PLAYS_PER_THREAD)
         with compiled_call():
-            *out, airborne = play_layouts(*layout, None, np.ones(len(plays), np.bool_))
-            if airborne:  # plays that leave the bed: the airborne core plays them
+            if shares < 2:  # one thread, or too few plays to share
+                *out, airborne = play_layouts(*layout, None, np.ones(count, np.bool_))
+            else:
+                # Share k: the plays owner == k, each call given every layout and its own
+                # ``todo`` (no other play's arrays to slice and renumber).
+                owner = np.repeat(np.arange(shares), np.diff([count * k // shares for k in range(shares + 1)]))
+                parts = threads.run([partial(play_layouts, *layout, None, owner == k) for k in range(shares)])
+                airborne = sum(part[-1] for part in parts)
+                out = _merged([part[:-1] for part in parts], owner, starts)
+            if airborne:  # plays that leave the bed: the airborne core plays them, in this thread
                 core.airborne_core()
                 flew = out[0][:, T_STATUS] == core.AIRBORNE_SHOT
                 again = play_layouts(*layout, True, flew)
-                out = _merged(out, again, flew, np.repeat(flew, np.diff(bounds)))
+                out = _merged([out, again], flew.astype(np.intp), starts)
         return LayoutPlays(self, shots, nums, points, bounds, out)
 
     def _run(self, start: _Start, shot: Shot, record: bool) -> ShotResult:
@@ -610,19 +633,28 @@ class LayoutPlays:
                 _ball_set(frozen_cushion), _ball_set(frozen_cue), rows)
 
 
-def _merged(level: tuple, again: tuple, tables: np.ndarray, balls: np.ndarray) -> tuple:
-    """``play_layouts``' arrays of the level core (``level``) with those of the layouts
-    ``tables`` (whose balls are ``balls``) taken from the airborne core's (``again``)."""
-    merged = []
-    for mine, theirs, which in zip(level[:4], again[:4], (tables, tables, balls, balls)):
-        mine[which] = theirs[which]
-        merged.append(mine)
-    (rows, starts), (air_rows, air_starts) = level[4:], again[4:6]
-    pieces = [air_rows[air_starts[t]:air_starts[t + 1]] if flew else rows[starts[t]:starts[t + 1]]
-              for t, flew in enumerate(tables.tolist())]
-    new_starts = np.zeros(len(pieces) + 1, np.int64)
-    new_starts[1:] = np.cumsum([len(p) for p in pieces])
-    return (*merged, np.concatenate(pieces).reshape(-1, core.LOG_COLUMNS), new_starts)
+def _merged(parts: list[tuple], owner: np.ndarray, bounds: np.ndarray) -> tuple:
+    """The arrays of one ``play_layouts`` call (``tables``, ``durations``, ``spots``,
+    ``ball_marks``, ``log_rows``, ``log_starts``) from those of several (``parts``), each
+    of which played the layouts ``t`` with ``owner[t]`` its index (layout ``t`` holds the
+    balls ``bounds[t]:bounds[t + 1]``): the level core's and the airborne core's, or the
+    shares of a call split across threads. The first part's arrays are reused."""
+    balls = np.repeat(owner, np.diff(bounds))
+    merged = list(parts[0][:4])
+    for k, part in enumerate(parts[1:], 1):
+        tables, own_balls = owner == k, balls == k
+        for mine, theirs, which in zip(merged, part[:4], (tables, tables, own_balls, own_balls)):
+            mine[which] = theirs[which]
+    # A part has log rows for its own layouts only (none for a play the level core handed
+    # on): the merged row counts are the parts' summed, and each part's rows, in layout
+    # order, move to their layout's place (whole arrays: no loop over the layouts).
+    starts = sum((part[5] for part in parts[1:]), parts[0][5])
+    rows = np.empty((starts[-1], core.LOG_COLUMNS))
+    for part in parts:
+        part_rows, part_starts = part[4], part[5]
+        layout = np.repeat(np.arange(len(part_starts) - 1), np.diff(part_starts))
+        rows[starts[layout] - part_starts[layout] + np.arange(len(part_rows))] = part_rows
+    return (*merged, rows, starts)
 
 
 @lru_cache(maxsize=4096)

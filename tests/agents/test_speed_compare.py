@@ -62,6 +62,51 @@ def test_bench_envs_table_per_id_and_mode(capsys):
     assert [line.split()[1] for line in lines[1:3]] == ["aim", "raw"]
 
 
+def test_bench_envs_batched_reports_a_row_per_thread_count(tmp_path, capsys):
+    """``--threads``: a row per count the batched env uses (never more than its tables, so
+    one table gives one row), the single env and the wrapping measured once per table count,
+    the batched env's ratio to itself on the first count."""
+    import json
+
+    out = tmp_path / "bench.json"
+    assert main(["bench-envs", "--batched", "1,3", "--threads", "1,2", "--modes", "aim", "--steps", "6",
+                 "--reps", "1", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split()[:3] == ["mode", "N", "thr"] and "b/1st" in printed[0]
+    rows = json.loads(out.read_text())["batched"]
+    assert [(r["num_envs"], r["num_threads"]) for r in rows] == [(1, 1), (3, 1), (3, 2)]
+    one, two = rows[1:]
+    assert all(one[key] == two[key] for key in ("single_steps_per_s", "sync_steps_per_s"))
+    assert two["batched_over_first_threads"] == round(two["batched_steps_per_s"] / one["batched_steps_per_s"], 3)
+    assert all(r["batched_steps_per_s"] > 0 for r in rows)
+    for argv, message in ((["--batched", "2", "--threads", "0"], "--threads must be comma-separated thread counts"),
+                          (["--batched", "2", "--threads", "x"], "--threads must be comma-separated thread counts"),
+                          (["--threads", "2"], "--threads counts the batched env's threads: give --batched")):
+        assert main(["bench-envs", *argv]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_a_commit_whose_batched_env_has_no_thread_count_is_timed_on_its_one_thread():
+    """The probe gives ``num_threads`` only to a batched env that takes it (a commit from
+    before it is timed as it is)."""
+    import gymnasium as gym
+
+    from poolgym.envs.batched import BatchedPotBallEnv
+
+    def before_threads(num_envs: int = 1, max_episode_steps: int | None = None, **kwargs):
+        return BatchedPotBallEnv(num_envs, max_episode_steps, num_threads=1, **kwargs)
+
+    gym.register("poolgym/DrillBeforeThreads-v0", entry_point="poolgym.envs.practice:PotBallEnv",
+                 vector_entry_point=before_threads)
+    try:
+        assert speed_compare._takes_num_threads("poolgym/PotBall-v1")
+        assert not speed_compare._takes_num_threads("poolgym/DrillBeforeThreads-v0")
+        wall, cpu = speed_compare.time_kind("batched", "poolgym/DrillBeforeThreads-v0", "aim", 2, 2, num_threads=2)
+        assert wall > 0 and cpu > 0
+    finally:
+        del gym.registry["poolgym/DrillBeforeThreads-v0"]
+
+
 def test_the_simulator_probe_times_a_bench_case_in_this_tree_and_a_commit():
     (row,) = speed_compare.compare("sim", [dict(case="straight_in", reps=1)], "shots_per_s", "HEAD", reps=1)
     others = [k for k in row if k not in ("case", "reps", speed_compare.CURRENT, "ratio")]
