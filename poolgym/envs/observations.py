@@ -3,7 +3,8 @@ flat ``Box`` version for stable-baselines3's ``MlpPolicy``.
 
 The flat vector is written straight into one float32 array from offsets worked out once per
 space (``flatten_observation``), element for element what ``gymnasium.spaces.flatten``
-gives, without its per-step dispatch over the sub-spaces."""
+gives, without its per-step dispatch over the sub-spaces; an env's flat observation skips
+the ``Dict`` too, written from the state's values (``flat_game_observation``)."""
 
 from __future__ import annotations
 
