@@ -320,3 +320,25 @@ def test_action_masks_equal_the_masks_built_per_dimension(game):
             # A fresh array each call: changing one leaves the next untouched.
             masks[:] = False
             assert mapper.action_masks(state, env.rules).any()
+
+
+def test_flat_lookahead_env_steps_match_the_dict_env_flattened():
+    """The flat env with the lookahead entry (written by ``flat_game_observation``) against
+    the dict env flattened, step by step within the masks."""
+    kwargs = dict(game="eight_ball", action_mode="choice_discrete", lookahead=True, observe_match=True, race_to=2,
+                  noise="tournament", opponent="legal-random")
+    flat_env, dict_env = PoolEnv(obs_mode="flat", **kwargs), PoolEnv(obs_mode="dict", **kwargs)
+    sample_offered(flat_env)
+    flat_env.action_space.seed(9)
+    flat_obs, _ = flat_env.reset(seed=9)
+    dict_obs, _ = dict_env.reset(seed=9)
+    for _ in range(25):
+        np.testing.assert_array_equal(flat_obs, spaces.flatten(dict_env.observation_space, dict_obs)
+                                      .astype(np.float32))
+        action = flat_env.action_space.sample()
+        flat_obs, flat_reward, done, _, _ = flat_env.step(action)
+        dict_obs, dict_reward, dict_done, _, _ = dict_env.step(action)
+        assert (flat_reward, done) == (dict_reward, dict_done) and flat_env.state == dict_env.state
+        if done:
+            flat_obs, _ = flat_env.reset()
+            dict_obs, _ = dict_env.reset()
