@@ -72,6 +72,7 @@ PARAM_BINS = {"cut": 11, "speed": 10, "side": 5, "vertical": 5, "place_distance"
 # With ``elevation=True``: the elevation's bins in choice_discrete (0, 20, 40, 60, 80 degrees).
 ELEVATION_BINS = 5
 CHOICES = tuple(Choice)
+_CHOICE_INDEX = {choice: i for i, choice in enumerate(CHOICES)}
 
 
 def check_pot_residual(value) -> str:
@@ -127,8 +128,11 @@ class ChoiceMapper:
         # Each parameter's bin values (``bin_value``), worked out once for ``_parameters``.
         self._bin_values = tuple((name, tuple(bin_value(i, n) for i in range(n)))
                                  for name, n in self.param_bins.items())
-        # Every bin of every parameter may be chosen: that part of the masks never changes.
-        self._param_masks = np.ones(sum(self.param_bins.values()), dtype=bool)
+        # ``action_masks``' starting point: no slot, every parameter bin (every bin may be
+        # chosen: that part of the masks never changes), no decision.
+        self._mask_template = np.concatenate([np.zeros(cand.N_SLOTS, dtype=bool),
+                                              np.ones(sum(self.param_bins.values()), dtype=bool),
+                                              np.zeros(len(CHOICES), dtype=bool)])
         if mode == "choice":
             self.components = tuple(f"slot_{i}" for i in range(cand.N_SLOTS)) + self.params
             self.space = spaces.Box(-1.0, 1.0, shape=(len(self.components),), dtype=np.float32)
@@ -140,6 +144,8 @@ class ChoiceMapper:
         # The current state's slots, call options and legal targets, worked out once per
         # state (an env shares it with its observation and its other mapping).
         self.derived = PerStateCache()
+        # The cache's name of the slots under ``sigma_deg``, kept with the value it names.
+        self._slots_key = (self.sigma_deg, f"slots@{self.sigma_deg!r}")
 
     def index(self, name: str) -> int:
         return self.components.index(name)
@@ -152,8 +158,11 @@ class ChoiceMapper:
     # ------------------------------------------------------------------ slots and masks
     def slots(self, state: GameState, rules: Ruleset) -> cand.CandidateSlots:
         """The candidate slots of ``state`` (kept for the last state asked about)."""
-        return self.derived.value(state, rules, f"slots@{self.sigma_deg!r}",
-                                  lambda: cand.candidate_slots(state, rules, self.sigma_deg, self.derived))
+        sigma, key = self._slots_key
+        if sigma is not self.sigma_deg:  # formatted again only when the noise is replaced
+            sigma, key = self._slots_key = (self.sigma_deg, f"slots@{self.sigma_deg!r}")
+        return self.derived.value(state, rules, key,
+                                  lambda: cand.candidate_slots(state, rules, sigma, self.derived))
 
     def action_masks(self, state: GameState, rules: Ruleset) -> np.ndarray:
         """``choice_discrete``'s masks, concatenated dimension by dimension as MaskablePPO
@@ -163,16 +172,20 @@ class ChoiceMapper:
         ``decode`` refuses what they do not offer."""
         if self.mode != "choice_discrete":
             raise ValueError(f"action masks belong to action_mode 'choice_discrete', not {self.mode!r}")
-        slot = self.slots(state, rules).mask.astype(bool)
-        if not slot.any():
-            slot[0] = True
-        decision = np.zeros(len(CHOICES), dtype=bool)
+        mask = self.slots(state, rules).mask
+        # Written into a copy of the constant part (every parameter bin; the slots and
+        # decision filled below), not concatenated from a new array per dimension.
+        masks = self._mask_template.copy()
+        masks[:cand.N_SLOTS] = mask
+        if not masks[0] and not mask.any():
+            masks[0] = True
+        decision = masks[-len(CHOICES):]
         if state.pending is not None:
             for c in state.pending.choices:
-                decision[CHOICES.index(c)] = True
+                decision[_CHOICE_INDEX[c]] = True
         else:
             decision[0] = True
-        return np.concatenate([slot, self._param_masks, decision])
+        return masks
 
     # ------------------------------------------------------------------ validation
     def validate(self, action) -> np.ndarray:

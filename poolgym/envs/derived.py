@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 from poolgym.rules import GameState, Ruleset, ShotCall
 
+_UNSET = object()  # no value kept under a name yet (None is a value)
+
 
 class PerStateCache:
     """The derived values of one (state, ruleset) pair at a time (see the module docstring)."""
@@ -30,9 +32,10 @@ class PerStateCache:
         if state is not self._state or rules is not self._rules:
             self._state, self._rules, self._values = state, rules, {}
         values = self._values
-        if name not in values:
-            values[name] = compute()
-        return values[name]
+        kept = values.get(name, _UNSET)
+        if kept is _UNSET:
+            kept = values[name] = compute()
+        return kept
 
     def legal_targets(self, state: GameState, rules: Ruleset) -> frozenset[int]:
         """``rules.legal_targets(state)``, once per state."""

@@ -3,7 +3,8 @@ flat ``Box`` version for stable-baselines3's ``MlpPolicy``.
 
 The flat vector is written straight into one float32 array from offsets worked out once per
 space (``flatten_observation``), element for element what ``gymnasium.spaces.flatten``
-gives, without its per-step dispatch over the sub-spaces."""
+gives, without its per-step dispatch over the sub-spaces; an env's flat observation skips
+the ``Dict`` too, written from the state's values (``flat_game_observation``)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ CHOICES = tuple(Choice)
 GROUPS = ("open", "solids", "stripes")
 # Balls may rest a little past the cushion noses, in a pocket's jaws.
 _COORD_LOW, _COORD_HIGH = -0.1, 1.1
+_COORD_LOW32, _COORD_HIGH32 = np.float32(_COORD_LOW), np.float32(_COORD_HIGH)
 
 
 def observation_space(match: bool = False, choice: bool = False, lookahead: bool = False) -> spaces.Dict:
@@ -156,41 +158,94 @@ def observe_game(state: GameState, rules, table: Table, player: int,
     observation has the ``match`` entry, from ``player``'s side. ``derived`` (a
     ``poolgym.envs.derived.PerStateCache``) supplies the legal targets when the action
     mapping has worked them out for this state already."""
-    over = state.winner is not None or state.stalemate
-    if over:
-        targets = ()
-    else:
-        targets = rules.legal_targets(state) if derived is None else derived.legal_targets(state, rules)
-    obs = observe(state, targets, table, player)
+    obs = observe(state, _game_targets(state, rules, derived), table, player)
     if match is not None:
-        (won, race_to) = match
-        obs["match"] = np.array([won[player], won[1 - player]], dtype=np.float32) / float(race_to)
+        obs["match"] = _match_entry(match, player)
     return obs
 
 
-def observe(state: GameState, targets, table: Table, player: int) -> dict:
-    """The state seen from ``player``'s side (scores and fouls put ``player`` first);
-    ``targets`` are the balls that may be hit first."""
-    # The values go into Python lists, then into each array in one conversion (the same
-    # float32 rounding as element writes): a numpy element write per value cost more.
+def flat_game_observation(state: GameState, rules, table: Table, player: int,
+                          match: tuple[tuple[int, int], int] | None = None, derived=None, slots=None,
+                          lookahead=None) -> np.ndarray:
+    """``flatten_observation`` of ``observe_game(state, rules, table, player, match,
+    derived)`` with the entries of the candidate slots ``slots`` (``observe_candidates``)
+    and the ``lookahead`` features when given: the same vector, written straight into it
+    from ``observe``'s values (``_values``) without the ``Dict`` observation between."""
+    layout = _FLAT_OFFSETS[match is not None, slots is not None, lookahead is not None]
+    out = np.zeros(layout["size"], dtype=np.float32)
+    coords, flags, zone, pending, choices, push_out, group, scores, fouls, breaking = _values(
+        state, _game_targets(state, rules, derived), table, player)
+    at = layout["balls"]
+    balls = out[at:at + N_BALLS * 3]
+    balls[:] = coords
+    _clip_coords(balls)
+    at = layout["targets"]
+    for b in flags:
+        out[at + b] = 1.0
+    out[layout["cue_ball_in_hand"] + zone] = 1.0
+    out[layout["pending"] + pending] = 1.0
+    at = layout["choices"]
+    for c in choices:
+        out[at + c] = 1.0
+    out[layout["push_out_available"] + push_out] = 1.0
+    out[layout["group"] + group] = 1.0
+    at = layout["scores"]
+    out[at:at + 2] = scores
+    at = layout["fouls"]
+    out[at:at + 2] = fouls
+    out[layout["breaking"] + breaking] = 1.0
+    out[layout["player"] + player] = 1.0
+    if match is not None:
+        at = layout["match"]
+        out[at:at + 2] = _match_entry(match, player)
+    if slots is not None:
+        at = layout["candidates"]
+        out[at:at + N_SLOTS * N_FEATURES] = slots.features
+        at = layout["slot_mask"]
+        out[at:at + N_SLOTS] = slots.mask
+    if lookahead is not None:
+        at = layout["lookahead"]
+        out[at:at + LOOKAHEAD_SIZE] = lookahead
+    return out
+
+
+def _game_targets(state: GameState, rules, derived):
+    """The balls ``observe_game`` flags as legal first balls: none once the rack is over."""
+    if state.winner is not None or state.stalemate:
+        return ()
+    return rules.legal_targets(state) if derived is None else derived.legal_targets(state, rules)
+
+
+def _match_entry(match: tuple[tuple[int, int], int], player: int) -> np.ndarray:
+    """The ``match`` entry from ``player``'s side (float32 quotients)."""
+    won, race_to = match
+    return np.array([won[player], won[1 - player]], dtype=np.float32) / float(race_to)
+
+
+def _clip_coords(balls: np.ndarray) -> None:
+    """Clip the float32 ball coordinates ``balls`` to the space's bounds in place: the
+    array's own ``clip`` (what ``np.clip`` calls) with the bounds as float32, as ``np.clip``
+    converts Python floats for a float32 array, without its dispatch."""
+    balls.clip(_COORD_LOW32, _COORD_HIGH32, out=balls)
+
+
+def _values(state: GameState, targets, table: Table, player: int) -> tuple:
+    """What ``observe`` shows of ``state``, as plain values: the 48 ball coordinates before
+    clipping (Python floats), the flagged target balls, the index of each ``Discrete`` entry
+    and of each offered choice, and the scores and fouls (Python floats in their bounds)."""
     coords = [0.0] * (N_BALLS * 3)
     length, width = table.length, table.width
     for number, x, y in state.balls:
         if number < N_BALLS:
-            coords[3 * number:3 * number + 3] = (x / length, y / width, 1.0)
-    balls = np.array(coords, dtype=np.float32)
-    np.clip(balls, _COORD_LOW, _COORD_HIGH, out=balls)
-    flags = [0] * N_BALLS
-    for b in targets:
-        if b < N_BALLS:
-            flags[b] = 1
-    target_flags = np.array(flags, dtype=np.int8)
-    choices = np.zeros(len(CHOICES), dtype=np.int8)
-    pending = 0
+            i = 3 * number
+            coords[i] = x / length
+            coords[i + 1] = y / width
+            coords[i + 2] = 1.0
+    flags = [b for b in targets if b < N_BALLS]
+    pending, choices = 0, []
     if state.pending is not None:
-        pending = 1 + DECISION_KINDS.index(state.pending.kind)
-        for c in state.pending.choices:
-            choices[CHOICES.index(c)] = 1
+        pending = 1 + _DECISION_INDEX[state.pending.kind]
+        choices = [_CHOICE_INDEX[c] for c in state.pending.choices]
     group = 0
     if state.groups is not None and state.groups[player] in GROUPS:
         group = GROUPS.index(state.groups[player])
@@ -201,21 +256,38 @@ def observe(state: GameState, targets, table: Table, player: int) -> dict:
     # exact in float32, a float64 quotient rounded to float32 is the float32 quotient
     # (53 >= 2 * 24 + 2 bits), and rounding keeps the order the bounds clip by.
     scores, fouls = state.scores, state.consecutive_fouls
-    scores = np.array([min(max(scores[player] / target, -2.0), 2.0), min(max(scores[other] / target, -2.0), 2.0)],
-                      dtype=np.float32)
-    fouls = np.array([min(max(fouls[player] / 3.0, 0.0), 1.0), min(max(fouls[other] / 3.0, 0.0), 1.0)],
-                     dtype=np.float32)
+    scores = (min(max(scores[player] / target, -2.0), 2.0), min(max(scores[other] / target, -2.0), 2.0))
+    fouls = (min(max(fouls[player] / 3.0, 0.0), 1.0), min(max(fouls[other] / 3.0, 0.0), 1.0))
+    return (coords, flags, _ZONE_INDEX[state.cue_ball_in_hand], pending, choices, int(state.push_out_available),
+            group, scores, fouls, int(state.awaiting_break))
+
+
+def observe(state: GameState, targets, table: Table, player: int) -> dict:
+    """The state seen from ``player``'s side (scores and fouls put ``player`` first);
+    ``targets`` are the balls that may be hit first."""
+    # The values go into Python lists, then into each array in one conversion (the same
+    # float32 rounding as element writes): a numpy element write per value cost more.
+    coords, flags, zone, pending, choices, push_out, group, scores, fouls, breaking = _values(
+        state, targets, table, player)
+    balls = np.array(coords, dtype=np.float32)
+    _clip_coords(balls)
+    target_flags = [0] * N_BALLS
+    for b in flags:
+        target_flags[b] = 1
+    choice_flags = np.zeros(len(CHOICES), dtype=np.int8)
+    for c in choices:
+        choice_flags[c] = 1
     return {
         "balls": balls,
-        "targets": target_flags,
-        "cue_ball_in_hand": ZONES.index(state.cue_ball_in_hand),
+        "targets": np.array(target_flags, dtype=np.int8),
+        "cue_ball_in_hand": zone,
         "pending": pending,
-        "choices": choices,
-        "push_out_available": int(state.push_out_available),
+        "choices": choice_flags,
+        "push_out_available": push_out,
         "group": group,
-        "scores": scores,
-        "fouls": fouls,
-        "breaking": int(state.awaiting_break),
+        "scores": np.array(scores, dtype=np.float32),
+        "fouls": np.array(fouls, dtype=np.float32),
+        "breaking": breaking,
         "player": player,
     }
 
@@ -229,3 +301,9 @@ def observe_candidates(slots) -> dict:
 _DICT_SPACES = {(m, c, a): observation_space(m, c, a) for m in (False, True) for c in (False, True)
                 for a in (False, True) if c or not a}
 _FLAT_LAYOUTS = {key: _flat_layout(space) for key, space in _DICT_SPACES.items()}
+# Each flat layout's offsets by key, and its length under "size" (``flat_game_observation``).
+_FLAT_OFFSETS = {key: {**{k: offset for k, offset, _, _ in layout}, "size": size}
+                 for key, (layout, size) in _FLAT_LAYOUTS.items()}
+_ZONE_INDEX = {zone: i for i, zone in enumerate(ZONES)}
+_DECISION_INDEX = {kind: i for i, kind in enumerate(DECISION_KINDS)}
+_CHOICE_INDEX = {choice: i for i, choice in enumerate(CHOICES)}

@@ -17,7 +17,7 @@ from poolgym.envs.actions import ActionMapper, ShotMove
 from poolgym.envs.choice import CHOICE_MODES, MASKED_MODES, make_action_mapper
 from poolgym.envs.lookahead import DEFAULT_SAMPLES as DEFAULT_LOOKAHEAD_SAMPLES, lookahead_features
 from poolgym.envs.lookahead import check_samples as check_lookahead_samples
-from poolgym.envs.observations import (actor, flatten_observation, observation_spaces, observe_candidates,
+from poolgym.envs.observations import (actor, flat_game_observation, observation_spaces, observe_candidates,
                                        observe_game)
 from poolgym.envs.play import StagedShot, shot_events, stage_shot
 from poolgym.envs.rendering import DEFAULT_RENDER_FPS, DEFAULT_WIDTH, RENDER_MODES, RenderMixin
@@ -679,14 +679,21 @@ class PoolEnv(RenderMixin, gym.Env):
     # ------------------------------------------------------------------ views
     def _observation(self, player: int):
         match = (tuple(self.racks_won), self.race_to) if self.observe_match else None
-        obs = observe_game(self.state, self.rules, self.table, player, match=match, derived=self.mapper.derived)
-        if self.choice:
-            obs.update(observe_candidates(self.mapper.slots(self.state, self.rules)))
+        slots = self.mapper.slots(self.state, self.rules) if self.choice else None
+        lookahead = None
         if self.lookahead:
-            obs["lookahead"] = lookahead_features(self.state, self.rules, self.simulator, self.mapper,
-                                                  self.lookahead_samples,
-                                                  state_checked=self.state is self._built_state)
-        return obs if self.obs_mode == "dict" else flatten_observation(obs)
+            lookahead = lookahead_features(self.state, self.rules, self.simulator, self.mapper,
+                                           self.lookahead_samples, state_checked=self.state is self._built_state)
+        if self.obs_mode == "flat":
+            # The flat vector written directly: what flattening the Dict observation gives.
+            return flat_game_observation(self.state, self.rules, self.table, player, match=match,
+                                         derived=self.mapper.derived, slots=slots, lookahead=lookahead)
+        obs = observe_game(self.state, self.rules, self.table, player, match=match, derived=self.mapper.derived)
+        if slots is not None:
+            obs.update(observe_candidates(slots))
+        if lookahead is not None:
+            obs["lookahead"] = lookahead
+        return obs
 
     def action_masks(self) -> np.ndarray:
         """The masks of ``action_mode="choice_discrete"`` or ``"choice_canonical"`` for the

@@ -47,10 +47,13 @@ def stack_infos(infos: Sequence[dict], num_envs: int) -> dict | None:
     """The vector info of ``infos`` (table ``i``'s is ``infos[i]``, ``i`` from 0): what
     ``VectorEnv._add_info`` gives, called for each table in turn from ``{}`` (a key per
     entry, its ``_key`` mask; nested mappings alike), or None for infos it stacks by the
-    order of its calls (``_Unstackable``), for the caller to give to it."""
+    order of its calls (``_Unstackable``), for the caller to give to it. Infos it cannot
+    stack (a value that does not convert to the first table's type) are given to it too,
+    so that they are refused with its own error: which entry fails first depends on the
+    order of its calls as well."""
     try:
         return _stack_level(list(range(len(infos))), list(infos), num_envs)
-    except _Unstackable:
+    except (_Unstackable, TypeError, ValueError, OverflowError):
         return None
 
 

@@ -230,3 +230,115 @@ def test_each_env_gets_its_own_observation_space(obs_mode):
     third.sample()
     b = second.sample()
     assert spaces.flatten(built, a).tolist() == spaces.flatten(built, b).tolist()
+
+
+def extra_states(game: str, state):
+    """Positions a random run seldom reaches, made from ``state``: the cue ball in hand
+    anywhere and in the kitchen, a push out pending and available, two and one object balls
+    left, and a rack over."""
+    from dataclasses import replace
+
+    from poolgym.rules import Choice, CueBallZone, DecisionKind
+    from poolgym.rules.decisions import PendingDecision
+
+    cue_off = tuple(b for b in state.balls if b[0] != 0)
+    few = tuple(b for b in state.balls if b[0] == 0) + tuple(b for b in state.balls if b[0] != 0)[-2:]
+    return [replace(state, balls=cue_off, cue_ball_in_hand=CueBallZone.ANYWHERE, awaiting_break=False),
+            replace(state, balls=cue_off, cue_ball_in_hand=CueBallZone.KITCHEN),
+            replace(state, pending=PendingDecision(DecisionKind.PUSH_OUT_RESPONSE, 1 - state.shooter,
+                                                   (Choice.ACCEPT_TABLE, Choice.PASS_BACK)), awaiting_break=False),
+            replace(state, push_out_available=True, awaiting_break=False),
+            replace(state, balls=few, awaiting_break=False),
+            replace(state, balls=few[:1] + few[-1:], awaiting_break=False),
+            replace(state, winner=state.shooter)]
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("seed", [3, 17])
+def test_flat_game_observation_equals_the_dict_observation_flattened(game, seed):
+    """``flat_game_observation`` (the flat env's direct writer) gives exactly what
+    ``gymnasium.spaces.flatten`` gives of ``observe_game`` with the slots' entries and the
+    lookahead, for every player, match score and entry combination, on visited states and
+    on the rarer positions of ``extra_states``."""
+    from poolgym.envs.lookahead import SIZE as LOOKAHEAD_SIZE
+    from poolgym.envs.observations import flat_game_observation
+
+    env, states = visited_states(game, seed=seed, steps=50)
+    states += [s for state in states[::10] for s in extra_states(game, state)]
+    mapper = ChoiceMapper(env.table, "choice", sigma_deg=0.5)
+    rng = np.random.default_rng(seed)
+    seen = set()
+    for i, state in enumerate(states):
+        seen.add((state.pending is not None, state.cue_ball_in_hand.value, state.winner is not None,
+                  state.push_out_available, len(state.object_balls_on_table) <= 2))
+        slots = mapper.slots(state, env.rules)
+        look = rng.random(LOOKAHEAD_SIZE).astype(np.float32)
+        for player in (0, 1):
+            for match in (None, ((i % 3, (i // 3) % 3), 3)):
+                for choice, lookahead in ((False, False), (True, False), (True, True)):
+                    obs = observe_game(state, env.rules, env.table, player, match=match)
+                    if choice:
+                        obs.update(observe_candidates(slots))
+                    if lookahead:
+                        obs["lookahead"] = look
+                    space = observation_space(match is not None, choice, lookahead)
+                    expected = spaces.flatten(space, obs).astype(np.float32)
+                    flat = flat_game_observation(state, env.rules, env.table, player, match=match,
+                                                 derived=mapper.derived if i % 2 else None,
+                                                 slots=slots if choice else None, lookahead=look if lookahead else None)
+                    assert flat.dtype == np.float32 and flat.shape == expected.shape
+                    np.testing.assert_array_equal(flat, expected)
+    assert {k[0] for k in seen} == {False, True} and {k[1] for k in seen} >= {"none", "anywhere", "kitchen"}
+    assert {k[2] for k in seen} == {False, True} and {k[3] for k in seen} == {False, True} and True in {k[4] for k in seen}
+
+
+def reference_action_masks(mapper, state, rules):
+    """``choice_discrete``'s masks built the plain way: each dimension's array, concatenated."""
+    slot = mapper.slots(state, rules).mask.astype(bool)
+    if not slot.any():
+        slot[0] = True
+    params = np.ones(sum(mapper.param_bins.values()), dtype=bool)
+    decision = np.zeros(len(mapper.nvec) and int(mapper.nvec[-1]), dtype=bool)
+    if state.pending is not None:
+        for c in state.pending.choices:
+            decision[list(type(c)).index(c)] = True
+    else:
+        decision[0] = True
+    return np.concatenate([slot, params, decision])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_action_masks_equal_the_masks_built_per_dimension(game):
+    env, states = visited_states(game, seed=23, steps=50)
+    states += [s for state in states[::10] for s in extra_states(game, state)]
+    for elevation in (False, True):
+        mapper = ChoiceMapper(env.table, "choice_discrete", sigma_deg=0.5, elevation=elevation)
+        for state in states:
+            masks = mapper.action_masks(state, env.rules)
+            assert masks.dtype == bool
+            np.testing.assert_array_equal(masks, reference_action_masks(mapper, state, env.rules))
+            # A fresh array each call: changing one leaves the next untouched.
+            masks[:] = False
+            assert mapper.action_masks(state, env.rules).any()
+
+
+def test_flat_lookahead_env_steps_match_the_dict_env_flattened():
+    """The flat env with the lookahead entry (written by ``flat_game_observation``) against
+    the dict env flattened, step by step within the masks."""
+    kwargs = dict(game="eight_ball", action_mode="choice_discrete", lookahead=True, observe_match=True, race_to=2,
+                  noise="tournament", opponent="legal-random")
+    flat_env, dict_env = PoolEnv(obs_mode="flat", **kwargs), PoolEnv(obs_mode="dict", **kwargs)
+    sample_offered(flat_env)
+    flat_env.action_space.seed(9)
+    flat_obs, _ = flat_env.reset(seed=9)
+    dict_obs, _ = dict_env.reset(seed=9)
+    for _ in range(25):
+        np.testing.assert_array_equal(flat_obs, spaces.flatten(dict_env.observation_space, dict_obs)
+                                      .astype(np.float32))
+        action = flat_env.action_space.sample()
+        flat_obs, flat_reward, done, _, _ = flat_env.step(action)
+        dict_obs, dict_reward, dict_done, _, _ = dict_env.step(action)
+        assert (flat_reward, done) == (dict_reward, dict_done) and flat_env.state == dict_env.state
+        if done:
+            flat_obs, _ = flat_env.reset()
+            dict_obs, _ = dict_env.reset()
