@@ -111,8 +111,8 @@ def _add_bench_envs(sub) -> None:
                             "--steps table steps per figure, --modes, best of --reps; with --compare, each "
                             "figure also for commit REV, fresh processes alternating")
     bench_envs.add_argument("--threads", metavar="COUNTS", help="with --batched: the batched env on each of "
-                            "these comma-separated thread counts, a row each (default: its default, the cores "
-                            "available, as gym.make_vec gives it; the thr column says how many)")
+                            "these comma-separated thread counts, a row each (default: its default of one thread, "
+                            "as gym.make_vec gives it; the thr column says how many)")
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 

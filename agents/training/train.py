@@ -322,13 +322,6 @@ def _batched_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, appe
     The config has no curriculum or league (``parse_config``)."""
     split = cfg.vec_env == "batched_split" and cfg.n_envs > 1
     kwargs = _env_kwargs(stage)
-    if split:
-        # Two halves keep two cores busy already: a half on threads only adds the handoffs
-        # (the recipe's 2 x 16 tables, env alone, two shared cores: 1.09-1.10x the steps/s of
-        # 2 threads a half). ``batched`` keeps the env's default, every core available: one
-        # process reaches a second core through threads alone (32 tables on the same two
-        # busy cores: 0.92-1.00x of one thread; the compiled call is 7% of a step).
-        kwargs["num_threads"] = 1
     # From the spec, as a worker started afresh (not forked) must make it.
     make_half = functools.partial(_batched_half, gym.spec(stage.env_id), str(monitor), not append, kwargs)
     if not split:

@@ -43,14 +43,16 @@ class BatchedTables(VectorEnv):
     """``num_envs`` tables of ``table_class(**kwargs)`` stepped together: what the batched
     envs share (arguments, seeds, autoreset, the step limit, stacking); ``play_tables`` is
     each kind's own. ``max_episode_steps`` truncates each table's episode (``gym.make_vec``
-    passes the id's). ``num_threads`` (None: the cores available to the process) threads
-    share each compiled call, never more than the tables; every output is the same for any
-    count. Rendering is not batched: ``render_mode`` and ``trajectories`` are refused."""
+    passes the id's). ``num_threads`` threads share each compiled call (default 1; None:
+    the cores available to the process), never more than the tables; every output is the
+    same for any count. One is the default because the call is a small part of a step: a
+    second thread gained 0-4% on idle cores and lost 5-17% on busy ones
+    (benchmarks/results/throughput/batched_threads.md). Rendering is not batched: ``render_mode`` and ``trajectories`` are refused."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
     table_class: type = PoolEnv
 
-    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, *, num_threads: int | None = None,
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, *, num_threads: int | None = 1,
                  **kwargs: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")

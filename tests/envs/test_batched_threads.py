@@ -115,9 +115,10 @@ def test_num_threads_is_checked_capped_at_the_tables_and_passed_through_make_vec
                                              rf"or a whole number >= 1, got {bad!r}$"):
             gym.make_vec("poolgym/NineBall-v1", num_envs=3, num_threads=bad)
     cases = [("poolgym/NineBall-v1", 4, 2, 2), ("poolgym/NineBall-v1", 3, 8, 3), ("poolgym/NineBall-v1", 1, None, 1),
-             ("poolgym/PotBall-v1", 64, None, min(available_cores(), 64)), ("poolgym/PotBall-v1", 5, 1, 1)]
+             ("poolgym/PotBall-v1", 64, None, min(available_cores(), 64)), ("poolgym/PotBall-v1", 5, 1, 1),
+             ("poolgym/PotBall-v1", 8, "default", 1)]
     for env_id, num_envs, num_threads, used in cases:
-        vec = gym.make_vec(env_id, num_envs=num_envs, **({} if num_threads is None else {"num_threads": num_threads}))
+        vec = gym.make_vec(env_id, num_envs=num_envs, **({} if num_threads == "default" else {"num_threads": num_threads}))
         assert isinstance(vec, (BatchedPoolEnv, BatchedPotBallEnv)) and vec.num_threads == used
         assert (vec._threads is None) == (used == 1) and (used == 1 or vec._threads.count == used)
         vec.close()
