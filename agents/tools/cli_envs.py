@@ -46,20 +46,8 @@ def _bench_batched(args: argparse.Namespace) -> int:
     env_id = _env_id(args.env, "--env")
     if gym.spec(env_id).vector_entry_point is None:
         raise UsageError(f"--env {env_id!r} has no batched form (no vector_entry_point)")
-    try:
-        sizes = [int(n) for n in _names(args.batched)]
-    except ValueError:
-        sizes = []
-    if not sizes or min(sizes) < 1:
-        raise UsageError(f"--batched must be comma-separated table counts >= 1, got {args.batched!r}")
-    threads: list[int | None] = [None]
-    if args.threads is not None:
-        try:
-            threads = [int(k) for k in _names(args.threads)]
-        except ValueError:
-            threads = []
-        if not threads or min(threads) < 1:
-            raise UsageError(f"--threads must be comma-separated thread counts >= 1, got {args.threads!r}")
+    sizes = _counts(args.batched, "--batched", "table")
+    threads: list[int | None] = [None] if args.threads is None else _counts(args.threads, "--threads", "thread")
     modes = _names(args.modes)
     for mode in modes:  # a bad mode is one line before any timing
         _make_env(env_id, action_mode=mode).close()
@@ -67,6 +55,17 @@ def _bench_batched(args: argparse.Namespace) -> int:
     print(batched_bench.format_report(rows))
     write_json(args.json, {"batched": rows})
     return 0
+
+
+def _counts(text: str, option: str, what: str) -> list[int]:
+    """``option``'s comma-separated whole numbers >= 1 (``what`` counts), or ``UsageError``."""
+    try:
+        counts = [int(n) for n in _names(text)]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise UsageError(f"{option} must be comma-separated {what} counts >= 1, got {text!r}")
+    return counts
 
 
 def _env_id(env_id: str, option: str) -> str:

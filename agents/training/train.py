@@ -320,11 +320,10 @@ def _batched_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, appe
     a worker, stepping at the same time (``SplitVecEnv.of_halves``). Its tables are monitored
     as ``make_vec_env`` monitors envs: the same steps, seeds and files as ``vec_env: dummy``.
     The config has no curriculum or league (``parse_config``)."""
-    split = cfg.vec_env == "batched_split" and cfg.n_envs > 1
-    kwargs = _env_kwargs(stage)
     # From the spec, as a worker started afresh (not forked) must make it.
-    make_half = functools.partial(_batched_half, gym.spec(stage.env_id), str(monitor), not append, kwargs)
-    if not split:
+    make_half = functools.partial(_batched_half, gym.spec(stage.env_id), str(monitor), not append,
+                                  _env_kwargs(stage))
+    if cfg.vec_env == "batched" or cfg.n_envs == 1:
         venv = make_half(0, cfg.n_envs)
     else:
         from poolgym.agents.training.split_vec_env import SplitVecEnv

@@ -47,7 +47,8 @@ class BatchedTables(VectorEnv):
     the cores available to the process), never more than the tables; every output is the
     same for any count. One is the default because the call is a small part of a step: a
     second thread gained 0-4% on idle cores and lost 5-17% on busy ones
-    (benchmarks/results/throughput/batched_threads.md). Rendering is not batched: ``render_mode`` and ``trajectories`` are refused."""
+    (benchmarks/results/throughput/batched_threads.md). Rendering is not batched:
+    ``render_mode`` and ``trajectories`` are refused."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
     table_class: type = PoolEnv

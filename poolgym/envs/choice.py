@@ -72,7 +72,7 @@ PARAM_BINS = {"cut": 11, "speed": 10, "side": 5, "vertical": 5, "place_distance"
 # With ``elevation=True``: the elevation's bins in choice_discrete (0, 20, 40, 60, 80 degrees).
 ELEVATION_BINS = 5
 CHOICES = tuple(Choice)
-_CHOICE_INDEX = {choice: i for i, choice in enumerate(CHOICES)}
+CHOICE_INDEX = {choice: i for i, choice in enumerate(CHOICES)}  # each choice's place in CHOICES
 
 
 def check_pot_residual(value) -> str:
@@ -182,7 +182,7 @@ class ChoiceMapper:
         decision = masks[-len(CHOICES):]
         if state.pending is not None:
             for c in state.pending.choices:
-                decision[_CHOICE_INDEX[c]] = True
+                decision[CHOICE_INDEX[c]] = True
         else:
             decision[0] = True
         return masks

@@ -15,14 +15,14 @@ import numpy as np
 from gymnasium import spaces
 
 from poolgym.envs.candidates import N_FEATURES, N_SLOTS, slot_features, slot_mask
+from poolgym.envs.choice import CHOICE_INDEX, CHOICES
 from poolgym.envs.lookahead import SIZE as LOOKAHEAD_SIZE
-from poolgym.rules import Choice, CueBallZone, DecisionKind, GameState
+from poolgym.rules import CueBallZone, DecisionKind, GameState
 from poolgym.table import Table
 
 N_BALLS = 16
 ZONES = (CueBallZone.NONE, CueBallZone.ANYWHERE, CueBallZone.KITCHEN)
 DECISION_KINDS = tuple(DecisionKind)
-CHOICES = tuple(Choice)
 GROUPS = ("open", "solids", "stripes")
 # Balls may rest a little past the cushion noses, in a pocket's jaws.
 _COORD_LOW, _COORD_HIGH = -0.1, 1.1
@@ -245,7 +245,7 @@ def _values(state: GameState, targets, table: Table, player: int) -> tuple:
     pending, choices = 0, []
     if state.pending is not None:
         pending = 1 + _DECISION_INDEX[state.pending.kind]
-        choices = [_CHOICE_INDEX[c] for c in state.pending.choices]
+        choices = [CHOICE_INDEX[c] for c in state.pending.choices]
     group = 0
     if state.groups is not None and state.groups[player] in GROUPS:
         group = GROUPS.index(state.groups[player])
@@ -306,4 +306,3 @@ _FLAT_OFFSETS = {key: {**{k: offset for k, offset, _, _ in layout}, "size": size
                  for key, (layout, size) in _FLAT_LAYOUTS.items()}
 _ZONE_INDEX = {zone: i for i, zone in enumerate(ZONES)}
 _DECISION_INDEX = {kind: i for i, kind in enumerate(DECISION_KINDS)}
-_CHOICE_INDEX = {choice: i for i, choice in enumerate(CHOICES)}

@@ -3,6 +3,8 @@
 import hashlib
 import importlib.util
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -364,25 +366,21 @@ def test_learned_search_plays_one_of_the_networks_likeliest_shots():
         assert agent.choose(state) in shots
 
 
+def _run_script(path: Path, *args: str) -> str:
+    """The standard output of the script ``path`` run with ``args`` in a fresh process, which
+    must succeed."""
+    run = subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout
+
 
 def test_stacking_ab_steps_both_stackings_and_finds_their_outputs_equal():
-    import subprocess
-    import sys
-
-    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "archive" / "batched_stacking_ab.py"), "2", "5", "1"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert "N=2: 4 batched steps (8 table steps) per env, outputs equal at every step" in run.stdout
-    assert "poolgym / generic:" in run.stdout
+    out = _run_script(ROOT / "benchmarks" / "archive" / "batched_stacking_ab.py", "2", "5", "1")
+    assert "N=2: 4 batched steps (8 table steps) per env, outputs equal at every step" in out
+    assert "poolgym / generic:" in out
 
 
 def test_rules_judging_times_the_moves_a_batched_env_judged():
-    import subprocess
-    import sys
-
-    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "rules_judging.py"), "2", "3", "1"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    line = run.stdout.strip().splitlines()[-1]
+    line = _run_script(ROOT / "benchmarks" / "rules_judging.py", "2", "3", "1").strip().splitlines()[-1]
     assert line.startswith(f"{ROOT}: apply_shot ") and "us CPU per move (best of 1 rounds over" in line
     assert int(line.rsplit("over ", 1)[1].split()[0]) >= 6  # two tables, three steps: a move each at least
