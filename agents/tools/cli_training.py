@@ -130,7 +130,7 @@ def _add_train(sub) -> None:
                        help="no evaluation at all (periodic, final, curve): train and save the model only")
     train.add_argument("--update-threads", type=_positive_int, default=2, metavar="N",
                        help="torch threads for the gradient updates between rollouts (default 2, at most "
-                            "the machine's cores; more than one only when a core sat idle during the rollout)")
+                            "the machine's cores; more than one only when a core was idle or the run's own during the rollout)")
     train.add_argument("--backend", default="sb3", choices=("sb3", "rllib"),
                        help="stable-baselines3 (default) or Ray RLlib (configs/train/rllib_ppo.yaml)")
     train.add_argument("--address", help="RLlib: a running Ray cluster to join (e.g. HEAD:6379)")

@@ -107,6 +107,7 @@ class SplitVecEnv(VecEnv):
         self.closed = False
         self._remote = num_envs > count
         self._conn = self._process = None
+        self.processes = []  # the worker, as ``SubprocVecEnv.processes`` lists its own
         self._actions = None
         self._cached_masks = None
         if self._remote:
@@ -115,6 +116,7 @@ class SplitVecEnv(VecEnv):
             half = CloudpickleWrapper(functools.partial(make_half, count, num_envs - count))
             self._process = ctx.Process(target=_worker, args=(child, half, self.masked), daemon=True)
             self._process.start()
+            self.processes = [self._process]
             child.close()
             try:
                 self._call("make", None)

@@ -382,9 +382,10 @@ def _fused_updates(policy) -> None:
 
 def _update_threads(rollout: int, update: int):
     """A callback that gives torch ``rollout`` threads for each rollout and, for the
-    gradient updates after it, up to ``update``: as many as the cores left idle while the
-    rollout ran allow (``poolgym.agents.training.idle_cores``), so that runs sharing a
-    machine each update on one thread instead of spinning on threads without a core."""
+    gradient updates after it, up to ``update``: as many as the cores left idle or used by
+    the run itself (this process and its env workers) while the rollout ran allow
+    (``poolgym.agents.training.idle_cores``), so that runs sharing a machine each update on
+    one thread instead of spinning on threads without a core."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -395,13 +396,22 @@ def _update_threads(rollout: int, update: int):
             super().__init__()
             self.started = None
 
-        def _on_rollout_end(self) -> None:
-            idle = idle_cores.idle_cores(self.started, idle_cores.read_cpu_times())
-            torch.set_num_threads(idle_cores.threads_for(idle, rollout, update))
+        def _run_seconds(self) -> float | None:
+            """The CPU seconds of this process and the model's env workers (its env as it
+            is now: a curriculum's next stage sets another)."""
+            model = getattr(self, "model", None)
+            workers = _worker_pids(model.get_env() if model is not None else None)
+            return idle_cores.cpu_seconds([os.getpid(), *workers])
 
         def _on_rollout_start(self) -> None:
             torch.set_num_threads(rollout)
-            self.started = idle_cores.read_cpu_times()
+            self.started = idle_cores.read_cpu_times(), self._run_seconds(), time.perf_counter()
+
+        def _on_rollout_end(self) -> None:
+            machine, run, wall = self.started
+            idle = idle_cores.idle_cores(machine, idle_cores.read_cpu_times())
+            used = idle_cores.cores_used(run, self._run_seconds(), time.perf_counter() - wall)
+            torch.set_num_threads(idle_cores.threads_for(idle, rollout, update, used))
 
         def _on_training_end(self) -> None:
             torch.set_num_threads(rollout)
@@ -410,6 +420,17 @@ def _update_threads(rollout: int, update: int):
             return True
 
     return UpdateThreads()
+
+
+def _worker_pids(venv) -> list[int]:
+    """The process ids of ``venv``'s env workers (``SubprocVecEnv``'s and ``SplitVecEnv``'s
+    ``processes``), found through its wrappers (``venv.venv``); none for envs stepped here."""
+    while venv is not None:
+        processes = getattr(venv, "processes", None)
+        if processes is not None:
+            return [p.pid for p in processes if p.pid is not None]
+        venv = getattr(venv, "venv", None)
+    return []
 
 
 def _callbacks(cfg: TrainConfig, out: Path, start: float, record: dict, curve,
@@ -503,8 +524,9 @@ def train(config: str | Path | dict | TrainConfig, *, out: str | Path | None = N
     the machine's cores) caps torch's thread count for the gradient updates between rollouts,
     when no env steps: the recipes' minibatches of 256 through two 256-wide networks update
     1.3 times faster on two threads than on one. A second thread is taken only when a core
-    sat idle during the rollout before (``poolgym.agents.training.idle_cores``): runs that
-    share the machine update on one thread each. ``resume`` (a model zip written by a run of this config)
+    was the run's during the rollout before, idle or stepping the run's own env worker
+    (``poolgym.agents.training.idle_cores``): runs that share the machine update on one
+    thread each. ``resume`` (a model zip written by a run of this config)
     starts from its weights, step count and return statistics (the "untrained" reference
     is then the resumed network), optimiser state included; it is read as data unless
     ``trust_model``, which lets it be unpickled (``poolgym.envs.sb3_models.load_model``).

@@ -384,3 +384,15 @@ def test_rules_judging_times_the_moves_a_batched_env_judged():
     line = _run_script(ROOT / "benchmarks" / "rules_judging.py", "2", "3", "1").strip().splitlines()[-1]
     assert line.startswith(f"{ROOT}: apply_shot ") and "us CPU per move (best of 1 rounds over" in line
     assert int(line.rsplit("over ", 1)[1].split()[0]) >= 6  # two tables, three steps: a move each at least
+
+
+def test_recipe_training_split_times_the_rollouts_and_the_updates():
+    # One rollout of the recipe's 32 tables x 64 steps, then its update.
+    out = _run_script(ROOT / "benchmarks" / "recipe_training_split.py", "2048")
+    rows = {line.split(" | ")[0].strip("| "): float(line.split(" | ")[1]) for line in out.splitlines()
+            if line.startswith("| ") and "seconds" not in line}
+    assert set(rows) == {"rollouts (collect_rollouts)", "of which the envs' steps (SplitVecEnv.step_wait)",
+                         "of which the policy's calls (forward)", "gradient updates (MaskablePPO.train)"}
+    assert 0 < rows["of which the envs' steps (SplitVecEnv.step_wait)"] < rows["rollouts (collect_rollouts)"]
+    assert rows["gradient updates (MaskablePPO.train)"] > 0
+    assert "2048 steps" in out and "update threads [" in out

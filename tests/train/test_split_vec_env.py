@@ -66,6 +66,8 @@ def test_attributes_and_methods_reach_the_env_they_name():
         masks = split.env_method("action_masks", indices=[2, 0])
         assert [m.shape for m in masks] == [(int(sum(split.action_space.nvec)),)] * 2
         assert split.env_is_wrapped(gym.wrappers.TimeLimit) == [True, True, True]
+        # The worker, listed as SubprocVecEnv lists its own (training counts its CPU).
+        assert split.processes == [split._process] and split.processes[0].pid is not None
     finally:
         split.close()
     assert split.closed and not split._process.is_alive()
@@ -85,7 +87,7 @@ def test_an_env_failing_in_the_worker_is_raised_here_with_its_traceback():
 def test_one_env_needs_no_worker():
     split = _vec(SplitVecEnv, n=1)
     try:
-        assert split._process is None and split.reset().shape[0] == 1
+        assert split._process is None and split.processes == [] and split.reset().shape[0] == 1
     finally:
         split.close()
 
