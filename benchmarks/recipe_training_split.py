@@ -45,10 +45,11 @@ def counted_threads(choose):
     return chosen
 
 
-timed(MaskablePPO, "collect_rollouts", "rollouts (collect_rollouts)")
-timed(SplitVecEnv, "step_wait", "  of which the envs' steps (SplitVecEnv.step_wait)")
-timed(MaskableActorCriticPolicy, "forward", "  of which the policy's calls (forward)")
-timed(MaskablePPO, "train", "gradient updates (MaskablePPO.train)")
+ROWS = ("rollouts (collect_rollouts)", "  of which the envs' steps (SplitVecEnv.step_wait)",
+        "  of which the policy's calls (forward)", "gradient updates (MaskablePPO.train)")
+for (cls, name), row in zip([(MaskablePPO, "collect_rollouts"), (SplitVecEnv, "step_wait"),
+                             (MaskableActorCriticPolicy, "forward"), (MaskablePPO, "train")], ROWS):
+    timed(cls, name, row)
 idle_cores.threads_for = counted_threads(idle_cores.threads_for)
 freeze_imports()
 start = time.perf_counter()
@@ -59,5 +60,5 @@ print(f"{CONFIG}: {STEPS} steps, {summary['steps_per_s']} steps/s, wall {wall:.1
       f"torch {torch.__version__}, update threads {UPDATE_THREADS}")
 print("| part | seconds | share of the wall clock |")
 print("|---|---|---|")
-for row, seconds in SECONDS.items():
-    print(f"| {row} | {seconds:.2f} | {100 * seconds / wall:.1f}% |")
+for row in ROWS:
+    print(f"| {row} | {SECONDS[row]:.2f} | {100 * SECONDS[row] / wall:.1f}% |")
