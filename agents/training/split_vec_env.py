@@ -107,7 +107,6 @@ class SplitVecEnv(VecEnv):
         self.closed = False
         self._remote = num_envs > count
         self._conn = self._process = None
-        self.processes = []  # the worker, as ``SubprocVecEnv.processes`` lists its own
         self._actions = None
         self._cached_masks = None
         if self._remote:
@@ -116,7 +115,6 @@ class SplitVecEnv(VecEnv):
             half = CloudpickleWrapper(functools.partial(make_half, count, num_envs - count))
             self._process = ctx.Process(target=_worker, args=(child, half, self.masked), daemon=True)
             self._process.start()
-            self.processes = [self._process]
             child.close()
             try:
                 self._call("make", None)
@@ -126,6 +124,12 @@ class SplitVecEnv(VecEnv):
                 raise
         # Last: VecEnv reads the envs' render modes through ``get_attr``.
         super().__init__(num_envs, self.local.observation_space, self.local.action_space)
+
+    @property
+    def processes(self) -> list:
+        """The worker process (none when every env steps here), listed as
+        ``SubprocVecEnv.processes`` lists its own: training reads their CPU time."""
+        return [] if self._process is None else [self._process]
 
     # ------------------------------------------------------------------ the worker
     def _send(self, command: str, data: Any) -> None:
