@@ -11,8 +11,9 @@ from poolgym.agents.tools.script_io import write_json
 def _bench_envs(args: argparse.Namespace) -> int:
     if args.batched:
         return _bench_batched(args)
-    if args.threads is not None:
-        raise UsageError("--threads counts the batched env's threads: give --batched SIZES too")
+    for option, value, what in (("--threads", args.threads, "threads"), ("--workers", args.workers, "processes")):
+        if value is not None:
+            raise UsageError(f"{option} counts the batched env's {what}: give --batched SIZES too")
     from poolgym.agents.tools import scale_bench
 
     from poolgym.agents.tools import speed_compare
@@ -47,11 +48,13 @@ def _bench_batched(args: argparse.Namespace) -> int:
     if gym.spec(env_id).vector_entry_point is None:
         raise UsageError(f"--env {env_id!r} has no batched form (no vector_entry_point)")
     sizes = _counts(args.batched, "--batched", "table")
-    threads: list[int | None] = [None] if args.threads is None else _counts(args.threads, "--threads", "thread")
+    threads: list[int | None] = [1] if args.threads is None else _counts(args.threads, "--threads", "thread")
+    workers = [1] if args.workers is None else _counts(args.workers, "--workers", "process")
     modes = _names(args.modes)
     for mode in modes:  # a bad mode is one line before any timing
         _make_env(env_id, action_mode=mode).close()
-    rows = batched_bench.run(env_id, modes, sizes, args.steps, args.reps, compare=args.compare, threads=threads)
+    rows = batched_bench.run(env_id, modes, sizes, args.steps, args.reps, compare=args.compare, threads=threads,
+                             workers=workers)
     print(batched_bench.format_report(rows))
     write_json(args.json, {"batched": rows})
     return 0
@@ -112,6 +115,9 @@ def _add_bench_envs(sub) -> None:
     bench_envs.add_argument("--threads", metavar="COUNTS", help="with --batched: the batched env on each of "
                             "these comma-separated thread counts, a row each (default: its default of one thread, "
                             "as gym.make_vec gives it; the thr column says how many)")
+    bench_envs.add_argument("--workers", metavar="COUNTS", help="with --batched: also the batched env in shards on "
+                            "each of these comma-separated counts of processes above one (its num_workers), a row "
+                            "each (the wrk column)")
     bench_envs.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     bench_envs.set_defaults(handler=_bench_envs)
 

@@ -70,12 +70,13 @@ def random_actions(space, masks, rng, nvec=None):
 
 
 def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed: int = 0,
-              num_threads: int | None = None) -> tuple[float, float]:
+              num_threads: int | None = None, num_workers: int | None = None) -> tuple[float, float]:
     """Table steps per second of ``kind`` ("single": one ``gym.make`` env stepped
     ``num_envs * steps`` times; "sync" / "batched": ``make_vec`` with ``num_envs`` tables
-    stepped ``steps`` times; the batched env on ``num_threads`` threads, None for its
-    default, and on one where the tree's batched env has no ``num_threads``), by wall clock
-    and by this process's CPU time (every thread's). Only the envs' own calls are timed
+    stepped ``steps`` times; the batched env on ``num_threads`` threads and ``num_workers``
+    processes, None for its defaults, and on one of each where the tree's batched env has
+    no such argument), by wall clock and by CPU time: this process's (every thread's) and
+    its env's worker processes' (their whole lives, from ``/proc``). Only the envs' own calls are timed
     (``reset``, ``step``, ``action_masks``), not the actions' drawing: masked-random in the
     masked modes (``choice_discrete``), uniform otherwise."""
     import gymnasium as gym
@@ -105,7 +106,9 @@ def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed
     else:
         vectorization = {"sync": "sync", "batched": None}[kind]
         threads = {"num_threads": num_threads} if kind == "batched" and num_threads is not None \
-            and _takes_num_threads(env_id) else {}
+            and _takes(env_id, "num_threads") else {}
+        if kind == "batched" and num_workers is not None and num_workers > 1 and _takes(env_id, "num_workers"):
+            threads["num_workers"] = num_workers
         envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=vectorization, action_mode=mode, **threads)
         nvec = getattr(envs.single_action_space, "nvec", None)
         with watch:
@@ -118,12 +121,23 @@ def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed
             actions = random_actions(envs.action_space, masks, rng, nvec)
             with watch:
                 envs.step(actions)
+        workers = getattr(envs, "processes", [])
+        cpu = watch.cpu + sum(_cpu_seconds(process.pid) for process in workers)
         envs.close()
+        return num_envs * steps / watch.wall, num_envs * steps / cpu
     return num_envs * steps / watch.wall, num_envs * steps / watch.cpu
 
 
-def _takes_num_threads(env_id: str) -> bool:
-    """Whether the id's batched env takes ``num_threads`` (a commit from before it does not)."""
+def _cpu_seconds(pid: int) -> float:
+    """The CPU seconds process ``pid`` has used (``/proc``; 0 where it cannot be read)."""
+    from poolgym.agents.training.idle_cores import process_cpu_seconds
+
+    return process_cpu_seconds(pid) or 0.0
+
+
+def _takes(env_id: str, argument: str) -> bool:
+    """Whether the id's batched env takes ``argument`` (``num_threads``, ``num_workers``: a
+    commit from before it does not)."""
     import inspect
 
     import gymnasium as gym
@@ -131,15 +145,15 @@ def _takes_num_threads(env_id: str) -> bool:
 
     entry = gym.spec(env_id).vector_entry_point
     creator = load_env_creator(entry) if isinstance(entry, str) else entry
-    return creator is not None and "num_threads" in inspect.signature(creator).parameters
+    return creator is not None and argument in inspect.signature(creator).parameters
 
 
 def kind_rate(kind: str, env_id: str, action_mode: str, num_envs: int, steps: int, seed: int = 0,
-              num_threads: int | None = None) -> dict[str, Any]:
+              num_threads: int | None = None, num_workers: int | None = None) -> dict[str, Any]:
     """``time_kind`` in a fresh process, after a short warm-up of the same kind (the
     batched kernel's first load): table steps/s by wall clock and by CPU time."""
     time_kind(kind, env_id, action_mode, min(num_envs, 2), 2, seed, num_threads)
-    wall, cpu = time_kind(kind, env_id, action_mode, num_envs, steps, seed, num_threads)
+    wall, cpu = time_kind(kind, env_id, action_mode, num_envs, steps, seed, num_threads, num_workers)
     return {"steps_per_s": wall, "cpu_steps_per_s": cpu}
 
 

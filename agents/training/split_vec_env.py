@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import functools
 import multiprocessing as mp
-import signal
-import sys
-import threading
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,6 +23,8 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
+
+from poolgym.envs.worker_process import default_start_method, settle_worker
 
 MASKS = "action_masks"
 
@@ -43,12 +42,7 @@ def _worker(conn, make_half: CloudpickleWrapper, masked: bool) -> None:
     """The worker's loop: its half of the envs (``make_half``), answering the parent's commands.
     Ctrl-C is left to the training process, which closes the worker; an exception is sent
     back (its traceback as text) for the training process to raise."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if "torch" in sys.modules:
-        # A forked child must not enter the parent's OpenMP thread pool (it would wait on
-        # threads it does not have): on one thread torch runs every operation inline, as
-        # PyTorch's own DataLoader workers do. Only an env's policy opponent uses torch here.
-        sys.modules["torch"].set_num_threads(1)
+    settle_worker()
     venv = None
     while True:
         command, data = conn.recv()
@@ -110,7 +104,7 @@ class SplitVecEnv(VecEnv):
         self._actions = None
         self._cached_masks = None
         if self._remote:
-            ctx = mp.get_context(start_method or _default_start_method())
+            ctx = mp.get_context(start_method or default_start_method())
             self._conn, child = ctx.Pipe()
             half = CloudpickleWrapper(functools.partial(make_half, count, num_envs - count))
             self._process = ctx.Process(target=_worker, args=(child, half, self.masked), daemon=True)
@@ -249,10 +243,3 @@ def _joined(a, b):
     if isinstance(a, tuple):
         return tuple(_joined(x, y) for x, y in zip(a, b))
     return np.concatenate([a, b])
-
-
-def _default_start_method() -> str:
-    methods = mp.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return "fork"
-    return "forkserver" if "forkserver" in methods else "spawn"

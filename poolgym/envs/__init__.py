@@ -24,7 +24,7 @@ GAME_STEP_LIMIT = 500
 _GAME = "poolgym.envs.pool_env:PoolEnv"
 _POT_BALL = "poolgym.envs.practice:PotBallEnv"
 # The ids' natively batched form (``gym.make_vec``): their tables' shots simulated together.
-_BATCHED = {_GAME: "poolgym.envs.batched:BatchedPoolEnv", _POT_BALL: "poolgym.envs.batched:BatchedPotBallEnv"}
+_BATCHED = {_GAME: "poolgym.envs.sharded:make_batched_pool_env", _POT_BALL: "poolgym.envs.sharded:make_batched_pot_ball_env"}
 # The benchmark defaults of every v1 game env (see the README's "Benchmark protocol").
 # A power break is about 12 m/s, so the v1 strokes reach it.
 BENCHMARK_DEFAULTS = {"noise": "tournament", "rack_model": "benchmark", "breaker": "random",

@@ -23,8 +23,8 @@ envs stack them (a key per info entry, ``_key`` its mask).
 from __future__ import annotations
 
 import numbers
-from contextlib import ExitStack
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -84,28 +84,47 @@ class BatchedTables(VectorEnv):
         """Reset every table: ``seed`` None, an int ``s`` (table ``i`` gets ``s + i``) or one
         seed per table; ``options`` go to each table's ``PoolEnv.reset``."""
         super().reset(seed=None)
-        seeds = self._seeds(seed)
+        observations, infos = self.reset_tables(table_seeds(seed, self.num_envs), options)
+        return self._stack(observations), self._stack_infos(infos)
+
+    def reset_tables(self, seeds: list[int | None], options: dict | None = None) -> tuple[list, list[dict]]:
+        """``reset`` with one checked seed per table (``table_seeds``): each table's
+        observation and info, unstacked."""
         observations, infos = [], []
         for i, table_seed in enumerate(seeds):
             obs, info = self.reset_table(i, seed=table_seed, options=options)
             observations.append(obs)
             infos.append(info)
         self._autoreset[:] = False
-        return self._stack(observations), self._stack_infos(infos)
+        return observations, infos
 
     def step(self, actions):
         """Step every table: play its agent's action and its opponent's replies, every
         round of shots simulated in one call; a table whose episode ended at the last step
         is reset instead (``NEXT_STEP``), its action ignored."""
+        observations, rewards, terminations, truncations, infos = self.end_step(self.begin_step(actions))
+        return self._stack(observations), rewards, terminations, truncations, self._stack_infos(infos)
+
+    def begin_step(self, actions) -> "PendingStep":
+        """The first phase of ``step``: every playing table's moves played, all or nothing
+        (when any table fails, every table is left as it was and the error is raised). The
+        plays are held until ``end_step`` keeps them or ``PendingStep.undo`` puts every
+        table back: the form several processes' tables step together in (``ShardedTables``)."""
         actions = self._per_table(actions)
         resetting = self._autoreset.tolist()
         playing = [i for i, reset in enumerate(resetting) if not reset]
-        played = self.play_tables(playing, [actions[i] for i in playing])
+        return PendingStep(resetting, self.play_phase(playing, [actions[i] for i in playing]))
+
+    def end_step(self, pending: "PendingStep") -> tuple[list, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        """The last phase of ``step``: the plays of ``begin_step`` kept, the tables to reset
+        reset; per table its observation and info (lists, unstacked), and the rewards and
+        flags as arrays."""
+        played = pending.plays.finish()
         observations, infos = [], []
         rewards = np.zeros(self.num_envs)
         terminations = np.zeros(self.num_envs, np.bool_)
         truncations = np.zeros(self.num_envs, np.bool_)
-        for i, reset in enumerate(resetting):
+        for i, reset in enumerate(pending.resetting):
             if reset:
                 obs, info = self.reset_table(i)
             else:
@@ -113,7 +132,7 @@ class BatchedTables(VectorEnv):
             observations.append(obs)
             infos.append(info)
         self._autoreset = terminations | truncations
-        return self._stack(observations), rewards, terminations, truncations, self._stack_infos(infos)
+        return observations, rewards, terminations, truncations, infos
 
     def action_masks(self) -> np.ndarray:
         """Each table's ``PoolEnv.action_masks()`` stacked (sb3-contrib's ``MaskablePPO``
@@ -166,6 +185,12 @@ class BatchedTables(VectorEnv):
         one call: each one's step result (observation, reward, terminated, truncated, info)
         by table, with the step limit's truncation. All or nothing: when any table fails,
         every table is left as it was and the error is raised."""
+        return self.play_phase(which, actions).finish()
+
+    def play_phase(self, which: list[int], actions: list) -> "HeldPlays":
+        """``play_tables`` in two phases: the tables' moves played (all or nothing), held
+        until ``HeldPlays.finish`` keeps them and gives the step results, or
+        ``HeldPlays.undo`` leaves every table as it was before."""
         raise NotImplementedError
 
     def _limited(self, i: int, result: tuple) -> tuple:
@@ -177,34 +202,8 @@ class BatchedTables(VectorEnv):
             truncated = True
         return obs, reward, terminated, truncated, info
 
-    def _seeds(self, seed) -> list[int | None]:
-        if seed is None:
-            return [None] * self.num_envs
-        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-            return [check_seed(seed) + i for i in range(self.num_envs)]
-        try:
-            seeds = list(seed)
-        except TypeError:
-            raise ValueError(f"seed must be None, an int or one seed per table ({self.num_envs}), "
-                             f"got {quote(seed)}") from None
-        if len(seeds) != self.num_envs:
-            raise ValueError(f"seed must be None, an int or one seed per table ({self.num_envs}), "
-                             f"got {len(seeds)} seeds")
-        # Every seed checked before any table is reset: a refused reset changes no table.
-        return [check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
-
     def _per_table(self, actions) -> list:
-        """``actions`` split into one action per table, or ``ValueError`` when they are not
-        ``num_envs`` of them (before any table plays)."""
-        try:
-            split = list(iterate(self.action_space, actions))
-        except (TypeError, ValueError, IndexError):
-            split = None
-        if split is None or len(split) != self.num_envs:
-            got = f"{len(split)} rows" if split is not None else quote(actions)
-            raise ValueError(f"actions must hold one action per table ({self.num_envs} rows of "
-                             f"{self.single_action_space}), got {got}")
-        return split
+        return per_table(self, actions)
 
     def _table_index(self, i) -> int:
         if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < self.num_envs:
@@ -216,14 +215,33 @@ class BatchedTables(VectorEnv):
         return stack_observations(self.single_observation_space, observations)
 
     def _stack_infos(self, infos: list[dict]) -> dict:
-        """The tables' infos stacked, as ``VectorEnv._add_info`` stacks them table by table
-        (``stack_infos``; by ``_add_info`` itself where that depends on the order of its calls)."""
-        stacked = stack_infos(infos, self.num_envs)
-        if stacked is None:
-            stacked = {}
-            for i, info in enumerate(infos):
-                stacked = self._add_info(stacked, info, i)
-        return stacked
+        return stacked_infos(self, infos)
+
+
+def per_table(env: VectorEnv, actions) -> list:
+    """``actions`` split into one action per table of ``env``, or ``ValueError`` when they are not
+    ``num_envs`` of them (before any table plays)."""
+    try:
+        split = list(iterate(env.action_space, actions))
+    except (TypeError, ValueError, IndexError):
+        split = None
+    if split is None or len(split) != env.num_envs:
+        got = f"{len(split)} rows" if split is not None else quote(actions)
+        raise ValueError(f"actions must hold one action per table ({env.num_envs} rows of "
+                         f"{env.single_action_space}), got {got}")
+    return split
+
+
+def stacked_infos(env: VectorEnv, infos: list[dict]) -> dict:
+    """The tables' infos stacked, as ``VectorEnv._add_info`` stacks them table by table
+    (``stack_infos``; by ``env``'s ``_add_info`` itself where that depends on the order of
+    its calls)."""
+    stacked = stack_infos(infos, env.num_envs)
+    if stacked is None:
+        stacked = {}
+        for i, info in enumerate(infos):
+            stacked = env._add_info(stacked, info, i)
+    return stacked
 
 
 class BatchedPoolEnv(BatchedTables):
@@ -231,15 +249,17 @@ class BatchedPoolEnv(BatchedTables):
 
     table_class = PoolEnv
 
-    def play_tables(self, which: list[int], actions: list) -> dict[int, tuple]:
-        """Step the tables ``which`` with ``actions`` (one each), every round of their shots
-        simulated in one call: the ``PoolEnv.step`` result of each, by table, with the step
-        limit's truncation. All or nothing: when any table fails, every table is left as it
-        was (``PoolEnv._all_or_nothing``) and the error is raised."""
+    def play_phase(self, which: list[int], actions: list) -> "HeldPlays":
+        """``BatchedTables.play_phase``: every round of the tables' shots simulated in one
+        call, each table's step guarded (``PoolEnv._all_or_nothing``) until the plays are
+        kept or undone."""
         tables = self.tables
-        with ExitStack() as stack:
+        guards = []
+        try:
             for i in which:
-                stack.enter_context(tables[i]._all_or_nothing())
+                guard = tables[i]._all_or_nothing()
+                guard.__enter__()
+                guards.append(guard)
             begun = {i: tables[i].begin_step(a) for i, a in zip(which, actions)}
             staged = {i: tables[i].stage_move(a) for i, a in zip(which, actions) if not tables[i]._done}
             decisions = {i: record.decision for i, record in self._finish(staged, begun, opponent=False).items()}
@@ -249,7 +269,16 @@ class BatchedPoolEnv(BatchedTables):
                     break
                 staged = {i: tables[i].stage_opponent_move(begun[i][0]) for i in moving}
                 self._finish(staged, begun, opponent=True)
-        return {i: self._limited(i, tables[i].end_step(*begun[i], decisions.get(i))) for i in which}
+        except BaseException:
+            _undo_guards(guards)
+            raise
+
+        def keep() -> dict[int, tuple]:
+            for guard in guards:
+                guard.env._release_records()
+            return {i: self._limited(i, tables[i].end_step(*begun[i], decisions.get(i))) for i in which}
+
+        return HeldPlays(keep, lambda: _undo_guards(guards))
 
     def _finish(self, staged: dict[int, StagedMove], begun: dict[int, tuple[list[Outcome], float]],
                 opponent: bool) -> dict[int, MoveRecord]:
@@ -279,16 +308,62 @@ class BatchedPotBallEnv(BatchedTables):
 
     table_class = PotBallEnv
 
-    def play_tables(self, which: list[int], actions: list) -> dict[int, tuple]:
-        """``BatchedTables.play_tables``: every table's one shot in one call."""
+    def play_phase(self, which: list[int], actions: list) -> "HeldPlays":
+        """``BatchedTables.play_phase``: every table's one shot staged and simulated in one
+        call; nothing but the tables' generators changes until the plays are kept."""
         tables = self.tables
         generators = [(tables[i].np_random, tables[i].np_random.bit_generator.state) for i in which]
+
+        def undo() -> None:
+            # Staging draws noise: undone, every generator is as it was.
+            for generator, state in generators:
+                generator.bit_generator.state = state
+
         try:
             staged = [tables[i].stage_shot(a) for i, a in zip(which, actions)]
             results = self.simulator.simulate_layouts(staged, self._threads)
         except BaseException:
-            # Staging draws noise: a refused action leaves every generator as it was.
-            for generator, state in generators:
-                generator.bit_generator.state = state
+            undo()
             raise
-        return {i: self._limited(i, tables[i].finish_shot(result)) for i, result in zip(which, results)}
+        return HeldPlays(lambda: {i: self._limited(i, tables[i].finish_shot(result))
+                                  for i, result in zip(which, results)}, undo)
+
+
+def table_seeds(seed, num_envs: int) -> list[int | None]:
+    """Each of ``num_envs`` tables' reset seed from a vector reset's ``seed``: None for
+    all, an int ``s`` (table ``i`` gets ``s + i``) or one seed per table, every one
+    checked (``ValueError`` naming it) before any table is reset."""
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return [check_seed(seed) + i for i in range(num_envs)]
+    try:
+        seeds = list(seed)
+    except TypeError:
+        raise ValueError(f"seed must be None, an int or one seed per table ({num_envs}), got {quote(seed)}") from None
+    if len(seeds) != num_envs:
+        raise ValueError(f"seed must be None, an int or one seed per table ({num_envs}), got {len(seeds)} seeds")
+    return [check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
+
+
+class HeldPlays(NamedTuple):
+    """Plays made and held (``BatchedTables.play_phase``): ``finish()`` keeps them and gives
+    each table's step result by table; ``undo()`` leaves every table as it was before them.
+    One of the two, once."""
+
+    finish: Callable[[], dict[int, tuple]]
+    undo: Callable[[], None]
+
+
+class PendingStep(NamedTuple):
+    """A step begun (``BatchedTables.begin_step``): which tables it resets (their flags,
+    by table) and the other tables' held plays."""
+
+    resetting: list[bool]
+    plays: HeldPlays
+
+
+def _undo_guards(guards: list) -> None:
+    """Every table of ``guards`` (entered ``PoolEnv._all_or_nothing`` contexts) put back."""
+    for guard in guards:
+        guard.env._restore_step(guard.saved)

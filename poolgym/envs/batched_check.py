@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from poolgym.envs.batched import BatchedTables
+from poolgym.envs.sharded import ShardedTables
 
 POLICIES = ("masked", "random")
 
@@ -66,9 +67,9 @@ def same_info(got: dict, want: dict) -> bool:
 
 def play_side_by_side(env_id: str, seeds: Iterable[int], steps: int, policy: str = "masked",
                       max_episode_steps: int | None = None, num_threads: int | None = None,
-                      **kwargs: Any) -> dict[str, int]:
+                      num_workers: int | None = None, **kwargs: Any) -> dict[str, int]:
     """Step ``gym.make_vec(env_id, num_envs=len(seeds), **kwargs)`` (its ``num_threads``
-    when given) and one ``gym.make`` env per seed ``steps`` times with the same actions
+    and ``num_workers`` when given) and one ``gym.make`` env per seed ``steps`` times with the same actions
     (``policy``: "masked", drawn within each table's action masks, or "random", uniform
     over the action space; from a generator seeded by the first seed), comparing every
     table after the reset and every step, across autoresets (``NEXT_STEP``: a single env
@@ -80,8 +81,9 @@ def play_side_by_side(env_id: str, seeds: Iterable[int], steps: int, policy: str
         raise ValueError(f"policy must be one of {list(POLICIES)}, got {policy!r}")
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     threads = {} if num_threads is None else {"num_threads": num_threads}
-    vec = gym.make_vec(env_id, num_envs=len(seeds), **threads, **limit, **kwargs)
-    if not isinstance(vec, BatchedTables):
+    workers = {} if num_workers is None else {"num_workers": num_workers}
+    vec = gym.make_vec(env_id, num_envs=len(seeds), **threads, **workers, **limit, **kwargs)
+    if not isinstance(vec, (BatchedTables, ShardedTables)):
         raise ValueError(f"{env_id!r} has no batched form (no vector_entry_point)")
     singles = [gym.make(env_id, **limit, **kwargs) for _ in seeds]
     try:

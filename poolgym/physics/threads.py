@@ -24,13 +24,13 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def thread_count(num_threads: Any) -> int:
-    """``num_threads`` as a count: None for ``available_cores()``, else a whole number >= 1
-    (``ValueError`` naming it otherwise)."""
+def thread_count(num_threads: Any, name: str = "num_threads") -> int:
+    """``num_threads`` (an argument called ``name``) as a count: None for
+    ``available_cores()``, else a whole number >= 1 (``ValueError`` naming it otherwise)."""
     if num_threads is None:
         return available_cores()
     if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) or num_threads < 1:
-        raise ValueError(f"num_threads must be None (the {available_cores()} cores available) or a whole "
+        raise ValueError(f"{name} must be None (the {available_cores()} cores available) or a whole "
                          f"number >= 1, got {num_threads!r}")
     return int(num_threads)
 

@@ -86,6 +86,28 @@ def test_bench_envs_batched_reports_a_row_per_thread_count(tmp_path, capsys):
         assert message in capsys.readouterr().err
 
 
+def test_bench_envs_batched_reports_a_row_per_count_of_processes(tmp_path, capsys):
+    """``--workers``: a row per count of processes above one, beside the batched env in one
+    process, its ratio to that one; the CPU figure counts the workers' time too."""
+    import json
+
+    out = tmp_path / "bench.json"
+    assert main(["bench-envs", "--batched", "3", "--workers", "2,5", "--modes", "aim", "--steps", "6",
+                 "--reps", "1", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split()[:4] == ["mode", "N", "thr", "wrk"]
+    rows = json.loads(out.read_text())["batched"]
+    assert [(r["num_envs"], r["num_threads"], r["num_workers"]) for r in rows] == [(3, 1, 1), (3, 1, 2), (3, 1, 3)]
+    one = rows[0]
+    for row in rows[1:]:
+        assert row["batched_over_first_threads"] == round(row["batched_steps_per_s"] / one["batched_steps_per_s"], 3)
+        assert 0 < row["batched_cpu_steps_per_s"] < 10 * row["batched_steps_per_s"]
+    for argv, message in ((["--batched", "2", "--workers", "0"], "--workers must be comma-separated process counts"),
+                          (["--workers", "2"], "--workers counts the batched env's processes: give --batched")):
+        assert main(["bench-envs", *argv]) == 2
+        assert message in capsys.readouterr().err
+
+
 def test_a_commit_whose_batched_env_has_no_thread_count_is_timed_on_its_one_thread():
     """The probe gives ``num_threads`` only to a batched env that takes it (a commit from
     before it is timed as it is)."""
@@ -99,9 +121,12 @@ def test_a_commit_whose_batched_env_has_no_thread_count_is_timed_on_its_one_thre
     gym.register("poolgym/DrillBeforeThreads-v0", entry_point="poolgym.envs.practice:PotBallEnv",
                  vector_entry_point=before_threads)
     try:
-        assert speed_compare._takes_num_threads("poolgym/PotBall-v1")
-        assert not speed_compare._takes_num_threads("poolgym/DrillBeforeThreads-v0")
-        wall, cpu = speed_compare.time_kind("batched", "poolgym/DrillBeforeThreads-v0", "aim", 2, 2, num_threads=2)
+        assert speed_compare._takes("poolgym/PotBall-v1", "num_threads")
+        assert not speed_compare._takes("poolgym/DrillBeforeThreads-v0", "num_threads")
+        assert speed_compare._takes("poolgym/PotBall-v1", "num_workers")
+        assert not speed_compare._takes("poolgym/DrillBeforeThreads-v0", "num_workers")
+        wall, cpu = speed_compare.time_kind("batched", "poolgym/DrillBeforeThreads-v0", "aim", 2, 2, num_threads=2,
+                                            num_workers=2)
         assert wall > 0 and cpu > 0
     finally:
         del gym.registry["poolgym/DrillBeforeThreads-v0"]

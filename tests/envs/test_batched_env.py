@@ -85,18 +85,17 @@ def test_a_refused_pot_ball_action_leaves_every_generator_as_it_was():
 
 
 def test_the_side_by_side_check_names_the_first_table_that_differs(monkeypatch):
-    played = BatchedPoolEnv.play_tables
+    ended = BatchedPoolEnv.end_step
 
-    def one_table_off(self, which, actions):
-        results = played(self, which, actions)
-        if 1 in results:  # table 1's observation one bit off
-            obs, *rest = results[1]
-            obs = obs.copy()
+    def one_table_off(self, pending):
+        observations, *rest = ended(self, pending)
+        if not pending.resetting[1]:  # table 1's observation one bit off
+            obs = observations[1].copy()
             obs[0] = np.nextafter(obs[0], np.float32(2))
-            results[1] = (obs, *rest)
-        return results
+            observations[1] = obs
+        return observations, *rest
 
-    monkeypatch.setattr(BatchedPoolEnv, "play_tables", one_table_off)
+    monkeypatch.setattr(BatchedPoolEnv, "end_step", one_table_off)
     with pytest.raises(BatchedMismatch, match=r"NineBall-v1: the table seeded 702 differs from gym.make at step 0 "
                                               r"\(observation\)"):
         _play_both("poolgym/NineBall-v1", [701, 702], 2, "masked", action_mode="choice_discrete", obs_mode="flat")
