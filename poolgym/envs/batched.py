@@ -1,6 +1,8 @@
 """The envs batched: ``gym.make_vec(id, num_envs=N)`` for a ``PoolEnv`` id (the ids'
-``vector_entry_point``) gives ``BatchedPoolEnv``, a ``gymnasium.vector.VectorEnv`` of N
-tables whose shots are simulated together; for a ``PotBallEnv`` id, ``BatchedPotBallEnv``.
+``vector_entry_point``, ``poolgym.envs.sharded``) gives ``BatchedPoolEnv``, a
+``gymnasium.vector.VectorEnv`` of N tables whose shots are simulated together; for a
+``PotBallEnv`` id, ``BatchedPotBallEnv``. With ``num_workers`` above one, shards of them
+step in several processes (``poolgym.envs.sharded.ShardedTables``).
 
 Each table is a ``PoolEnv`` built from the same arguments: its state, generator and
 opponent are the single env's own, and its step is the single env's, in phases

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import multiprocessing as mp
 import numbers
+import os
 import pickle
 import time
 import traceback
@@ -34,15 +35,16 @@ from gymnasium.vector.utils import CloudpickleWrapper, batch_space
 
 from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv, BatchedTables, per_table, stacked_infos, \
     table_seeds
-from poolgym.envs.stacking import stack_observations
+from poolgym.envs.stacking import join_stacked, joins_stacks, stack_observations
 from poolgym.envs.worker_process import default_start_method, settle_worker
 from poolgym.numbers import quote
 from poolgym.physics.threads import thread_count
 
-# How long a process polls its pipe before it sleeps on it: the two sides answer each
-# other twice a step, and a process woken from sleep on each answer stepped its tables
-# about a fifth slower (benchmarks/results/throughput/sharded_env.md).
-POLL_S = 0.002
+# How long a process polls its pipe (yielding its core to any process waiting for it)
+# before it sleeps on it. The two sides answer each other twice a step and the caller
+# works between steps; a worker woken from sleep started its tables 1 to 3 ms late on a
+# two-core virtual machine (benchmarks/results/throughput/sharded_env.md).
+POLL_S = 0.01
 
 
 def make_batched_pool_env(num_envs: int = 1, max_episode_steps: int | None = None, *, num_threads: int | None = 1,
@@ -127,10 +129,13 @@ class ShardedTables(VectorEnv):
         asked = self._ask("reset", lambda worker: (worker.part(seeds), options))
         local = _attempt(self.local.reset_tables, seeds[:self.local.num_envs], options)
         replies = self._answers(asked)
+        self._masks_follow(replies)
         observations, infos = _raise_first([local, *replies])[0]
-        for (obs, info, masks), worker in zip(replies, self._workers):
-            observations, infos, worker.masks = observations + obs, infos + info, masks
-        return self._stack(observations), stacked_infos(self, infos)
+        parts = [observations]
+        for obs, info in replies:
+            parts.append(obs)
+            infos = infos + info
+        return self._joined(parts), stacked_infos(self, infos)
 
     def step(self, actions):
         """Step every table, as ``BatchedTables.step``: every shard plays its tables at the
@@ -151,24 +156,25 @@ class ShardedTables(VectorEnv):
         asked = self._ask("keep", lambda worker: None)
         local = _attempt(self.local.end_step, pending)
         replies = self._answers(asked)
+        self._masks_follow(replies)
         observations, rewards, terminations, truncations, infos = _raise_first([local, *replies])[0]
-        rewards, terminations, truncations = [rewards], [terminations], [truncations]
-        for (obs, reward, terminated, truncated, info, masks), worker in zip(replies, self._workers):
-            observations, infos, worker.masks = observations + obs, infos + info, masks
+        parts, rewards, terminations, truncations = [observations], [rewards], [terminations], [truncations]
+        for obs, reward, terminated, truncated, info in replies:
+            parts.append(obs)
+            infos = infos + info
             rewards.append(reward)
             terminations.append(terminated)
             truncations.append(truncated)
-        return (self._stack(observations), np.concatenate(rewards), np.concatenate(terminations),
+        return (self._joined(parts), np.concatenate(rewards), np.concatenate(terminations),
                 np.concatenate(truncations), stacked_infos(self, infos))
 
     def action_masks(self) -> np.ndarray:
         """Every table's masks, as ``BatchedTables.action_masks``: the workers' as they sent
-        them with their last step or reset."""
+        them after their last step or reset (worked out there while this process works out
+        its own)."""
         parts = [self.local.action_masks()]
         for worker in self._workers:
-            if worker.masks is None:
-                worker.masks = worker.call("action_masks", None)
-            parts.append(worker.masks)
+            parts.append(worker.current_masks())
         return np.concatenate(parts)
 
     def table_action_masks(self, i: int) -> np.ndarray:
@@ -227,8 +233,20 @@ class ShardedTables(VectorEnv):
         return [sent if isinstance(sent, _Failure) else _attempt(worker.receive)
                 for sent, worker in zip(asked, self._workers)]
 
-    def _stack(self, observations: list):
-        return stack_observations(self.single_observation_space, observations)
+    def _masks_follow(self, replies: list) -> None:
+        """After a step's or reset's ``replies``: a masked env's workers that answered send
+        their masks next (``_serve``)."""
+        for worker, reply in zip(self._workers, replies):
+            worker.masks = None
+            worker.masks_follow = self._masked and not isinstance(reply, _Failure)
+
+    def _joined(self, parts: list):
+        """The shards' observations (this process's a list; each worker's stacked where its
+        space's batches join, ``_serve``) as one batch, stacked as one process stacks them."""
+        space = self.single_observation_space
+        if joins_stacks(space):
+            return join_stacked(space, [stack_observations(space, parts[0]), *parts[1:]])
+        return stack_observations(space, [obs for part in parts for obs in part])
 
 
 class _Failure:
@@ -258,13 +276,15 @@ def _raise_first(replies: list) -> list:
 
 class _Worker:
     """One shard in a worker process: tables ``first`` .. ``first + count - 1``, its pipe,
-    and the masks it sent with its last step or reset (None until asked again)."""
+    and its tables' masks: on their way after a step or reset of a masked env
+    (``masks_follow``), or as received (None: to be asked for)."""
 
     def __init__(self, context, make_shard, first: int, count: int) -> None:
         self.first, self.count = first, count
         self.masks = None
+        self.masks_follow = False
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, CloudpickleWrapper(make_shard)), daemon=True,
+        self.process = context.Process(target=_serve, args=(child, self.conn, CloudpickleWrapper(make_shard)), daemon=True,
                                        name=f"poolgym-tables-{first}-{first + count - 1}")
         self.process.start()
         child.close()
@@ -280,11 +300,10 @@ class _Worker:
             raise self._gone() from None
 
     def receive(self) -> Any:
-        """The worker's reply to the last command, or its error raised here."""
-        try:
-            status, reply = _receive(self.conn)
-        except (EOFError, OSError):
-            raise self._gone() from None
+        """The worker's reply to the last command, or its error raised here (the masks it
+        sent after a step or reset, not asked for since, read first and kept)."""
+        self._take_masks()
+        status, reply = self._read()
         if status == "error":
             reply.add_note(f"(raised in the env worker process of tables {self.first}..{self.first + self.count - 1})")
             raise reply
@@ -293,6 +312,26 @@ class _Worker:
     def call(self, command: str, data: Any) -> Any:
         self.send(command, data)
         return self.receive()
+
+    def current_masks(self) -> np.ndarray:
+        """The shard's action masks: those it sent after its last step or reset, else asked for."""
+        self._take_masks()
+        if self.masks is None:
+            self.masks = self.call("action_masks", None)
+        return self.masks
+
+    def _take_masks(self) -> None:
+        """The masks on their way (``masks_follow``) read and kept."""
+        if self.masks_follow:
+            self.masks_follow = False
+            status, masks = self._read()
+            self.masks = masks if status == "ok" else None  # else asked for again, and refused then
+
+    def _read(self) -> tuple[str, Any]:
+        try:
+            return _receive(self.conn)
+        except (EOFError, OSError):
+            raise self._gone() from None
 
     def _gone(self) -> RuntimeError:
         return RuntimeError(f"the env worker process of tables {self.first}..{self.first + self.count - 1} "
@@ -312,10 +351,13 @@ class _Worker:
         self.conn.close()
 
 
-def _serve(conn, make_shard: CloudpickleWrapper) -> None:
+def _serve(conn, parent_end, make_shard: CloudpickleWrapper) -> None:
     """A worker's loop: its shard made, then the parent's commands answered one by one; an
     error goes back as the exception itself (as text in a ``RuntimeError`` where it does
-    not pickle) for the parent to raise."""
+    not pickle) for the parent to raise. The parent's end of the pipe, which a forked
+    worker holds too, is closed first: when the parent dies the worker reads the end of
+    the pipe and ends."""
+    parent_end.close()
     settle_worker()
     try:
         shard = make_shard.fn()
@@ -324,10 +366,16 @@ def _serve(conn, make_shard: CloudpickleWrapper) -> None:
         return
     conn.send(("ok", None))
     masked = getattr(shard.tables[0].mapper, "masked", False)
+    try:
+        _answer(conn, shard, masked, joins_stacks(shard.single_observation_space))
+    except (EOFError, OSError):
+        return  # the parent has gone: the pipe is closed
 
-    def masks():
-        return shard.action_masks() if masked else None
 
+def _answer(conn, shard: BatchedTables, masked: bool, stacked: bool) -> None:
+    """``_serve``'s commands, answered until ``close``; a step's or reset's observations
+    sent ``stacked`` (one array per entry pickles in a tenth of the time of one per table),
+    else as a list."""
     while True:
         command, data = conn.recv()
         try:
@@ -338,11 +386,11 @@ def _serve(conn, make_shard: CloudpickleWrapper) -> None:
                 if verdict == "undo":
                     pending.plays.undo()
                     continue
-                observations, rewards, terminations, truncations, infos = shard.end_step(pending)
-                reply = (observations, rewards, terminations, truncations, infos, masks())
+                observations, *rest = shard.end_step(pending)
+                reply = (stack_observations(shard.single_observation_space, observations) if stacked else observations, *rest)
             elif command == "reset":
                 observations, infos = shard.reset_tables(*data)
-                reply = (observations, infos, masks())
+                reply = (stack_observations(shard.single_observation_space, observations) if stacked else observations, infos)
             elif command == "reset_table":
                 j, seed, options = data
                 reply = shard.reset_table(j, seed=seed, options=options)
@@ -365,13 +413,24 @@ def _serve(conn, make_shard: CloudpickleWrapper) -> None:
             conn.send(("error", _sendable(error)))
             continue
         conn.send(("ok", reply))
+        if masked and command in ("play", "reset"):
+            # After the reply: the parent stacks the tables' outputs meanwhile.
+            _send_masks(conn, shard)
+
+
+def _send_masks(conn, shard: BatchedTables) -> None:
+    """The shard's action masks sent (or what stopped them)."""
+    try:
+        conn.send(("ok", shard.action_masks()))
+    except Exception as error:  # noqa: BLE001 (the parent raises it)
+        conn.send(("error", _sendable(error)))
 
 
 def _receive(conn):
     """The next message on ``conn``: polled for up to ``POLL_S``, then waited for asleep."""
     deadline = time.perf_counter() + POLL_S
     while not conn.poll(0) and time.perf_counter() < deadline:
-        pass
+        os.sched_yield()  # a process waiting to run on this core runs first
     return conn.recv()
 
 

@@ -38,6 +38,23 @@ def stack_observations(space: Space, items: Sequence) -> Any:
     return concatenate(space, items, create_empty_array(space, len(items)))
 
 
+def joins_stacks(space: Space) -> bool:
+    """Whether batches of ``space`` stacked apart (``stack_observations``) join into the
+    batch of all their items by ``join_stacked``: an array space, or a ``Dict`` of them."""
+    if isinstance(space, Dict):
+        return all(joins_stacks(subspace) for subspace in space.spaces.values())
+    return isinstance(space, _ARRAY_SPACES)
+
+
+def join_stacked(space: Space, parts: Sequence) -> Any:
+    """Batches of ``space`` (``joins_stacks``), each ``stack_observations`` of some items,
+    joined: the batch ``stack_observations`` makes of all the items in order (each is an
+    array of the space's dtype, one row per item)."""
+    if isinstance(space, Dict):
+        return {key: join_stacked(subspace, [part[key] for part in parts]) for key, subspace in space.spaces.items()}
+    return np.concatenate(parts)
+
+
 class _Unstackable(Exception):
     """Infos whose stacking by ``VectorEnv._add_info`` depends on the order of the tables'
     calls (a key both a mapping and not, a key named as another's mask): left to it."""

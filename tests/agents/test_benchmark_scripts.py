@@ -396,3 +396,15 @@ def test_recipe_training_split_times_the_rollouts_and_the_updates():
     assert 0 < rows["of which the envs' steps (SplitVecEnv.step_wait)"] < rows["rollouts (collect_rollouts)"]
     assert rows["gradient updates (MaskablePPO.train)"] > 0
     assert "2048 steps" in out and "update threads [" in out
+
+
+def test_sharded_env_trace_follows_both_processes_through_each_shown_step():
+    out = _run_script(ROOT / "benchmarks" / "sharded_env_trace.py", "4", "12", "2")
+    assert out.startswith("N=4: mean step ") and "over 2 steps" in out.splitlines()[0]
+    steps = out.split("----\n")[1:]
+    assert len(steps) == 2
+    for step in steps:
+        events = [line.split()[:2] for line in step.strip().splitlines()]
+        assert events[0] == ["this", "step"] and events[-1] == ["this", "step"]  # "step", "step done"
+        for side in ("this", "worker"):  # each process played and ended its tables
+            assert [side, "play"] in events and [side, "end"] in events
