@@ -29,7 +29,7 @@ def traced(name, function):
 
 # Patched before the worker forks, so that it traces too.
 connection.Connection.send = traced("send", connection.Connection.send)
-sharded._receive = traced("receive", sharded._receive)
+sharded.receive = traced("receive", sharded.receive)
 BatchedTables.begin_step = traced("play", BatchedTables.begin_step)
 BatchedTables.end_step = traced("end", BatchedTables.end_step)
 closing = BatchedTables.close_extras

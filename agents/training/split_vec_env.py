@@ -38,14 +38,20 @@ def _dummy_half(env_fns: list[Callable[[], gym.Env]], first: int, count: int) ->
     return DummyVecEnv(env_fns[first:first + count])
 
 
-def _worker(conn, make_half: CloudpickleWrapper, masked: bool) -> None:
+def _worker(conn, parent_end, make_half: CloudpickleWrapper, masked: bool) -> None:
     """The worker's loop: its half of the envs (``make_half``), answering the parent's commands.
     Ctrl-C is left to the training process, which closes the worker; an exception is sent
-    back (its traceback as text) for the training process to raise."""
+    back (its traceback as text) for the training process to raise. The parent's end of the
+    pipe, which a forked worker holds too, is closed first: when the training process dies
+    the worker reads the end of the pipe and ends."""
+    parent_end.close()
     settle_worker()
     venv = None
     while True:
-        command, data = conn.recv()
+        try:
+            command, data = conn.recv()
+        except (EOFError, OSError):
+            return  # the training process has gone
         try:
             if command == "make":
                 venv = make_half.var()
@@ -107,7 +113,7 @@ class SplitVecEnv(VecEnv):
             ctx = mp.get_context(start_method or default_start_method())
             self._conn, child = ctx.Pipe()
             half = CloudpickleWrapper(functools.partial(make_half, count, num_envs - count))
-            self._process = ctx.Process(target=_worker, args=(child, half, self.masked), daemon=True)
+            self._process = ctx.Process(target=_worker, args=(child, self._conn, half, self.masked), daemon=True)
             self._process.start()
             child.close()
             try:

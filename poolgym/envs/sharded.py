@@ -23,9 +23,7 @@ from __future__ import annotations
 import functools
 import multiprocessing as mp
 import numbers
-import os
 import pickle
-import time
 import traceback
 from typing import Any
 
@@ -36,16 +34,9 @@ from gymnasium.vector.utils import CloudpickleWrapper, batch_space
 from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv, BatchedTables, per_table, stacked_infos, \
     table_seeds
 from poolgym.envs.stacking import join_stacked, joins_stacks, stack_observations
-from poolgym.envs.worker_process import default_start_method, settle_worker
+from poolgym.envs.worker_process import default_start_method, receive, settle_worker
 from poolgym.numbers import quote
 from poolgym.physics.threads import thread_count
-
-# How long a process polls its pipe (yielding its core to any process waiting for it)
-# before it sleeps on it. The two sides answer each other twice a step and the caller
-# works between steps; a worker woken from sleep started its tables 1 to 3 ms late on a
-# two-core virtual machine (benchmarks/results/throughput/sharded_env.md).
-POLL_S = 0.01
-
 
 def make_batched_pool_env(num_envs: int = 1, max_episode_steps: int | None = None, *, num_threads: int | None = 1,
                           num_workers: int | None = 1, **kwargs: Any) -> BatchedPoolEnv | ShardedTables:
@@ -329,7 +320,7 @@ class _Worker:
 
     def _read(self) -> tuple[str, Any]:
         try:
-            return _receive(self.conn)
+            return receive(self.conn)
         except (EOFError, OSError):
             raise self._gone() from None
 
@@ -377,12 +368,12 @@ def _answer(conn, shard: BatchedTables, masked: bool, stacked: bool) -> None:
     sent ``stacked`` (one array per entry pickles in a tenth of the time of one per table),
     else as a list."""
     while True:
-        command, data = conn.recv()
+        command, data = receive(conn)
         try:
             if command == "play":
                 pending = shard.begin_step(data)
                 conn.send(("ok", None))
-                verdict, _ = _receive(conn)
+                verdict, _ = receive(conn)
                 if verdict == "undo":
                     pending.plays.undo()
                     continue
@@ -424,14 +415,6 @@ def _send_masks(conn, shard: BatchedTables) -> None:
         conn.send(("ok", shard.action_masks()))
     except Exception as error:  # noqa: BLE001 (the parent raises it)
         conn.send(("error", _sendable(error)))
-
-
-def _receive(conn):
-    """The next message on ``conn``: polled for up to ``POLL_S``, then waited for asleep."""
-    deadline = time.perf_counter() + POLL_S
-    while not conn.poll(0) and time.perf_counter() < deadline:
-        os.sched_yield()  # a process waiting to run on this core runs first
-    return conn.recv()
 
 
 def _sendable(error: Exception) -> Exception:

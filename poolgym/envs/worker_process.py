@@ -5,9 +5,17 @@ started it."""
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import sys
 import threading
+import time
+
+# How long a process polls its pipe (yielding its core to any process waiting for it)
+# before it sleeps on it. The two sides of a lockstep step answer each other every step
+# and the caller works between steps; a worker woken from sleep started its envs 1 to 3 ms
+# late on a two-core virtual machine (benchmarks/results/throughput/sharded_env.md).
+POLL_S = 0.01
 
 
 def default_start_method() -> str:
@@ -28,3 +36,12 @@ def settle_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
+
+
+def receive(conn) -> object:
+    """The next message on ``conn``: the pipe polled for up to ``POLL_S``, then waited on
+    asleep."""
+    deadline = time.perf_counter() + POLL_S
+    while not conn.poll(0) and time.perf_counter() < deadline:
+        os.sched_yield()  # a process waiting to run on this core runs first
+    return conn.recv()
