@@ -13,6 +13,7 @@ from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv
 from poolgym.envs.batched_check import play_side_by_side
 from poolgym.envs.pool_env import OpponentError
 from poolgym.envs.sharded import ShardedTables, shard_sizes
+from tests.worker_processes import worker_ends_with_its_parent
 
 
 def _same(a, b) -> bool:
@@ -181,21 +182,7 @@ def test_a_worker_that_died_is_named_and_this_process_tables_are_untouched():
 def test_a_worker_ends_when_the_process_that_started_it_is_killed(tmp_path):
     """A forked worker holds no copy of its parent's end of the pipe: the parent killed,
     the worker reads the end of the pipe and ends (no orphan left stepping or waiting)."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    script = tmp_path / "parent.py"
-    script.write_text("import os, gymnasium as gym, poolgym\n"
-                      "vec = gym.make_vec('poolgym/PotBall-v1', num_envs=2, num_workers=2)\n"
-                      "vec.reset(seed=0)\n"
-                      "print(vec.processes[0].pid, flush=True)\n"
-                      "os.kill(os.getpid(), 9)\n")
-    parent = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
-    assert parent.returncode == -signal.SIGKILL
-    worker = int(parent.stdout.split()[0])
-    deadline = time.monotonic() + 30
-    while os.path.exists(f"/proc/{worker}") and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not os.path.exists(f"/proc/{worker}")
+    assert worker_ends_with_its_parent(tmp_path, "import gymnasium as gym, poolgym\n"
+                                                 "vec = gym.make_vec('poolgym/PotBall-v1', num_envs=2, num_workers=2)\n"
+                                                 "vec.reset(seed=0)\n"
+                                                 "worker = vec.processes[0]")

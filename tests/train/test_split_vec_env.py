@@ -14,6 +14,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 import poolgym  # noqa: F401
 from poolgym.agents.training.split_vec_env import SplitVecEnv
 from poolgym.agents.training.train import make_env
+from tests.worker_processes import worker_ends_with_its_parent
 
 KWARGS = dict(obs_mode="flat", action_mode="choice_discrete", opponent="legal-random")
 
@@ -153,23 +154,9 @@ def test_an_env_the_worker_cannot_make_is_raised_and_no_worker_is_left():
 def test_the_worker_ends_when_the_training_process_is_killed(tmp_path):
     """A forked worker holds no copy of the training process's end of the pipe: that process
     killed, the worker reads the end of the pipe and ends (no orphan left waiting)."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    script = tmp_path / "parent.py"
-    script.write_text("import os, gymnasium as gym, poolgym\n"
-                      "from poolgym.agents.training.split_vec_env import SplitVecEnv\n"
-                      "venv = SplitVecEnv([lambda: gym.make('poolgym/NineBall-v1', action_mode='choice_discrete')] * 2)\n"
-                      "venv.reset()\n"
-                      "print(venv.processes[0].pid, flush=True)\n"
-                      "os.kill(os.getpid(), 9)\n")
-    parent = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
-    assert parent.returncode == -signal.SIGKILL
-    worker = int(parent.stdout.split()[0])
-    deadline = time.monotonic() + 30
-    while os.path.exists(f"/proc/{worker}") and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not os.path.exists(f"/proc/{worker}")
+    assert worker_ends_with_its_parent(
+        tmp_path, "import gymnasium as gym, poolgym\n"
+                  "from poolgym.agents.training.split_vec_env import SplitVecEnv\n"
+                  "venv = SplitVecEnv([lambda: gym.make('poolgym/NineBall-v1', action_mode='choice_discrete')] * 2)\n"
+                  "venv.reset()\n"
+                  "worker = venv.processes[0]")
