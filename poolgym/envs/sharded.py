@@ -178,17 +178,19 @@ class ShardedTables(VectorEnv):
         shard, j = self._shard_of(i)
         if shard is None:
             return self.local.reset_table(j, seed=seed, options=options)
-        shard.masks = None
-        return shard.call("reset_table", (j, seed, options))
+        reply = shard.call("reset_table", (j, seed, options))
+        shard.masks = None  # after the call, which reads any masks on their way first
+        return reply
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple:
         """Each table's ``name``: its method called with the arguments, or its attribute
         (sent back from the workers by pickle)."""
-        for worker in self._workers:
-            worker.masks = None  # a method may change its tables
         asked = self._ask("call", lambda worker: (name, args, kwargs))
         local = _attempt(self.local.call, name, *args, **kwargs)
-        return tuple(value for part in _raise_first([local, *self._answers(asked)]) for value in part)
+        replies = self._answers(asked)
+        for worker in self._workers:
+            worker.masks = None  # a method may have changed its tables
+        return tuple(value for part in _raise_first([local, *replies]) for value in part)
 
     def get_attr(self, name: str) -> tuple:
         """Each table's attribute ``name``."""

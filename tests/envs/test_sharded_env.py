@@ -72,6 +72,17 @@ def test_the_outputs_are_those_of_one_process():
         actions = _masked_actions(one, rng)
         for a, b in zip(one.step(actions), sharded.step(actions)):
             assert _same(a, b)
+    # A table reset, or a method called, right after a step: the masks on their way from
+    # the worker are not taken for the tables' new ones.
+    for seed in range(10):
+        actions = _masked_actions(one, rng)
+        one.step(actions), sharded.step(actions)
+        assert all(_same(a, b) for a, b in zip(sharded.reset_table(4, seed=seed), one.reset_table(4, seed=seed)))
+        assert _same(sharded.action_masks(), one.action_masks())
+        actions = _masked_actions(one, rng)
+        one.step(actions), sharded.step(actions)
+        sharded.call("reset", seed=100 + seed), one.call("reset", seed=100 + seed)
+        assert _same(sharded.action_masks(), one.action_masks())
     assert sharded.get_attr("racks_won") == one.get_attr("racks_won")
     assert sharded.call("potential") == one.call("potential")
     for i in (1, 4):
