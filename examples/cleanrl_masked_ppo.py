@@ -31,6 +31,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--env-id", default="poolgym/NineBall-v1")
     p.add_argument("--total-steps", type=int, default=200_000, help="table steps in all")
     p.add_argument("--num-envs", type=int, default=32, help="tables stepped together")
+    p.add_argument("--num-workers", type=int, default=1,
+                   help="processes the tables step in (gym.make_vec's num_workers): on idle cores only")
     p.add_argument("--num-steps", type=int, default=64, help="steps per table per rollout")
     p.add_argument("--learning-rate", type=float, default=3e-4)
     p.add_argument("--gamma", type=float, default=0.99)
@@ -75,7 +77,8 @@ def train(args: argparse.Namespace) -> dict:
     """Run PPO for ``args.total_steps`` table steps; the mean reward of the episodes that
     ended, per rollout, and the table steps per second."""
     torch.manual_seed(args.seed)
-    envs = gym.make_vec(args.env_id, num_envs=args.num_envs, action_mode="choice_discrete", obs_mode="flat")
+    envs = gym.make_vec(args.env_id, num_envs=args.num_envs, num_workers=args.num_workers,
+                        action_mode="choice_discrete", obs_mode="flat")
     nvec = envs.single_action_space.nvec
     obs_size = envs.single_observation_space.shape[0]
     agent = Agent(obs_size, nvec)

@@ -23,3 +23,14 @@ def test_the_cleanrl_style_loop_trains_on_the_batched_env():
     initial = example.Agent(trained.actor[0].in_features, trained.nvec)
     moved = [not torch.equal(a, b) for a, b in zip(trained.state_dict().values(), initial.state_dict().values())]
     assert all(moved)
+
+
+def test_the_loop_on_two_processes_trains_the_same_weights():
+    """``--num-workers 2``: the tables step in two processes with the same outputs, so the
+    same seed trains the same network, to the last bit."""
+    argv = ["--total-steps", "256", "--num-envs", "6", "--num-steps", "16", "--epochs", "1", "--seed", "4"]
+    one = example.train(example.parse_args(argv))
+    two = example.train(example.parse_args([*argv, "--num-workers", "2"]))
+    assert [row["mean_return"] for row in one["curve"]] == [row["mean_return"] for row in two["curve"]]
+    assert all(torch.equal(a, b) for a, b in zip(one["agent"].state_dict().values(),
+                                                   two["agent"].state_dict().values()))
