@@ -87,6 +87,7 @@ def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed
     rng = np.random.default_rng(seed)
     masked = mode == "choice_discrete"
     watch = _Stopwatch()
+    worker_cpu = 0.0
     if kind == "single":
         env = gym.make(env_id, action_mode=mode)
         space, nvec = gym.vector.utils.batch_space(env.action_space, 1), getattr(env.action_space, "nvec", None)
@@ -121,18 +122,13 @@ def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed
             actions = random_actions(envs.action_space, masks, rng, nvec)
             with watch:
                 envs.step(actions)
-        workers = getattr(envs, "processes", [])
-        cpu = watch.cpu + sum(_cpu_seconds(process.pid) for process in workers)
+        workers = [process.pid for process in getattr(envs, "processes", [])]
+        if workers:  # imported here only: a compared commit from before the workers has none
+            from poolgym.agents.training.idle_cores import cpu_seconds
+
+            worker_cpu = cpu_seconds(workers) or 0.0
         envs.close()
-        return num_envs * steps / watch.wall, num_envs * steps / cpu
-    return num_envs * steps / watch.wall, num_envs * steps / watch.cpu
-
-
-def _cpu_seconds(pid: int) -> float:
-    """The CPU seconds process ``pid`` has used (``/proc``; 0 where it cannot be read)."""
-    from poolgym.agents.training.idle_cores import process_cpu_seconds
-
-    return process_cpu_seconds(pid) or 0.0
+    return num_envs * steps / watch.wall, num_envs * steps / (watch.cpu + worker_cpu)
 
 
 def _takes(env_id: str, argument: str) -> bool:

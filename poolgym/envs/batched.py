@@ -110,9 +110,9 @@ class BatchedTables(VectorEnv):
     def begin_step(self, actions) -> "PendingStep":
         """The first phase of ``step``: every playing table's moves played, all or nothing
         (when any table fails, every table is left as it was and the error is raised). The
-        plays are held until ``end_step`` keeps them or ``PendingStep.undo`` puts every
+        plays are held until ``end_step`` keeps them or ``pending.plays.undo()`` puts every
         table back: the form several processes' tables step together in (``ShardedTables``)."""
-        actions = self._per_table(actions)
+        actions = per_table(self, actions)
         resetting = self._autoreset.tolist()
         playing = [i for i, reset in enumerate(resetting) if not reset]
         return PendingStep(resetting, self.play_phase(playing, [actions[i] for i in playing]))
@@ -204,9 +204,6 @@ class BatchedTables(VectorEnv):
             truncated = True
         return obs, reward, terminated, truncated, info
 
-    def _per_table(self, actions) -> list:
-        return per_table(self, actions)
-
     def _table_index(self, i) -> int:
         if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < self.num_envs:
             raise ValueError(f"table must be a whole number in 0..{self.num_envs - 1}, got {quote(i)}")
@@ -257,6 +254,11 @@ class BatchedPoolEnv(BatchedTables):
         kept or undone."""
         tables = self.tables
         guards = []
+
+        def undo() -> None:
+            for guard in guards:
+                guard.undo()
+
         try:
             for i in which:
                 guard = tables[i]._all_or_nothing()
@@ -272,15 +274,15 @@ class BatchedPoolEnv(BatchedTables):
                 staged = {i: tables[i].stage_opponent_move(begun[i][0]) for i in moving}
                 self._finish(staged, begun, opponent=True)
         except BaseException:
-            _undo_guards(guards)
+            undo()
             raise
 
         def keep() -> dict[int, tuple]:
             for guard in guards:
-                guard.env._release_records()
+                guard.keep()
             return {i: self._limited(i, tables[i].end_step(*begun[i], decisions.get(i))) for i in which}
 
-        return HeldPlays(keep, lambda: _undo_guards(guards))
+        return HeldPlays(keep, undo)
 
     def _finish(self, staged: dict[int, StagedMove], begun: dict[int, tuple[list[Outcome], float]],
                 opponent: bool) -> dict[int, MoveRecord]:
@@ -364,8 +366,3 @@ class PendingStep(NamedTuple):
     resetting: list[bool]
     plays: HeldPlays
 
-
-def _undo_guards(guards: list) -> None:
-    """Every table of ``guards`` (entered ``PoolEnv._all_or_nothing`` contexts) put back."""
-    for guard in guards:
-        guard.env._restore_step(guard.saved)

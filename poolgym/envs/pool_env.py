@@ -765,7 +765,9 @@ class PoolEnv(RenderMixin, gym.Env):
 
 class _AllOrNothing:
     """``PoolEnv._all_or_nothing``'s context: a plain class rather than a generator's, as
-    the batched env enters one per table every step."""
+    the batched env enters one per table every step. Entered, its step is ended by
+    ``keep`` or ``undo`` (the block's end calls one; the batched env calls them itself
+    when its tables' plays are held across processes)."""
 
     __slots__ = ("env", "saved")
 
@@ -777,10 +779,18 @@ class _AllOrNothing:
 
     def __exit__(self, kind, error, traceback) -> bool:
         if kind is None:
-            self.env._release_records()
+            self.keep()
         else:
-            self.env._restore_step(self.saved)
+            self.undo()
         return False  # the error goes on
+
+    def keep(self) -> None:
+        """The step's changes kept: its move records told to the listeners."""
+        self.env._release_records()
+
+    def undo(self) -> None:
+        """Everything the step changed put back, its records dropped."""
+        self.env._restore_step(self.saved)
 
 
 def _generators(opponent: Any) -> list[np.random.Generator]:
