@@ -87,18 +87,6 @@ class SplitVecEnv(VecEnv):
             raise ValueError("SplitVecEnv needs at least one env function")
         self._start(len(env_fns), functools.partial(_dummy_half, list(env_fns)), start_method)
 
-    @classmethod
-    def of_halves(cls, num_envs: int, make_half: Callable[[int, int], VecEnv],
-                  start_method: str | None = None) -> "SplitVecEnv":
-        """``num_envs`` envs whose halves are ``VecEnv``s of their own: ``make_half(first,
-        count)`` gives envs ``first`` .. ``first + count - 1`` (a batched env's tables, say),
-        called here for the first half and in the worker for the second."""
-        if num_envs < 1:
-            raise ValueError("SplitVecEnv needs at least one env")
-        venv = cls.__new__(cls)
-        venv._start(num_envs, make_half, start_method)
-        return venv
-
     def _start(self, num_envs: int, make_half: Callable[[int, int], VecEnv], start_method: str | None) -> None:
         count = num_envs - num_envs // 2
         self.local = make_half(0, count)

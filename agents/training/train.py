@@ -316,30 +316,16 @@ def _vec_env(cfg: TrainConfig, stage: Stage, k: int, out: Path, observe, resumed
 
 def _batched_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, append: bool):
     """``vec_env: batched``: the stage's id natively batched (``gym.make_vec``), in the
-    training process; ``batched_split``: its tables in two batched halves, one here and one in
-    a worker, stepping at the same time (``SplitVecEnv.of_halves``). Its tables are monitored
+    training process; ``batched_split``: its tables in two shards, one here and one in a
+    worker process, stepping at the same time (``num_workers=2``). Its tables are monitored
     as ``make_vec_env`` monitors envs: the same steps, seeds and files as ``vec_env: dummy``.
     The config has no curriculum or league (``parse_config``)."""
-    # From the spec, as a worker started afresh (not forked) must make it.
-    make_half = functools.partial(_batched_half, gym.spec(stage.env_id), str(monitor), not append,
-                                  _env_kwargs(stage))
-    if cfg.vec_env == "batched" or cfg.n_envs == 1:
-        venv = make_half(0, cfg.n_envs)
-    else:
-        from poolgym.agents.training.split_vec_env import SplitVecEnv
-
-        venv = SplitVecEnv.of_halves(cfg.n_envs, make_half)
-    venv.seed(cfg.seed + 10_000 * k)
-    return venv
-
-
-def _batched_half(spec: gym.envs.registration.EnvSpec, monitor: str, override_existing: bool, kwargs: dict,
-                  first: int, count: int):
-    """Tables ``first`` .. ``first + count - 1`` of a batched training env (``_batched_vec_env``)."""
     from poolgym.envs.sb3_vec_env import make_sb3_vec_env
 
-    return make_sb3_vec_env(spec, count, monitor_dir=monitor, first_index=first,
-                            override_existing=override_existing, **kwargs)
+    workers = 2 if cfg.vec_env == "batched_split" else 1
+    # From the spec, as a worker started afresh (not forked) must make it.
+    return make_sb3_vec_env(gym.spec(stage.env_id), cfg.n_envs, seed=cfg.seed + 10_000 * k, monitor_dir=str(monitor),
+                            override_existing=not append, num_workers=workers, **_env_kwargs(stage))
 
 
 def _wrapped_vec_env(cfg: TrainConfig, stage: Stage, k: int, monitor: Path, observe, league: dict | None,
@@ -423,8 +409,9 @@ def _update_threads(rollout: int, update: int):
 
 
 def _worker_pids(venv) -> list[int]:
-    """The process ids of ``venv``'s env workers (``SubprocVecEnv``'s and ``SplitVecEnv``'s
-    ``processes``), found through its wrappers (``venv.venv``); none for envs stepped here."""
+    """The process ids of ``venv``'s env workers (``SubprocVecEnv``'s, ``SplitVecEnv``'s and
+    ``BatchedSB3VecEnv``'s ``processes``), found through its wrappers (``venv.venv``); none
+    for envs stepped here."""
     while venv is not None:
         processes = getattr(venv, "processes", None)
         if processes is not None:

@@ -15,9 +15,13 @@ Table ``i`` reset with seed ``s_i`` and given actions ``a_i`` therefore gives ex
 ``gym.make(id)`` gives from ``s_i`` and ``a_i`` (tests/envs/test_batched_env.py): the same
 noise from the same generator in the same order, the same rules engine.
 
-Autoreset is Gymnasium's ``NEXT_STEP`` (``metadata["autoreset_mode"]``), as
+Autoreset is Gymnasium's ``NEXT_STEP`` by default (``metadata["autoreset_mode"]``), as
 ``SyncVectorEnv``'s: the step after a table's episode ends resets it (no seed: its
-generator goes on) and ignores its action. The registered step limit truncates each
+generator goes on) and ignores its action. ``autoreset_mode=AutoresetMode.SAME_STEP``
+resets it in the step that ends it, as ``SyncVectorEnv`` does in that mode: the reset's
+observation and info are returned, the last ones in ``info["final_obs"]`` and
+``info["final_info"]`` (what stable-baselines3's autoreset needs,
+``poolgym.envs.sb3_vec_env``). The registered step limit truncates each
 table as ``gymnasium.wrappers.TimeLimit`` does. Infos are stacked as Gymnasium's vector
 envs stack them (a key per info entry, ``_key`` its mask).
 """
@@ -49,16 +53,19 @@ class BatchedTables(VectorEnv):
     the cores available to the process), never more than the tables; every output is the
     same for any count. One is the default because the call is a small part of a step: a
     second thread gained 0-4% on idle cores and lost 5-17% on busy ones
-    (benchmarks/results/throughput/batched_threads.md). Rendering is not batched:
-    ``render_mode`` and ``trajectories`` are refused."""
+    (benchmarks/results/throughput/batched_threads.md). ``autoreset_mode``: ``NEXT_STEP``
+    or ``SAME_STEP`` (module docstring). Rendering is not batched: ``render_mode`` and
+    ``trajectories`` are refused."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
     table_class: type = PoolEnv
 
     def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, *, num_threads: int | None = 1,
-                 **kwargs: Any) -> None:
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **kwargs: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
+        self.autoreset_mode = autoreset_mode_of(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
                 max_episode_steps, numbers.Integral) or max_episode_steps < 1):
             raise ValueError(f"max_episode_steps must be a whole number >= 1 or None, got {max_episode_steps!r}")
@@ -86,8 +93,14 @@ class BatchedTables(VectorEnv):
         """Reset every table: ``seed`` None, an int ``s`` (table ``i`` gets ``s + i``) or one
         seed per table; ``options`` go to each table's ``PoolEnv.reset``."""
         super().reset(seed=None)
-        observations, infos = self.reset_tables(table_seeds(seed, self.num_envs), options)
-        return self._stack(observations), self._stack_infos(infos)
+        observations, infos = self.reset_each(table_seeds(seed, self.num_envs), options)
+        return observations, self._stack_infos(infos)
+
+    def reset_each(self, seeds: list[int | None], options: dict | None = None) -> tuple[Any, list[dict]]:
+        """Reset table ``i`` with ``seeds[i]`` (checked, ``table_seeds``): the observations
+        stacked, and each table's info."""
+        observations, infos = self.reset_tables(seeds, options)
+        return self._stack(observations), infos
 
     def reset_tables(self, seeds: list[int | None], options: dict | None = None) -> tuple[list, list[dict]]:
         """``reset`` with one checked seed per table (``table_seeds``): each table's
@@ -103,9 +116,14 @@ class BatchedTables(VectorEnv):
     def step(self, actions):
         """Step every table: play its agent's action and its opponent's replies, every
         round of shots simulated in one call; a table whose episode ended at the last step
-        is reset instead (``NEXT_STEP``), its action ignored."""
-        observations, rewards, terminations, truncations, infos = self.end_step(self.begin_step(actions))
-        return self._stack(observations), rewards, terminations, truncations, self._stack_infos(infos)
+        is reset instead (``NEXT_STEP``), its action ignored, or a table whose episode ends
+        is reset at once (``SAME_STEP``)."""
+        return vector_step(self, self.step_tables(actions))
+
+    def step_tables(self, actions) -> "TableSteps":
+        """``step`` with each table's info apart: its ``TableSteps``, the observations stacked."""
+        stepped = self.end_step(self.begin_step(actions))
+        return stepped._replace(observations=self._stack(stepped.observations))
 
     def begin_step(self, actions) -> "PendingStep":
         """The first phase of ``step``: every playing table's moves played, all or nothing
@@ -117,24 +135,28 @@ class BatchedTables(VectorEnv):
         playing = [i for i, reset in enumerate(resetting) if not reset]
         return PendingStep(resetting, self.play_phase(playing, [actions[i] for i in playing]))
 
-    def end_step(self, pending: "PendingStep") -> tuple[list, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    def end_step(self, pending: "PendingStep") -> "TableSteps":
         """The last phase of ``step``: the plays of ``begin_step`` kept, the tables to reset
-        reset; per table its observation and info (lists, unstacked), and the rewards and
-        flags as arrays."""
+        reset (``autoreset_mode``); the tables' ``TableSteps``, their observations a list."""
         played = pending.plays.finish()
-        observations, infos = [], []
+        observations, infos, finals = [], [], {}
         rewards = np.zeros(self.num_envs)
         terminations = np.zeros(self.num_envs, np.bool_)
         truncations = np.zeros(self.num_envs, np.bool_)
+        same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         for i, reset in enumerate(pending.resetting):
             if reset:
                 obs, info = self.reset_table(i)
             else:
                 obs, rewards[i], terminations[i], truncations[i], info = played[i]
+                if same_step and (terminations[i] or truncations[i]):
+                    finals[i] = (obs, info)
+                    obs, info = self.reset_table(i)
             observations.append(obs)
             infos.append(info)
-        self._autoreset = terminations | truncations
-        return observations, rewards, terminations, truncations, infos
+        if not same_step:
+            self._autoreset = terminations | truncations
+        return TableSteps(observations, rewards, terminations, truncations, infos, finals)
 
     def action_masks(self) -> np.ndarray:
         """Each table's ``PoolEnv.action_masks()`` stacked (sb3-contrib's ``MaskablePPO``
@@ -164,6 +186,18 @@ class BatchedTables(VectorEnv):
     def get_attr(self, name: str) -> tuple:
         """Each table's attribute ``name``."""
         return tuple(getattr(table, name) for table in self.tables)
+
+    def table_attr(self, i: int, name: str) -> Any:
+        """Table ``i``'s attribute ``name``."""
+        return getattr(self.tables[self._table_index(i)], name)
+
+    def set_table_attr(self, i: int, name: str, value: Any) -> None:
+        """Set table ``i``'s attribute ``name`` to ``value``."""
+        setattr(self.tables[self._table_index(i)], name, value)
+
+    def table_call(self, i: int, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Table ``i``'s method ``name`` called with the arguments."""
+        return getattr(self.tables[self._table_index(i)], name)(*args, **kwargs)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close every table and stop the threads (``VectorEnv.close`` calls this once)."""
@@ -215,6 +249,31 @@ class BatchedTables(VectorEnv):
 
     def _stack_infos(self, infos: list[dict]) -> dict:
         return stacked_infos(self, infos)
+
+
+def autoreset_mode_of(mode) -> AutoresetMode:
+    """``mode`` as an ``AutoresetMode`` (its value, such as ``"SameStep"``, too), or
+    ``ValueError`` naming the two the batched envs offer."""
+    offered = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+    for choice in offered:
+        if mode is choice or (isinstance(mode, str) and mode == choice.value):
+            return choice
+    raise ValueError(f"autoreset_mode must be AutoresetMode.NEXT_STEP or AutoresetMode.SAME_STEP "
+                     f"(or {offered[0].value!r}, {offered[1].value!r}), got {quote(mode)}")
+
+
+def vector_step(env: VectorEnv, stepped: "TableSteps") -> tuple:
+    """``env.step``'s outputs from its ``TableSteps`` (the observations stacked): the
+    infos stacked, a table reset in the step that ended it (``SAME_STEP``) with its last
+    observation and info first under ``final_obs`` and ``final_info``, as ``SyncVectorEnv``
+    adds them."""
+    infos = stepped.infos
+    if stepped.finals:
+        infos = list(infos)
+        for i, (obs, info) in stepped.finals.items():
+            infos[i] = {"final_obs": obs, "final_info": info, **infos[i]}
+    return (stepped.observations, stepped.rewards, stepped.terminations, stepped.truncations,
+            stacked_infos(env, infos))
 
 
 def per_table(env: VectorEnv, actions) -> list:
@@ -357,6 +416,21 @@ class HeldPlays(NamedTuple):
 
     finish: Callable[[], dict[int, tuple]]
     undo: Callable[[], None]
+
+
+class TableSteps(NamedTuple):
+    """What a batched step gives, table by table: the observations (a list from
+    ``end_step``, stacked from ``step_tables``), the rewards and flags (arrays), each
+    table's info, and ``finals``: for each table reset in the step that ended its episode
+    (``SAME_STEP``), by table, that episode's last observation and info (the observation
+    and info above are then the reset's)."""
+
+    observations: Any
+    rewards: np.ndarray
+    terminations: np.ndarray
+    truncations: np.ndarray
+    infos: list[dict]
+    finals: dict[int, tuple[Any, dict]]
 
 
 class PendingStep(NamedTuple):

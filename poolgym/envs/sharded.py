@@ -31,8 +31,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import CloudpickleWrapper, batch_space
 
-from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv, BatchedTables, per_table, stacked_infos, \
-    table_seeds
+from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv, BatchedTables, TableSteps, autoreset_mode_of, \
+    per_table, stacked_infos, table_seeds, vector_step
 from poolgym.envs.stacking import join_stacked, joins_stacks, stack_observations
 from poolgym.envs.worker_process import default_start_method, receive, settle_worker
 from poolgym.numbers import quote
@@ -71,8 +71,9 @@ class ShardedTables(VectorEnv):
     """``num_envs`` tables of ``shard_class`` (a ``BatchedTables`` kind) in ``num_workers``
     shards, this process stepping the first and a worker process each other (module
     docstring). ``max_episode_steps``, ``num_threads`` (each shard's) and the env's
-    arguments are the shards'; ``start_method`` the workers' multiprocessing start method
-    (default: ``fork`` where it is safe). ``close()`` ends the workers."""
+    arguments (``autoreset_mode`` too) are the shards'; ``start_method`` the workers'
+    multiprocessing start method (default: ``fork`` where it is safe). ``close()`` ends the
+    workers."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
@@ -81,6 +82,8 @@ class ShardedTables(VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         sizes = shard_sizes(int(num_envs), thread_count(num_workers, "num_workers"))
+        if "autoreset_mode" in kwargs:  # refused here, before any worker starts
+            kwargs["autoreset_mode"] = autoreset_mode_of(kwargs["autoreset_mode"])
         firsts = [sum(sizes[:k]) for k in range(len(sizes))]
         self.num_envs = int(num_envs)
         self.num_workers = len(sizes)
@@ -99,6 +102,8 @@ class ShardedTables(VectorEnv):
             self.close_extras()
             raise
         self.max_episode_steps = self.local.max_episode_steps
+        self.autoreset_mode = self.local.autoreset_mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.num_threads = self.local.num_threads
         self.single_observation_space = self.local.single_observation_space
         self.single_action_space = self.local.single_action_space
@@ -116,7 +121,11 @@ class ShardedTables(VectorEnv):
         """Reset every table, as ``BatchedTables.reset`` (table ``i`` seeded ``s + i`` for
         an int ``s``), every shard at the same time."""
         super().reset(seed=None)
-        seeds = table_seeds(seed, self.num_envs)
+        observations, infos = self.reset_each(table_seeds(seed, self.num_envs), options)
+        return observations, stacked_infos(self, infos)
+
+    def reset_each(self, seeds: list[int | None], options: dict | None = None) -> tuple[Any, list[dict]]:
+        """``BatchedTables.reset_each``: every shard resetting its tables at the same time."""
         asked = self._ask("reset", lambda worker: (worker.part(seeds), options))
         local = _attempt(self.local.reset_tables, seeds[:self.local.num_envs], options)
         replies = self._answers(asked)
@@ -126,11 +135,15 @@ class ShardedTables(VectorEnv):
         for obs, info in replies:
             parts.append(obs)
             infos = infos + info
-        return self._joined(parts), stacked_infos(self, infos)
+        return self._joined(parts), infos
 
     def step(self, actions):
         """Step every table, as ``BatchedTables.step``: every shard plays its tables at the
         same time, all or nothing across the shards (module docstring)."""
+        return vector_step(self, self.step_tables(actions))
+
+    def step_tables(self, actions) -> TableSteps:
+        """``BatchedTables.step_tables``: ``step`` with each table's info apart."""
         rows = per_table(self, actions)
         asked = self._ask("play", lambda worker: worker.part(rows))
         pending = _attempt(self.local.begin_step, rows[:self.local.num_envs])
@@ -146,16 +159,15 @@ class ShardedTables(VectorEnv):
         local = _attempt(self.local.end_step, pending)
         replies = self._answers(asked)
         self._masks_follow(replies)
-        observations, rewards, terminations, truncations, infos = _raise_first([local, *replies])[0]
-        parts, rewards, terminations, truncations = [observations], [rewards], [terminations], [truncations]
-        for obs, reward, terminated, truncated, info in replies:
-            parts.append(obs)
-            infos = infos + info
-            rewards.append(reward)
-            terminations.append(terminated)
-            truncations.append(truncated)
-        return (self._joined(parts), np.concatenate(rewards), np.concatenate(terminations),
-                np.concatenate(truncations), stacked_infos(self, infos))
+        local = _raise_first([local, *replies])[0]
+        parts, infos, finals = [local.observations], list(local.infos), dict(local.finals)
+        for worker, reply in zip(self._workers, replies):
+            parts.append(reply.observations)
+            infos += reply.infos
+            finals.update((worker.first + j, final) for j, final in reply.finals.items())
+        steps = [local, *replies]
+        return TableSteps(self._joined(parts), *(np.concatenate([part[k] for part in steps]) for k in (1, 2, 3)),
+                          infos, finals)
 
     def action_masks(self) -> np.ndarray:
         """Every table's masks, as ``BatchedTables.action_masks``: the workers' as they sent
@@ -195,6 +207,28 @@ class ShardedTables(VectorEnv):
         asked = self._ask("get_attr", lambda worker: name)
         local = _attempt(self.local.get_attr, name)
         return tuple(value for part in _raise_first([local, *self._answers(asked)]) for value in part)
+
+    def table_attr(self, i: int, name: str) -> Any:
+        """Table ``i``'s attribute ``name`` (sent back by pickle from a worker's table)."""
+        return self._on_table(i, "table_attr", name)
+
+    def set_table_attr(self, i: int, name: str, value: Any) -> None:
+        """Set table ``i``'s attribute ``name`` to ``value``."""
+        self._on_table(i, "set_table_attr", name, value)
+
+    def table_call(self, i: int, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Table ``i``'s method ``name`` called with the arguments."""
+        return self._on_table(i, "table_call", name, *args, **kwargs)
+
+    def _on_table(self, i: int, method: str, *args: Any, **kwargs: Any) -> Any:
+        """The shard's ``method`` (``BatchedTables.table_attr`` and the like) on table ``i``."""
+        shard, j = self._shard_of(i)
+        if shard is None:
+            return getattr(self.local, method)(j, *args, **kwargs)
+        reply = shard.call("table", (method, j, args, kwargs))
+        if method != "table_attr":
+            shard.masks = None  # the call may have changed the table
+        return reply
 
     def close_extras(self, **kwargs: Any) -> None:
         """End the workers and close this process's shard (``VectorEnv.close`` calls this once)."""
@@ -380,8 +414,8 @@ def _answer(conn, shard: BatchedTables, masked: bool, stacked: bool) -> None:
                 if verdict == "undo":
                     pending.plays.undo()
                     continue
-                observations, *rest = shard.end_step(pending)
-                reply = (sent(observations), *rest)
+                stepped = shard.end_step(pending)
+                reply = stepped._replace(observations=sent(stepped.observations))
             elif command == "reset":
                 observations, infos = shard.reset_tables(*data)
                 reply = (sent(observations), infos)
@@ -397,6 +431,11 @@ def _answer(conn, shard: BatchedTables, masked: bool, stacked: bool) -> None:
                 reply = shard.call(name, *args, **kwargs)
             elif command == "get_attr":
                 reply = shard.get_attr(data)
+            elif command == "table":
+                method, j, args, kwargs = data
+                if method not in ("table_attr", "set_table_attr", "table_call"):
+                    raise ValueError(f"unknown table method {method!r}")
+                reply = getattr(shard, method)(j, *args, **kwargs)
             elif command == "close":
                 shard.close()
                 conn.send(("ok", None))

@@ -88,12 +88,12 @@ def test_the_side_by_side_check_names_the_first_table_that_differs(monkeypatch):
     ended = BatchedPoolEnv.end_step
 
     def one_table_off(self, pending):
-        observations, *rest = ended(self, pending)
+        stepped = ended(self, pending)
         if not pending.resetting[1]:  # table 1's observation one bit off
-            obs = observations[1].copy()
+            obs = stepped.observations[1].copy()
             obs[0] = np.nextafter(obs[0], np.float32(2))
-            observations[1] = obs
-        return observations, *rest
+            stepped.observations[1] = obs
+        return stepped
 
     monkeypatch.setattr(BatchedPoolEnv, "end_step", one_table_off)
     with pytest.raises(BatchedMismatch, match=r"NineBall-v1: the table seeded 702 differs from gym.make at step 0 "

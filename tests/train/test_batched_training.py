@@ -1,4 +1,4 @@
-"""``vec_env: batched`` (and ``batched_split``, two batched halves in two processes) trains
+"""``vec_env: batched`` (and ``batched_split``, its tables in two processes) trains
 on ``gym.make_vec``'s batched env: the same model, to the last bit, and the same monitor
 files as ``vec_env: dummy`` from the same config (the tables give what the single envs give,
 seeded alike), and it refuses what it cannot batch."""
@@ -57,17 +57,19 @@ def test_batched_refuses_a_league_or_a_curriculum_in_one_line_before_a_folder_is
 def test_split_halves_play_on_one_thread_each_and_one_batched_env_on_the_cores(tmp_path):
     """Both kinds play their calls on the env's default of one thread: ``batched_split``'s
     two processes keep the cores busy, and a second thread gains little on idle ones."""
-    from poolgym.agents.training.split_vec_env import SplitVecEnv
-    from poolgym.agents.training.train import _batched_vec_env
+    from poolgym.agents.training.train import _batched_vec_env, _worker_pids
     from poolgym.agents.training.train_config import parse_config
+    from poolgym.envs.sharded import ShardedTables
     for kind in ("batched", "batched_split"):
         cfg = parse_config(_recipe(kind))
         venv = _batched_vec_env(cfg, cfg.stage_list()[0], 0, tmp_path / kind, False)
         try:
+            assert venv.batched.num_threads == 1
             if kind == "batched":
-                assert venv.batched.num_threads == 1
+                assert _worker_pids(venv) == []
             else:
-                # The worker's half is made by the same function, with the same arguments.
-                assert isinstance(venv, SplitVecEnv) and venv.local.batched.num_threads == 1
+                # The worker's shard is made by the same function, with the same arguments.
+                assert isinstance(venv.batched, ShardedTables) and venv.batched.num_workers == 2
+                assert _worker_pids(venv) == [p.pid for p in venv.batched.processes] != []
         finally:
             venv.close()
