@@ -15,7 +15,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from poolgym.agents.tools.cli import freeze_imports
 from poolgym.agents.training import idle_cores
-from poolgym.agents.training.split_vec_env import SplitVecEnv
+from poolgym.envs.sb3_vec_env import BatchedSB3VecEnv
 from poolgym.agents.training.train import train
 
 STEPS = int(sys.argv[1])
@@ -45,9 +45,9 @@ def counted_threads(choose):
     return chosen
 
 
-ROWS = ("rollouts (collect_rollouts)", "  of which the envs' steps (SplitVecEnv.step_wait)",
+ROWS = ("rollouts (collect_rollouts)", "  of which the envs' steps (BatchedSB3VecEnv.step_wait)",
         "  of which the policy's calls (forward)", "gradient updates (MaskablePPO.train)")
-for (cls, name), row in zip([(MaskablePPO, "collect_rollouts"), (SplitVecEnv, "step_wait"),
+for (cls, name), row in zip([(MaskablePPO, "collect_rollouts"), (BatchedSB3VecEnv, "step_wait"),
                              (MaskableActorCriticPolicy, "forward"), (MaskablePPO, "train")], ROWS):
     timed(cls, name, row)
 idle_cores.threads_for = counted_threads(idle_cores.threads_for)

@@ -14,7 +14,7 @@ evaluation schedule::
     total_steps: 40000
     seed: 0
     n_envs: 1                           # envs stepped together (the policy's batch)
-    vec_env: subproc                    # n_envs > 1: subproc (a process each), dummy (in turn, here), split (half here, half in one worker), batched (gym.make_vec's batched env, here) or batched_split (two batched halves, as split)
+    vec_env: subproc                    # n_envs > 1: subproc (a process each), dummy (in turn, here), split (half here, half in one worker), batched (gym.make_vec's batched env, here) or batched_split (its tables in two processes)
     checkpoint_every: 10000             # steps; 0 = no checkpoints
     eval:
       every_steps: 5000                 # 0 = only the final evaluation

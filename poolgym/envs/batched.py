@@ -118,7 +118,8 @@ class BatchedTables(VectorEnv):
         round of shots simulated in one call; a table whose episode ended at the last step
         is reset instead (``NEXT_STEP``), its action ignored, or a table whose episode ends
         is reset at once (``SAME_STEP``)."""
-        return vector_step(self, self.step_tables(actions))
+        stepped = self.step_tables(actions)
+        return (*stepped[:4], self._stack_infos(with_finals(stepped)))
 
     def step_tables(self, actions) -> "TableSteps":
         """``step`` with each table's info apart: its ``TableSteps``, the observations stacked."""
@@ -262,18 +263,16 @@ def autoreset_mode_of(mode) -> AutoresetMode:
                      f"(or {offered[0].value!r}, {offered[1].value!r}), got {quote(mode)}")
 
 
-def vector_step(env: VectorEnv, stepped: "TableSteps") -> tuple:
-    """``env.step``'s outputs from its ``TableSteps`` (the observations stacked): the
-    infos stacked, a table reset in the step that ended it (``SAME_STEP``) with its last
-    observation and info first under ``final_obs`` and ``final_info``, as ``SyncVectorEnv``
-    adds them."""
-    infos = stepped.infos
-    if stepped.finals:
-        infos = list(infos)
-        for i, (obs, info) in stepped.finals.items():
-            infos[i] = {"final_obs": obs, "final_info": info, **infos[i]}
-    return (stepped.observations, stepped.rewards, stepped.terminations, stepped.truncations,
-            stacked_infos(env, infos))
+def with_finals(stepped: "TableSteps") -> list[dict]:
+    """The tables' infos of ``stepped`` as a vector step stacks them: a table reset in the
+    step that ended it (``SAME_STEP``) with its last observation and info first, under
+    ``final_obs`` and ``final_info``, as ``SyncVectorEnv`` adds them."""
+    if not stepped.finals:
+        return stepped.infos
+    infos = list(stepped.infos)
+    for i, (obs, info) in stepped.finals.items():
+        infos[i] = {"final_obs": obs, "final_info": info, **infos[i]}
+    return infos
 
 
 def per_table(env: VectorEnv, actions) -> list:

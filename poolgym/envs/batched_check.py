@@ -49,6 +49,15 @@ def same_observation(batched, i: int, single) -> bool:
     return row.dtype == np.asarray(single).dtype and np.array_equal(row, single)
 
 
+def same_single(got, want) -> bool:
+    """Whether two single observations are the same, bit for bit and dtype (an entry taken
+    out of stacked infos may be a NumPy scalar where the observation holds a 0-d array)."""
+    if isinstance(want, dict):
+        return isinstance(got, dict) and set(got) == set(want) and all(same_single(got[k], want[k]) for k in want)
+    got, want = np.asarray(got), np.asarray(want)
+    return got.dtype == want.dtype and np.array_equal(got, want)
+
+
 def same_info(got: dict, want: dict) -> bool:
     """Whether two infos hold the same keys and values (sequences compared as lists)."""
     if set(got) != set(want):
@@ -67,21 +76,25 @@ def same_info(got: dict, want: dict) -> bool:
 
 def play_side_by_side(env_id: str, seeds: Iterable[int], steps: int, policy: str = "masked",
                       max_episode_steps: int | None = None, num_threads: int | None = None,
-                      num_workers: int | None = None, **kwargs: Any) -> dict[str, int]:
+                      num_workers: int | None = None, same_step: bool = False, **kwargs: Any) -> dict[str, int]:
     """Step ``gym.make_vec(env_id, num_envs=len(seeds), **kwargs)`` (its ``num_threads``
     and ``num_workers`` when given) and one ``gym.make`` env per seed ``steps`` times with the same actions
     (``policy``: "masked", drawn within each table's action masks, or "random", uniform
     over the action space; from a generator seeded by the first seed), comparing every
     table after the reset and every step, across autoresets (``NEXT_STEP``: a single env
-    whose episode ended is reset when its table is). Returns the table steps compared and
-    the episode ends met; ``BatchedMismatch`` names the id, seed and step of the first
-    difference."""
+    whose episode ended is reset when its table is; with ``same_step``, the batched env's
+    ``SAME_STEP``: a single env whose episode ends is reset at once, its last observation
+    and info compared with the table's ``final_obs`` and ``final_info``). Returns the table
+    steps compared and the episode ends met; ``BatchedMismatch`` names the id, seed and
+    step of the first difference."""
     seeds = [int(s) for s in seeds]
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {list(POLICIES)}, got {policy!r}")
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     threads = {} if num_threads is None else {"num_threads": num_threads}
     workers = {} if num_workers is None else {"num_workers": num_workers}
+    if same_step:
+        workers["autoreset_mode"] = gym.vector.AutoresetMode.SAME_STEP
     vec = gym.make_vec(env_id, num_envs=len(seeds), **threads, **workers, **limit, **kwargs)
     if not isinstance(vec, (BatchedTables, ShardedTables)):
         raise ValueError(f"{env_id!r} has no batched form (no vector_entry_point)")
@@ -101,11 +114,16 @@ def play_side_by_side(env_id: str, seeds: Iterable[int], steps: int, policy: str
                     (o, info), r, te, tr = env.reset(), 0.0, False, False
                 else:
                     o, r, te, tr, info = env.step(actions[i])
+                info_i = table_info(infos, i)
+                if same_step and (te or tr):
+                    _check(same_single(info_i.pop("final_obs"), o), env_id, seeds[i], step, "final observation")
+                    _check(same_info(info_i.pop("final_info"), info), env_id, seeds[i], step, "final info")
+                    o, info = env.reset()
                 _check(same_observation(obs, i, o), env_id, seeds[i], step, "observation")
                 _check(rewards[i] == r and terminations[i] == te and truncations[i] == tr, env_id, seeds[i], step,
                        "reward or flags")
-                _check(same_info(table_info(infos, i), info), env_id, seeds[i], step, "info")
-                done[i] = te or tr
+                _check(same_info(info_i, info), env_id, seeds[i], step, "info")
+                done[i] = (te or tr) and not same_step
             ends += int(np.sum(terminations | truncations))
     finally:
         vec.close()

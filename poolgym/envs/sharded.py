@@ -32,7 +32,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import CloudpickleWrapper, batch_space
 
 from poolgym.envs.batched import BatchedPoolEnv, BatchedPotBallEnv, BatchedTables, TableSteps, autoreset_mode_of, \
-    per_table, stacked_infos, table_seeds, vector_step
+    per_table, stacked_infos, table_seeds, with_finals
 from poolgym.envs.stacking import join_stacked, joins_stacks, stack_observations
 from poolgym.envs.worker_process import default_start_method, receive, settle_worker
 from poolgym.numbers import quote
@@ -140,7 +140,8 @@ class ShardedTables(VectorEnv):
     def step(self, actions):
         """Step every table, as ``BatchedTables.step``: every shard plays its tables at the
         same time, all or nothing across the shards (module docstring)."""
-        return vector_step(self, self.step_tables(actions))
+        stepped = self.step_tables(actions)
+        return (*stepped[:4], stacked_infos(self, with_finals(stepped)))
 
     def step_tables(self, actions) -> TableSteps:
         """``BatchedTables.step_tables``: ``step`` with each table's info apart."""

@@ -391,9 +391,9 @@ def test_recipe_training_split_times_the_rollouts_and_the_updates():
     out = _run_script(ROOT / "benchmarks" / "recipe_training_split.py", "2048")
     rows = {line.split(" | ")[0].strip("| "): float(line.split(" | ")[1]) for line in out.splitlines()
             if line.startswith("| ") and "seconds" not in line}
-    assert set(rows) == {"rollouts (collect_rollouts)", "of which the envs' steps (SplitVecEnv.step_wait)",
+    assert set(rows) == {"rollouts (collect_rollouts)", "of which the envs' steps (BatchedSB3VecEnv.step_wait)",
                          "of which the policy's calls (forward)", "gradient updates (MaskablePPO.train)"}
-    assert 0 < rows["of which the envs' steps (SplitVecEnv.step_wait)"] < rows["rollouts (collect_rollouts)"]
+    assert 0 < rows["of which the envs' steps (BatchedSB3VecEnv.step_wait)"] < rows["rollouts (collect_rollouts)"]
     assert rows["gradient updates (MaskablePPO.train)"] > 0
     assert "2048 steps" in out and "update threads [" in out
 

@@ -101,3 +101,37 @@ def test_an_autoreset_mode_not_offered_is_refused_in_one_line(num_workers):
             gym.make_vec("poolgym/NineBall-v1", num_envs=3, num_workers=num_workers, autoreset_mode=bad)
     assert len(multiprocessing.active_children()) == before  # no worker started
     assert BatchedPoolEnv(2).metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+
+
+@pytest.mark.parametrize("num_workers", [1, 2])
+def test_every_table_is_the_single_env_reset_at_once(num_workers):
+    """``play_side_by_side``'s ``same_step``: each table's final observation and info, and its
+    reset, against a single env reset as soon as its episode ends."""
+    from poolgym.envs.batched_check import play_side_by_side
+
+    counted = play_side_by_side("poolgym/NineBall-v1", range(5400, 5406), 40, policy="masked", max_episode_steps=5,
+                                num_workers=num_workers, same_step=True, action_mode="choice_discrete")
+    assert counted["table_steps"] == 240 and counted["episode_ends"] >= 40
+    counted = play_side_by_side("poolgym/NineBall-v1", range(5500, 5504), 20, policy="random", max_episode_steps=4,
+                                num_workers=num_workers, same_step=True, action_mode="aim")
+    assert counted["episode_ends"] >= 16
+
+
+def test_the_same_step_check_names_a_final_observation_that_differs(monkeypatch):
+    from poolgym.envs import batched
+    from poolgym.envs.batched_check import BatchedMismatch, play_side_by_side
+
+    ended = batched.BatchedTables.end_step
+
+    def one_final_off(self, pending):
+        stepped = ended(self, pending)
+        for i, (obs, info) in stepped.finals.items():
+            obs = obs.copy()
+            obs[0] = np.nextafter(obs[0], np.float32(2))
+            stepped.finals[i] = (obs, info)
+        return stepped
+
+    monkeypatch.setattr(batched.BatchedTables, "end_step", one_final_off)
+    with pytest.raises(BatchedMismatch, match=r"differs from gym.make at step 0 \(final observation\)"):
+        play_side_by_side("poolgym/NineBall-v1", [5600, 5601], 3, "masked", max_episode_steps=1, same_step=True,
+                          action_mode="choice_discrete", obs_mode="flat")
