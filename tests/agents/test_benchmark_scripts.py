@@ -408,3 +408,18 @@ def test_sharded_env_trace_follows_both_processes_through_each_shown_step():
         assert events[0] == ["this", "step"] and events[-1] == ["this", "step"]  # "step", "step done"
         for side in ("this", "worker"):  # each process played and ended its tables
             assert [side, "play"] in events and [side, "end"] in events
+
+
+def test_lookahead_env_workers_times_one_and_two_processes(tmp_path):
+    out = _run_script(ROOT / "benchmarks" / "lookahead_env_workers.py", "2", "2", "2", "--json", str(tmp_path / "f.json"))
+    assert out.count("num_workers=1:") == 2 and out.count("num_workers=2:") == 2 and "ratio" in out
+    data = json.loads((tmp_path / "f.json").read_text())
+    assert len(data["table_steps_per_s"]["1"]) == 2 and data["ratio_best"] > 0
+
+
+def test_batched_equality_checks_the_same_step_autoreset(tmp_path):
+    out = _run_script(ROOT / "benchmarks" / "batched_equality.py", "--seed", "950000", "--table-steps", "10",
+                      "--same-step", "--json", str(tmp_path / "eq.json"))
+    cases = json.loads((tmp_path / "eq.json").read_text())["cases"]
+    assert len(cases) == 4 and all(c["same_step"] and c["equal"] and c["table_steps"] >= 10 for c in cases)
+    assert "--same-step" in json.loads((tmp_path / "eq.json").read_text())["command"] and "'same_step': True" in out
