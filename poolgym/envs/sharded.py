@@ -166,9 +166,10 @@ class ShardedTables(VectorEnv):
             parts.append(reply.observations)
             infos += reply.infos
             finals.update((worker.first + j, final) for j, final in reply.finals.items())
-        steps = [local, *replies]
-        return TableSteps(self._joined(parts), *(np.concatenate([part[k] for part in steps]) for k in (1, 2, 3)),
-                          infos, finals)
+        shards = [local, *replies]
+        return TableSteps(self._joined(parts), np.concatenate([s.rewards for s in shards]),
+                          np.concatenate([s.terminations for s in shards]),
+                          np.concatenate([s.truncations for s in shards]), infos, finals)
 
     def action_masks(self) -> np.ndarray:
         """Every table's masks, as ``BatchedTables.action_masks``: the workers' as they sent
