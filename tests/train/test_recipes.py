@@ -307,3 +307,23 @@ def test_continuing_a_run_keeps_its_curve_points(tmp_path_factory, tmp_path):
     assert {p["timesteps"] for p in points[len(before):]} == {summary["steps"]}  # the resumed start
     assert [(s["steps_from"], s["steps_to"]) for s in resumed["segments"]] == [
         (0, summary["steps"]), (summary["steps"], resumed["steps"])]
+
+
+def test_the_long_run_from_the_shipped_network_goes_on_from_it_on_two_processes(tmp_path):
+    """``nine_ball_lookahead_long.yaml``, as its description says to run it: twenty times the
+    recipe's budget, from the shipped network, its tables in two processes."""
+    from sb3_contrib import MaskablePPO
+
+    from poolgym.agents.training.canonical_policy import CanonicalPolicy
+
+    cfg = load_config(recipe("lookahead_long"))
+    assert cfg.total_steps == 20 * load_config(recipe("maskable_ppo")).total_steps
+    assert cfg.vec_env == "batched_split" and cfg.opponent == "legal-random"
+    data = tiny("lookahead_long")
+    data.update(n_envs=4)
+    data["hyperparameters"].update(n_steps=STEPS // 4)
+    shipped = ROOT / "agents" / "pretrained" / "nine_ball" / "model.zip"
+    summary = train(data, out=tmp_path, resume=shipped)
+    assert summary["steps"] == MaskablePPO.load(shipped).num_timesteps + STEPS
+    model = MaskablePPO.load(tmp_path / "model.zip")
+    assert model.learning_rate == 0.00003 and isinstance(model.policy, CanonicalPolicy)
