@@ -37,8 +37,9 @@ from poolgym.envs.sharded import ShardedTables
 MASKS = "action_masks"
 
 
-def make_sb3_vec_env(env_id: str | gym.envs.registration.EnvSpec, num_envs: int, seed: int | None = None, monitor_dir: str | None = None,
-                     first_index: int = 0, override_existing: bool = True, **kwargs: Any) -> "BatchedSB3VecEnv":
+def make_sb3_vec_env(env_id: str | gym.envs.registration.EnvSpec, num_envs: int, seed: int | None = None,
+                     monitor_dir: str | None = None, override_existing: bool = True,
+                     **kwargs: Any) -> "BatchedSB3VecEnv":
     """``BatchedSB3VecEnv`` of ``gym.make_vec(env_id, num_envs, **kwargs)`` (a batched id;
     ``num_workers`` among the arguments spreads the tables over processes), its tables
     seeded ``seed + i`` at the first reset; ``monitor_dir`` and the rest as
@@ -51,7 +52,7 @@ def make_sb3_vec_env(env_id: str | gym.envs.registration.EnvSpec, num_envs: int,
     if not isinstance(batched, (BatchedTables, ShardedTables)):
         batched.close()
         raise ValueError(f"{name!r} has no batched form; wrap gym.make({name!r}) in SB3's DummyVecEnv instead")
-    venv = BatchedSB3VecEnv(batched, monitor_dir, first_index, override_existing)
+    venv = BatchedSB3VecEnv(batched, monitor_dir, override_existing)
     if seed is not None:
         venv.seed(seed)
     return venv
@@ -60,12 +61,12 @@ def make_sb3_vec_env(env_id: str | gym.envs.registration.EnvSpec, num_envs: int,
 class BatchedSB3VecEnv(VecEnv):
     """An SB3 ``VecEnv`` over a batched env made with ``autoreset_mode=SAME_STEP`` (module
     docstring). With ``monitor_dir``, table ``i``'s episodes go to
-    ``<monitor_dir>/<first_index + i>.monitor.csv`` and the step that ends one carries
+    ``<monitor_dir>/<i>.monitor.csv`` and the step that ends one carries
     ``info["episode"]``, as ``make_vec_env(..., monitor_dir=...)``'s ``Monitor`` does for
     env ``i`` (the same rows: the tables' own float rewards summed); ``override_existing``
     False appends to the files of a continued run."""
 
-    def __init__(self, batched: BatchedTables | ShardedTables, monitor_dir: str | None = None, first_index: int = 0,
+    def __init__(self, batched: BatchedTables | ShardedTables, monitor_dir: str | None = None,
                  override_existing: bool = True) -> None:
         if batched.autoreset_mode is not AutoresetMode.SAME_STEP:
             raise ValueError(f"the batched env must reset a table in the step that ends it, as SB3 does: "
@@ -78,7 +79,7 @@ class BatchedSB3VecEnv(VecEnv):
         if monitor_dir is not None:
             os.makedirs(monitor_dir, exist_ok=True)
             env_id = str(batched.spec.id if batched.spec is not None else None)
-            self.writers = [ResultsWriter(os.path.join(monitor_dir, str(first_index + i)),
+            self.writers = [ResultsWriter(os.path.join(monitor_dir, str(i)),
                                           header={"t_start": self.t_start, "env_id": env_id},
                                           override_existing=override_existing) for i in range(self.num_envs)]
         self._episode_rewards: list[list[float]] = [[] for _ in range(self.num_envs)]
