@@ -47,7 +47,7 @@ from poolgym.rules import Outcome
 
 class BatchedTables(VectorEnv):
     """``num_envs`` tables of ``table_class(**kwargs)`` stepped together: what the batched
-    envs share (arguments, seeds, autoreset, the step limit, stacking); ``play_tables`` is
+    envs share (arguments, seeds, autoreset, the step limit, stacking); ``play_phase`` is
     each kind's own. ``max_episode_steps`` truncates each table's episode (``gym.make_vec``
     passes the id's). ``num_threads`` threads share each compiled call (default 1; None:
     the cores available to the process), never more than the tables; every output is the
@@ -217,17 +217,13 @@ class BatchedTables(VectorEnv):
         self._autoreset[i] = False
         return self.tables[i].reset(seed=seed, options=options)
 
-    def play_tables(self, which: list[int], actions: list) -> dict[int, tuple]:
-        """Step the tables ``which`` with ``actions`` (one each), their shots simulated in
-        one call: each one's step result (observation, reward, terminated, truncated, info)
-        by table, with the step limit's truncation. All or nothing: when any table fails,
-        every table is left as it was and the error is raised."""
-        return self.play_phase(which, actions).finish()
-
     def play_phase(self, which: list[int], actions: list) -> "HeldPlays":
-        """``play_tables`` in two phases: the tables' moves played (all or nothing), held
-        until ``HeldPlays.finish`` keeps them and gives the step results, or
-        ``HeldPlays.undo`` leaves every table as it was before."""
+        """Play the tables ``which`` with ``actions`` (one each), their shots simulated in
+        one call, all or nothing (when any table fails, every table is left as it was and
+        the error is raised); the plays are held until ``HeldPlays.finish`` keeps them and
+        gives each table's step result (observation, reward, terminated, truncated, info,
+        with the step limit's truncation) by table, or ``HeldPlays.undo`` leaves every
+        table as it was before."""
         raise NotImplementedError
 
     def _limited(self, i: int, result: tuple) -> tuple:

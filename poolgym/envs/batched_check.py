@@ -45,8 +45,7 @@ def same_observation(batched, i: int, single) -> bool:
     """Whether row ``i`` of a batched observation is ``single``, bit for bit and dtype."""
     if isinstance(single, dict):
         return set(batched) == set(single) and all(same_observation(batched[k], i, single[k]) for k in single)
-    row = batched[i]
-    return row.dtype == np.asarray(single).dtype and np.array_equal(row, single)
+    return same_single(batched[i], single)
 
 
 def same_single(got, want) -> bool:

@@ -33,6 +33,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from poolgym.envs.batched import BatchedTables
 from poolgym.envs.sharded import ShardedTables
+from poolgym.envs.stacking import stack_observations
 
 MASKS = "action_masks"
 
@@ -96,7 +97,8 @@ class BatchedSB3VecEnv(VecEnv):
         else:
             rows = [self.batched.reset_table(i, seed=seeds[i], options=options[i] or None)
                     for i in range(self.num_envs)]
-            observations, infos = self._stack([obs for obs, _ in rows]), [info for _, info in rows]
+            observations = stack_observations(self.batched.single_observation_space, [obs for obs, _ in rows])
+            infos = [info for _, info in rows]
         self.reset_infos = list(infos)
         self._episode_rewards = [[] for _ in range(self.num_envs)]
         self._reset_seeds()
@@ -166,8 +168,3 @@ class BatchedSB3VecEnv(VecEnv):
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]  # the tables are bare envs
-
-    def _stack(self, observations: list):
-        if isinstance(observations[0], dict):
-            return {key: np.stack([o[key] for o in observations]) for key in observations[0]}
-        return np.stack(observations)

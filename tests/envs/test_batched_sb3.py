@@ -58,6 +58,24 @@ def test_the_sb3_adapter_steps_as_dummy_vec_env(num_workers):
     dummy.close()
 
 
+@pytest.mark.parametrize("num_workers", [1, 2])
+def test_per_table_reset_options_reset_as_dummy_vec_env(num_workers):
+    """SB3's ``set_options`` with a different option per table: each table reset with its own."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    batched = make_sb3_vec_env("poolgym/NineBall-v1", 4, num_workers=num_workers, **KWARGS)
+    dummy = DummyVecEnv([lambda: gym.make("poolgym/NineBall-v1", **KWARGS)] * 4)
+    for venv in (batched, dummy):
+        venv.seed(3401)
+        venv.set_options([{"breaker": 0}, {"breaker": 1}, {"breaker": 1}, {"breaker": 0}])
+    assert np.array_equal(batched.reset(), dummy.reset())
+    assert [info["outcomes"] for info in batched.reset_infos] == [info["outcomes"] for info in dummy.reset_infos]
+    # The options mattered: the opponent broke on tables 1 and 2 only.
+    assert [bool(info["outcomes"]) for info in batched.reset_infos] == [False, True, True, False]
+    batched.close()
+    dummy.close()
+
+
 def test_the_adapter_refuses_an_env_that_resets_on_the_next_step():
     with pytest.raises(ValueError, match="leave it out"):
         make_sb3_vec_env("poolgym/NineBall-v1", 2, autoreset_mode="SameStep")
