@@ -423,3 +423,15 @@ def test_batched_equality_checks_the_same_step_autoreset(tmp_path):
     cases = json.loads((tmp_path / "eq.json").read_text())["cases"]
     assert len(cases) == 4 and all(c["same_step"] and c["equal"] and c["table_steps"] >= 10 for c in cases)
     assert "--same-step" in json.loads((tmp_path / "eq.json").read_text())["command"] and "'same_step': True" in out
+
+
+def test_compiled_share_times_the_compiled_call_inside_the_batched_step(tmp_path):
+    _run_script(ROOT / "benchmarks" / "compiled_share.py", "2", "8", "2", "--json", str(tmp_path / "c.json"))
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert sorted(data["modes"]) == ["aim", "choice_discrete"]
+    for mode in data["modes"].values():
+        assert len(mode["rounds"]) == 2
+        for r in mode["rounds"]:  # the call was timed, and is a part of the step it was timed in
+            assert 0 < r["compiled_us_per_table_step"] < r["batched_us_per_table_step"]
+        med = mode["medians"]
+        assert med["ceiling"] == round(med["single_us_per_step"] / med["compiled_us_per_table_step"], 2)
