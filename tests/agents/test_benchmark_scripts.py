@@ -435,3 +435,10 @@ def test_compiled_share_times_the_compiled_call_inside_the_batched_step(tmp_path
             assert 0 < r["compiled_us_per_table_step"] < r["batched_us_per_table_step"]
         med = mode["medians"]
         assert med["ceiling"] == round(med["single_us_per_step"] / med["compiled_us_per_table_step"], 2)
+
+
+def test_generator_draws_match_numpy_from_every_tables_generator(tmp_path):
+    _run_script(ROOT / "benchmarks" / "generator_draws.py", "8", "300", "--json", str(tmp_path / "g.json"))
+    figures = json.loads((tmp_path / "g.json").read_text())
+    assert figures["draws_equal"] and figures["states_equal"] and figures["tables"] == 8
+    assert figures["us_a_table_in_one_call"] > 0
