@@ -1,8 +1,9 @@
 """The lookahead env (what the shipped 9-ball agent reads: NineBall-v1, choice_canonical,
 ``lookahead=True``, eight plays per stroke) batched on one process and on two
-(``num_workers``), alternating in one run: table steps/s by wall clock, best of the rounds.
-Only the env's calls are timed (``step``, ``action_masks``), not the masked-random draws.
-Usage: python benchmarks/lookahead_env_workers.py TABLES STEPS ROUNDS [--json FILE]"""
+(``num_workers``), and with ``--threads`` on one process of two threads (``num_threads``),
+alternating in one run: table steps/s by wall clock, best of the rounds. Only the env's
+calls are timed (``step``, ``action_masks``), not the masked-random draws.
+Usage: python benchmarks/lookahead_env_workers.py TABLES STEPS ROUNDS [--threads] [--json FILE]"""
 import argparse
 import time
 
@@ -18,12 +19,15 @@ parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("tables", type=int)
 parser.add_argument("steps", type=int)
 parser.add_argument("rounds", type=int)
+parser.add_argument("--threads", action="store_true", help="also one process of two threads")
 parser.add_argument("--json", help="also write the figures to this file")
 args = parser.parse_args()
 
 
-def table_steps_per_s(num_workers: int, seed: int) -> float:
-    env = gym.make_vec("poolgym/NineBall-v1", num_envs=args.tables, num_workers=num_workers, **KWARGS)
+def table_steps_per_s(config: str, seed: int) -> float:
+    """``config``: "1" one process, "2" two processes, "threads2" one process of two threads."""
+    cores = {"num_threads": 2} if config == "threads2" else {"num_workers": int(config)}
+    env = gym.make_vec("poolgym/NineBall-v1", num_envs=args.tables, **cores, **KWARGS)
     rng = np.random.default_rng(seed)
     try:
         env.reset(seed=seed)
@@ -39,15 +43,23 @@ def table_steps_per_s(num_workers: int, seed: int) -> float:
     return args.tables * args.steps / spent
 
 
-figures = {1: [], 2: []}
+configs = ["1", "2", *(["threads2"] if args.threads else [])]
+figures = {config: [] for config in configs}
 for r in range(args.rounds):
-    for workers in ((1, 2) if r % 2 == 0 else (2, 1)):
-        figures[workers].append(table_steps_per_s(workers, 1000 + r))
-        print(f"round {r} num_workers={workers}: {figures[workers][-1]:.1f} table steps/s", flush=True)
+    for config in (configs if r % 2 == 0 else configs[::-1]):
+        figures[config].append(table_steps_per_s(config, 1000 + r))
+        name = "num_threads=2" if config == "threads2" else f"num_workers={config}"
+        print(f"round {r} {name}: {figures[config][-1]:.1f} table steps/s", flush=True)
 best = {k: max(v) for k, v in figures.items()}
-print(f"best: one process {best[1]:.1f}, two {best[2]:.1f} table steps/s, ratio {best[2] / best[1]:.2f}")
+print(f"best: one process {best['1']:.1f}, two {best['2']:.1f} table steps/s, ratio {best['2'] / best['1']:.2f}")
+if args.threads:
+    print(f"best: one process of two threads {best['threads2']:.1f} table steps/s, "
+          f"ratio {best['threads2'] / best['1']:.2f}")
 if args.json:
-    atomic_write_json(args.json, {"command": f"python benchmarks/lookahead_env_workers.py {args.tables} {args.steps} "
-                                             f"{args.rounds}", "env": "poolgym/NineBall-v1", "kwargs": KWARGS,
-                                  "table_steps_per_s": {str(k): [round(x, 1) for x in v] for k, v in figures.items()},
-                                  "ratio_best": round(best[2] / best[1], 3)})
+    command = f"python benchmarks/lookahead_env_workers.py {args.tables} {args.steps} {args.rounds}"
+    atomic_write_json(args.json, {"command": command + (" --threads" if args.threads else ""),
+                                  "env": "poolgym/NineBall-v1", "kwargs": KWARGS,
+                                  "table_steps_per_s": {k: [round(x, 1) for x in v] for k, v in figures.items()},
+                                  "ratio_best": round(best["2"] / best["1"], 3),
+                                  **({"threads_ratio_best": round(best["threads2"] / best["1"], 3)}
+                                     if args.threads else {})})

@@ -53,9 +53,10 @@ class BatchedTables(VectorEnv):
     the cores available to the process), never more than the tables; every output is the
     same for any count. One is the default because the call is a small part of a step: a
     second thread gained 0-4% on idle cores and lost 5-17% on busy ones
-    (benchmarks/results/throughput/batched_threads.md). ``autoreset_mode``: ``NEXT_STEP``
-    or ``SAME_STEP`` (module docstring). Rendering is not batched: ``render_mode`` and
-    ``trajectories`` are refused."""
+    (benchmarks/results/throughput/batched_threads.md); with ``lookahead=True``, whose
+    plays the threads share too, it gained 40% (``lookahead_threads.md`` there).
+    ``autoreset_mode``: ``NEXT_STEP`` or ``SAME_STEP`` (module docstring). Rendering is not
+    batched: ``render_mode`` and ``trajectories`` are refused."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
     table_class: type = PoolEnv
@@ -298,9 +299,16 @@ def stacked_infos(env: VectorEnv, infos: list[dict]) -> dict:
 
 
 class BatchedPoolEnv(BatchedTables):
-    """``num_envs`` tables of ``PoolEnv(**kwargs)`` stepped together (module docstring)."""
+    """``num_envs`` tables of ``PoolEnv(**kwargs)`` stepped together (module docstring).
+    Its ``num_threads`` threads share the tables' lookahead plays too (``lookahead=True``:
+    ``PoolEnv.kernel_threads``)."""
 
     table_class = PoolEnv
+
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        super().__init__(num_envs, max_episode_steps, **kwargs)
+        for table in self.tables:
+            table.kernel_threads = self._threads
 
     def play_phase(self, which: list[int], actions: list) -> "HeldPlays":
         """``BatchedTables.play_phase``: every round of the tables' shots simulated in one

@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import weakref
 import zlib
-from typing import NamedTuple
+from functools import partial
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -61,6 +62,9 @@ from poolgym.physics.stroke_summary import stroke_features
 from poolgym.physics.strikes import ANGLE, noise_draws, strike_rows
 from poolgym.rules import CueBallZone, GameState, Ruleset
 
+if TYPE_CHECKING:  # no thread pool at import
+    from poolgym.physics.threads import KernelThreads
+
 LOOKAHEAD_SLOTS = 4
 # (speed bin of 10, vertical bin of 5): soft, medium and firm (1.6, 2.9 and 4.2 m/s under
 # v1's 0.3-12 m/s), each drawn, centre-ball and with follow (full tip offset).
@@ -70,6 +74,9 @@ N_FEATURES = len(FEATURES)
 SIZE = LOOKAHEAD_SLOTS * len(STROKES) * N_FEATURES
 DEFAULT_SAMPLES = 2
 MAX_SAMPLES = 64
+# The fewest plays whose next shots' chances a thread works out (``chances_after``): about
+# 0.0025 ms a play against about 0.1 ms a share costs.
+MIN_CHANCES_PER_THREAD = 32
 
 
 def check_samples(value) -> int:
@@ -121,12 +128,15 @@ def noise_seed(state: GameState, seed: int) -> np.random.SeedSequence:
 
 
 def lookahead_features(state: GameState, rules: Ruleset, simulator: Simulator, mapper,
-                       samples: int = DEFAULT_SAMPLES, seed: int = 0, state_checked: bool = False) -> np.ndarray:
+                       samples: int = DEFAULT_SAMPLES, seed: int = 0, state_checked: bool = False,
+                       threads: KernelThreads | None = None) -> np.ndarray:
     """The ``lookahead`` entry of ``state`` (``SIZE`` values in [0, 1], slot by slot, stroke
     by stroke, ``FEATURES`` order; see the module docstring); all zeros where a slot is not
     a pot, on a break (no cue-ball position to foresee there) and where no shot is due.
     ``mapper`` is the env's ``ChoiceMapper`` (its slots and strokes), ``simulator`` the
-    env's (its table and noise); ``state_checked`` as in ``poolgym.envs.play.simulate_move``."""
+    env's (its table and noise); ``state_checked`` as in ``poolgym.envs.play.simulate_move``.
+    With ``threads`` (``poolgym.physics.threads.KernelThreads``) the plays in bulk and
+    their next shots' chances are shared among the threads: the same values."""
     out = np.zeros((LOOKAHEAD_SLOTS, len(STROKES), N_FEATURES), dtype=np.float32)
     slots = mapper.slots(state, rules)
     if not cand.shot_is_due(state) or state.awaiting_break:
@@ -155,7 +165,8 @@ def lookahead_features(state: GameState, rules: Ruleset, simulator: Simulator, m
         else:
             bulk.append((i, slot, lead, layout))
     if bulk:
-        _judged_in_bulk(out, bulk, strokes.fields, state, rules, simulator, mapper, sequence, plays, state_checked)
+        _judged_in_bulk(out, bulk, strokes.fields, state, rules, simulator, mapper, sequence, plays, state_checked,
+                        threads)
     return out.reshape(-1)
 
 
@@ -258,7 +269,7 @@ class _Tallies(NamedTuple):
 
 def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: GameState, rules: Ruleset,
                     simulator: Simulator, mapper, sequence: np.random.SeedSequence, plays: int,
-                    state_checked: bool) -> None:
+                    state_checked: bool, threads: KernelThreads | None) -> None:
     """Fill ``out``'s rows of the ``bulk`` slots ((slot index, slot, its first stroke's move,
     the layout ``bulk_layout`` gave); ``fields``: ``_Strokes.fields``), where the game
     judges shots in bulk (``NineBall.plain_verdicts``): every stroke's plays on every slot
@@ -268,7 +279,8 @@ def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: Game
     means in one (``stroke_summary.stroke_features``): the same values as ``_summary``'s
     to the last bit.
     A play that needs the rules' own judgement (a spotted money ball, a ball dropping after
-    the rest) is played again alone and judged by ``Ruleset.apply_shot``."""
+    the rest) is played again alone and judged by ``Ruleset.apply_shot``. ``threads`` share
+    the compiled calls on the plays (``lookahead_features``)."""
     count = len(STROKES)
     shots = np.tile(fields, (len(bulk), 1))
     shots[:, ANGLE] = np.repeat([lead.shot.angle_deg for _, _, lead, _ in bulk], count)
@@ -285,7 +297,7 @@ def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: Game
     for ks in spots.values():
         rows = (strikes[ks[0] * block:(ks[-1] + 1) * block] if ks == list(range(ks[0], ks[-1] + 1))
                 else np.concatenate([strikes[k * block:(k + 1) * block] for k in ks]))
-        played.append(simulator.simulate_facts(bulk[ks[0]][3], rows))
+        played.append(simulator.simulate_facts(bulk[ks[0]][3], rows, threads))
     # Every layout holds the state's balls and the cue ball: the same ball columns.
     facts = played[0] if len(played) == 1 else played[0]._make(
         [played[0].nums] + [np.concatenate(column) for column in zip(*(f[1:] for f in played))])
@@ -297,11 +309,17 @@ def _judged_in_bulk(out: np.ndarray, bulk: list, fields: np.ndarray, state: Game
     head = table.head_spot
     ended = verdict.won | verdict.lost
     cue = facts.nums.index(0)
+    nums, need = np.array(facts.nums, dtype=np.int64), ~(ended | verdict.spot)
+    fixed = (float(mapper.sigma_deg), *table.surface_arrays, cand.in_hand_place(CueBallZone.ANYWHERE, table),
+             head[0], head[1], geometry.ZONE_ANYWHERE)
+    shares = [slice(0, len(need))] if threads is None else threads.row_shares(len(need), MIN_CHANCES_PER_THREAD)
     with compiled_call():
-        chances = geometry.chances_after(
-            np.array(facts.nums, dtype=np.int64), facts.xs, facts.ys, facts.on, verdict.foul,
-            ~(ended | verdict.spot), float(mapper.sigma_deg), *table.surface_arrays,
-            cand.in_hand_place(CueBallZone.ANYWHERE, table), head[0], head[1], geometry.ZONE_ANYWHERE)
+        if len(shares) == 1:
+            chances = geometry.chances_after(nums, facts.xs, facts.ys, facts.on, verdict.foul, need, *fixed)
+        else:  # each play's chance is its own: the rows shared among the threads
+            chances = np.concatenate(threads.run([
+                partial(geometry.chances_after, nums, facts.xs[rows], facts.ys[rows], facts.on[rows],
+                        verdict.foul[rows], need[rows], *fixed) for rows in shares]))
     tallies = _Tallies.of(len(chances), simulated=np.ones(len(chances), dtype=bool),
                        on=np.ascontiguousarray(facts.on[:, cue]), x=np.ascontiguousarray(facts.xs[:, cue]),
                        y=np.ascontiguousarray(facts.ys[:, cue]), foul=verdict.foul, ended=ended,

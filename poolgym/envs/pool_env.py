@@ -343,6 +343,9 @@ class PoolEnv(RenderMixin, gym.Env):
         self.agent = 0
         self.breaker_mode = breaker
         self.state: GameState | None = None
+        # The threads the lookahead's compiled calls share (``lookahead_features``): a
+        # batched env's ``num_threads``; None plays them in this thread.
+        self.kernel_threads = None
         # The last state the rules' transitions built here (``_enter``).
         self._built_state: GameState | None = None
         self.initial_state: GameState | None = None
@@ -683,7 +686,8 @@ class PoolEnv(RenderMixin, gym.Env):
         lookahead = None
         if self.lookahead:
             lookahead = lookahead_features(self.state, self.rules, self.simulator, self.mapper,
-                                           self.lookahead_samples, state_checked=self.state is self._built_state)
+                                           self.lookahead_samples, state_checked=self.state is self._built_state,
+                                           threads=self.kernel_threads)
         if self.obs_mode == "flat":
             # The flat vector written directly: what flattening the Dict observation gives.
             return flat_game_observation(self.state, self.rules, self.table, player, match=match,

@@ -59,6 +59,16 @@ class KernelThreads:
             wait(futures)
         return [first, *(future.result() for future in futures)]
 
+    def row_shares(self, count: int, least: int) -> list[slice]:
+        """``count`` rows cut into contiguous shares for ``run``, one per thread but none of
+        fewer than ``least`` rows (one share of every row when there are too few): a call on
+        rows independent of each other, split so that each share runs on a thread."""
+        shares = min(self.count, count // least)
+        if shares < 2:
+            return [slice(0, count)]
+        cuts = [count * k // shares for k in range(shares + 1)]
+        return [slice(a, b) for a, b in zip(cuts, cuts[1:])]
+
     def close(self) -> None:
         """Stop the workers (after the calls under way); a later ``run`` raises."""
         self._pool.shutdown(wait=True)

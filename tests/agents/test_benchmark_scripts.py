@@ -410,11 +410,14 @@ def test_sharded_env_trace_follows_both_processes_through_each_shown_step():
             assert [side, "play"] in events and [side, "end"] in events
 
 
-def test_lookahead_env_workers_times_one_and_two_processes(tmp_path):
-    out = _run_script(ROOT / "benchmarks" / "lookahead_env_workers.py", "2", "2", "2", "--json", str(tmp_path / "f.json"))
+def test_lookahead_env_workers_times_one_and_two_processes_and_two_threads(tmp_path):
+    out = _run_script(ROOT / "benchmarks" / "lookahead_env_workers.py", "2", "2", "2", "--threads",
+                      "--json", str(tmp_path / "f.json"))
     assert out.count("num_workers=1:") == 2 and out.count("num_workers=2:") == 2 and "ratio" in out
+    assert out.count("num_threads=2:") == 2
     data = json.loads((tmp_path / "f.json").read_text())
-    assert len(data["table_steps_per_s"]["1"]) == 2 and data["ratio_best"] > 0
+    assert len(data["table_steps_per_s"]["1"]) == 2 and len(data["table_steps_per_s"]["threads2"]) == 2
+    assert data["ratio_best"] > 0 and data["threads_ratio_best"] > 0 and data["command"].endswith("--threads")
 
 
 def test_batched_equality_checks_the_same_step_autoreset(tmp_path):

@@ -3,8 +3,9 @@ thread (``Simulator.layout_plays`` with ``poolgym.physics.threads.KernelThreads`
 every array of one call to the last bit, and every table what ``gym.make`` gives, for any
 thread count (a count that does not divide the tables, more threads than plays, airborne
 plays handed on to the airborne core in the calling thread); a call too small to pay for a
-thread stays in one; the count is checked, capped at the tables and passed through
-``gym.make_vec`` and the SB3 adapter, and ``close`` stops the threads."""
+thread stays in one; the lookahead's plays (``Simulator.simulate_facts``) and their next
+shots' chances shared too, the same features; the count is checked, capped at the tables
+and passed through ``gym.make_vec`` and the SB3 adapter, and ``close`` stops the threads."""
 
 from __future__ import annotations
 
@@ -107,6 +108,71 @@ def test_a_thread_gets_a_share_of_at_least_the_fewest_plays(monkeypatch):
             assert shared == ([] if shares is None else [shares]), count
     finally:
         threads.close()
+
+
+def test_simulate_facts_on_threads_are_one_call_to_the_last_bit(monkeypatch):
+    """Plays from one layout, level and airborne, shared among 2 to 5 threads (shares of
+    any size, then only of ``MIN_FACT_PLAYS_PER_THREAD`` plays or more): every fact of one
+    call, bit for bit."""
+    table = Table.preset("9ft")
+    sim = Simulator(table)
+    rng = np.random.default_rng(49)
+    layout = random_layout(table, 9, rng)
+    shots = [random_shot(rng) for _ in range(70)]
+    shots = [replace(shot, elevation_deg=float(rng.uniform(5.0, Shot.MAX_ELEVATION_DEG))) if k % 4 == 0 else shot
+             for k, shot in enumerate(shots)]
+    strikes = np.array([sim.strike_state(shot.validate(sim.params.max_speed)) for shot in shots])
+    one = sim.simulate_facts(layout, strikes)
+    assert np.all(one.status == core.DONE) and one.pocketed.any() and (one.first >= 0).any()
+
+    def same(a, b) -> bool:
+        return a.nums == b.nums and all(x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+                                        for x, y in zip(a[1:], b[1:]))
+
+    for least in (1, simulator.MIN_FACT_PLAYS_PER_THREAD):
+        monkeypatch.setattr(simulator, "MIN_FACT_PLAYS_PER_THREAD", least)
+        for count in (2, 3, 4, 5):
+            threads = KernelThreads(count)
+            shared = []
+            run = threads.run
+            monkeypatch.setattr(threads, "run", lambda calls: shared.append(len(calls)) or run(calls))
+            try:
+                assert same(sim.simulate_facts(layout, strikes, threads), one), (least, count)
+                assert shared == [min(count, 70 // least)], (least, count)
+                assert same(sim.simulate_facts(layout, strikes[:1], threads), sim.simulate_facts(layout, strikes[:1]))
+            finally:
+                threads.close()
+
+
+def test_the_lookahead_on_threads_gives_every_table_the_same_features():
+    """The lookahead env (the shipped agent's: ``choice_canonical``, eight plays a stroke)
+    on two threads: observations (every entry), rewards and masks of one thread's at every
+    step, with its plays and their chances shared among the threads."""
+    kwargs = dict(action_mode="choice_canonical", lookahead=True, lookahead_samples=8)
+    seen = {}
+    for num_threads in (1, 2):
+        vec = gym.make_vec("poolgym/NineBall-v1", num_envs=4, num_threads=num_threads, **kwargs)
+        shared = []
+        if num_threads == 2:
+            run = vec._threads.run
+            vec._threads.run = lambda calls: shared.append(len(calls)) or run(calls)
+        obs, _ = vec.reset(seed=31)
+        rng = np.random.default_rng(31)
+        arrays, lookahead = [*obs.values()], [obs["lookahead"]]
+        try:
+            for _ in range(12):
+                masks = vec.action_masks()
+                obs, rewards, terminated, truncated, _ = vec.step(
+                    np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+                arrays += [masks, *obs.values(), rewards, terminated, truncated]
+                lookahead.append(obs["lookahead"])
+        finally:
+            vec.close()
+        seen[num_threads] = arrays
+        if num_threads == 2:
+            assert shared.count(2) > 12  # the lookahead's calls were shared
+    assert len(seen[1]) == len(seen[2]) and all(np.array_equal(a, b) for a, b in zip(seen[1], seen[2]))
+    assert np.count_nonzero(np.concatenate(lookahead)) > 1000  # features worked out, not empty rows
 
 
 def test_num_threads_is_checked_capped_at_the_tables_and_passed_through_make_vec():
