@@ -445,3 +445,12 @@ def test_generator_draws_match_numpy_from_every_tables_generator(tmp_path):
     figures = json.loads((tmp_path / "g.json").read_text())
     assert figures["draws_equal"] and figures["states_equal"] and figures["tables"] == 8
     assert figures["us_a_table_in_one_call"] > 0
+
+
+def test_batched_equality_checks_the_lookahead_env_on_threads(tmp_path):
+    _run_script(ROOT / "benchmarks" / "batched_equality.py", "--seed", "970000", "--table-steps", "10",
+                "--threads", "2", "--lookahead", "--json", str(tmp_path / "eq.json"))
+    data = json.loads((tmp_path / "eq.json").read_text())
+    (case,) = data["cases"]
+    assert case["lookahead"] and case["num_threads"] == 2 and case["equal"] and case["table_steps"] >= 10
+    assert data["command"].endswith("--threads 2 --lookahead")
