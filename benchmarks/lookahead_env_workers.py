@@ -14,6 +14,8 @@ import poolgym  # noqa: F401  (registers the ids)
 from poolgym.files import atomic_write_json
 
 KWARGS = dict(obs_mode="flat", action_mode="choice_canonical", lookahead=True, lookahead_samples=8)
+# Each set-up's key in the figures, and its cores.
+SETUPS = {"1": {"num_workers": 1}, "2": {"num_workers": 2}, "threads2": {"num_threads": 2}}
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("tables", type=int)
@@ -25,9 +27,8 @@ args = parser.parse_args()
 
 
 def table_steps_per_s(config: str, seed: int) -> float:
-    """``config``: "1" one process, "2" two processes, "threads2" one process of two threads."""
-    cores = {"num_threads": 2} if config == "threads2" else {"num_workers": int(config)}
-    env = gym.make_vec("poolgym/NineBall-v1", num_envs=args.tables, **cores, **KWARGS)
+    """Table steps/s of the set-up ``config`` (a key of ``SETUPS``)."""
+    env = gym.make_vec("poolgym/NineBall-v1", num_envs=args.tables, **SETUPS[config], **KWARGS)
     rng = np.random.default_rng(seed)
     try:
         env.reset(seed=seed)
@@ -48,7 +49,7 @@ figures = {config: [] for config in configs}
 for r in range(args.rounds):
     for config in (configs if r % 2 == 0 else configs[::-1]):
         figures[config].append(table_steps_per_s(config, 1000 + r))
-        name = "num_threads=2" if config == "threads2" else f"num_workers={config}"
+        name = ", ".join(f"{key}={value}" for key, value in SETUPS[config].items())
         print(f"round {r} {name}: {figures[config][-1]:.1f} table steps/s", flush=True)
 best = {k: max(v) for k, v in figures.items()}
 print(f"best: one process {best['1']:.1f}, two {best['2']:.1f} table steps/s, ratio {best['2'] / best['1']:.2f}")
