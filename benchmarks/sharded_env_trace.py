@@ -2,7 +2,7 @@
 through a few steps (NineBall-v1, choice_discrete, masked random, N tables on two processes).
 Each line: which process, what it began or finished, milliseconds from the step's start.
 Usage: python benchmarks/sharded_env_trace.py [N] [STEPS] [SHOWN]  (defaults 32 60 3: the last
-SHOWN steps printed, the mean step over all but the first ten)."""
+SHOWN steps printed; the mean step and each side's phases over all but the first ten)."""
 import json, os, sys, tempfile, time
 import multiprocessing.connection as connection
 import numpy as np
@@ -63,7 +63,21 @@ starts = [i for i, e in enumerate(events) if e[0] == main and e[1] == "step"]
 ends = [i for i, e in enumerate(events) if e[0] == main and e[1] == "step done"]
 walls = [events[j][2] - events[i][2] for i, j in zip(starts, ends)][10:]
 print(f"N={N}: mean step {1000 * sum(walls) / len(walls):.2f} ms over {len(walls)} steps")
-for i, j in list(zip(starts, ends))[-SHOWN:]:
+
+
+def lasted(pid, name, i, j):
+    """How long ``pid``'s phase ``name`` took in the step of events ``i..j`` (ms)."""
+    begun = next(e[2] for e in events[i:j + 1] if e[0] == pid and e[1] == name)
+    return 1000 * (next(e[2] for e in events[i:j + 1] if e[0] == pid and e[1] == name + " done") - begun)
+
+
+worker = next(e[0] for e in events if e[0] != main)
+steps = list(zip(starts, ends))[10:]
+phases = {f"{who} {name}": [lasted(pid, name, i, j) for i, j in steps]
+          for who, pid in (("this", main), ("worker", worker)) for name in ("play", "end")}
+phases["between steps"] = [1000 * (events[k][2] - events[j][2]) for (_, j), k in zip(steps, starts[11:])]
+print("mean ms: " + ", ".join(f"{name} {sum(times) / len(times):.2f}" for name, times in phases.items()))
+for i, j in list(zip(starts, ends))[len(starts) - SHOWN:]:
     print("----")
     for pid, event, t in events[i:j + 1]:
         print(f"{'this  ' if pid == main else 'worker'} {event:14s} {1000 * (t - events[i][2]):7.2f}")
