@@ -2,7 +2,8 @@
 through a few steps (NineBall-v1, choice_discrete, masked random, N tables on two processes).
 Each line: which process, what it began or finished, milliseconds from the step's start.
 Usage: python benchmarks/sharded_env_trace.py [N] [STEPS] [SHOWN]  (defaults 32 60 3: the last
-SHOWN steps printed; the mean step and each side's phases over all but the first ten)."""
+SHOWN steps printed; the mean step, each side's phases, and what a step would take were the
+pipes free, over all but the first ten)."""
 import json, os, sys, tempfile, time
 import multiprocessing.connection as connection
 import numpy as np
@@ -77,6 +78,11 @@ phases = {f"{who} {name}": [lasted(pid, name, i, j) for i, j in steps]
           for who, pid in (("this", main), ("worker", worker)) for name in ("play", "end")}
 phases["between steps"] = [1000 * (events[k][2] - events[j][2]) for (_, j), k in zip(steps, starts[11:])]
 print("mean ms: " + ", ".join(f"{name} {sum(times) / len(times):.2f}" for name, times in phases.items()))
+# What a step would take were sending, receiving and stacking free: each phase ends when the
+# slower side ends it (as now), the two phases one, or the work shared evenly.
+play, end = (np.array([phases[f"this {name}"], phases[f"worker {name}"]]) for name in ("play", "end"))
+print(f"were the pipes free, mean ms: two waits {np.mean(play.max(0) + end.max(0)):.2f}, "
+      f"one wait {np.mean((play + end).max(0)):.2f}, even {np.mean((play + end).sum(0) / 2):.2f}")
 for i, j in list(zip(starts, ends))[len(starts) - SHOWN:]:
     print("----")
     for pid, event, t in events[i:j + 1]:

@@ -313,11 +313,7 @@ class BatchedPoolEnv(BatchedTables):
     def play_phase(self, which: list[int], actions: list) -> "HeldPlays":
         """``BatchedTables.play_phase``: every round of the tables' shots simulated in one
         call, each table's step guarded (``PoolEnv._all_or_nothing``) until the plays are
-        kept or undone. The step results are worked out before the plays are held (a
-        failure there undoes them too): ``PoolEnv.end_step`` only reads its table (what it
-        keeps is keyed by the state it reads), so an undo after it still leaves the table
-        as it was, and shards in processes work out their results before they wait for
-        each other (``ShardedTables``)."""
+        kept or undone."""
         tables = self.tables
         guards = []
 
@@ -339,7 +335,6 @@ class BatchedPoolEnv(BatchedTables):
                     break
                 staged = {i: tables[i].stage_opponent_move(begun[i][0]) for i in moving}
                 self._finish(staged, begun, opponent=True)
-            results = {i: tables[i].end_step(*begun[i], decisions.get(i)) for i in which}
         except BaseException:
             undo()
             raise
@@ -347,7 +342,7 @@ class BatchedPoolEnv(BatchedTables):
         def keep() -> dict[int, tuple]:
             for guard in guards:
                 guard.keep()
-            return {i: self._limited(i, results[i]) for i in which}
+            return {i: self._limited(i, tables[i].end_step(*begun[i], decisions.get(i))) for i in which}
 
         return HeldPlays(keep, undo)
 

@@ -131,7 +131,7 @@ class ShardedTables(VectorEnv):
         replies = self._answers(asked)
         self._masks_follow(replies)
         observations, infos = _raise_first([local, *replies])[0]
-        parts = [self._stacked(observations)]
+        parts = [observations]
         for obs, info in replies:
             parts.append(obs)
             infos = infos + info
@@ -146,10 +146,7 @@ class ShardedTables(VectorEnv):
     def step_tables(self, actions) -> TableSteps:
         """``BatchedTables.step_tables``: ``step`` with each table's info apart."""
         rows = per_table(self, actions)
-        # An array of actions goes to each worker as its one slice: a tenth of the time of
-        # pickling its rows one by one.
-        batch = actions if isinstance(actions, np.ndarray) else None
-        asked = self._ask("play", lambda worker: worker.part(rows) if batch is None else worker.part(batch))
+        asked = self._ask("play", lambda worker: worker.part(rows))
         pending = _attempt(self.local.begin_step, rows[:self.local.num_envs])
         played = self._answers(asked)
         if any(isinstance(reply, _Failure) for reply in [pending, *played]):
@@ -161,8 +158,6 @@ class ShardedTables(VectorEnv):
             _raise_first([pending, *played])
         asked = self._ask("keep", lambda worker: None)
         local = _attempt(self.local.end_step, pending)
-        if not isinstance(local, _Failure):  # stacked while the workers may still be at work
-            local = local._replace(observations=self._stacked(local.observations))
         replies = self._answers(asked)
         self._masks_follow(replies)
         local = _raise_first([local, *replies])[0]
@@ -272,18 +267,12 @@ class ShardedTables(VectorEnv):
             worker.masks = None
             worker.masks_follow = self._masked and not isinstance(reply, _Failure)
 
-    def _stacked(self, observations: list):
-        """This process's shard's observations stacked where its space's batches join (as
-        each worker sends its own, ``_serve``), else left a list."""
-        space = self.single_observation_space
-        return stack_observations(space, observations) if joins_stacks(space) else observations
-
     def _joined(self, parts: list):
-        """The shards' observations (each stacked where its space's batches join, ``_stacked``,
-        else a list) as one batch, stacked as one process stacks them."""
+        """The shards' observations (this process's a list; each worker's stacked where its
+        space's batches join, ``_serve``) as one batch, stacked as one process stacks them."""
         space = self.single_observation_space
         if joins_stacks(space):
-            return join_stacked(space, parts)
+            return join_stacked(space, [stack_observations(space, parts[0]), *parts[1:]])
         return stack_observations(space, [obs for part in parts for obs in part])
 
 
@@ -327,8 +316,8 @@ class _Worker:
         self.process.start()
         child.close()
 
-    def part(self, rows):
-        """This shard's rows of a per-table list (or of an array, by table)."""
+    def part(self, rows: list) -> list:
+        """This shard's rows of a per-table list."""
         return rows[self.first:self.first + self.count]
 
     def send(self, command: str, data: Any) -> None:

@@ -401,6 +401,11 @@ def test_recipe_training_split_times_the_rollouts_and_the_updates():
 def test_sharded_env_trace_follows_both_processes_through_each_shown_step():
     out = _run_script(ROOT / "benchmarks" / "sharded_env_trace.py", "4", "12", "2")
     assert out.startswith("N=4: mean step ") and "over 2 steps" in out.splitlines()[0]
+    phases = dict(part.rsplit(" ", 1) for part in out.splitlines()[1].removeprefix("mean ms: ").split(", "))
+    assert set(phases) == {"this play", "this end", "worker play", "worker end", "between steps"}
+    assert all(float(ms) > 0 for ms in phases.values())
+    free = dict(part.rsplit(" ", 1) for part in out.splitlines()[2].split("mean ms: ")[1].split(", "))
+    assert float(free["two waits"]) >= float(free["one wait"]) >= float(free["even"]) > 0
     steps = out.split("----\n")[1:]
     assert len(steps) == 2
     for step in steps:
