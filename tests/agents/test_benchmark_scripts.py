@@ -452,6 +452,16 @@ def test_generator_draws_match_numpy_from_every_tables_generator(tmp_path):
     assert figures["us_a_table_in_one_call"] > 0
 
 
+def test_step_kinds_counts_every_table_step_and_every_move(tmp_path):
+    _run_script(ROOT / "benchmarks" / "step_kinds.py", "4", "30", "--seed", "5", "--json", str(tmp_path / "k.json"))
+    data = json.loads((tmp_path / "k.json").read_text())
+    assert data["table_steps"] == 120 == sum(data["moves_per_step"].values())
+    assert data["moves"] == sum(int(n) * c for n, c in data["moves_per_step"].items())
+    shares = list(data["covered"].values())
+    assert shares == sorted(shares) and shares[-1] == 1.0 and shares[0] > 0  # every kind is in the last set
+    assert data["steps_with_kind"]["ball in hand"] > 0 and data["fouls_by_section"]
+
+
 def test_batched_equality_checks_the_lookahead_env_on_threads(tmp_path):
     _run_script(ROOT / "benchmarks" / "batched_equality.py", "--seed", "970000", "--table-steps", "10",
                 "--threads", "2", "--lookahead", "--json", str(tmp_path / "eq.json"))
