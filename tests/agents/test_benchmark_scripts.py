@@ -452,6 +452,15 @@ def test_generator_draws_match_numpy_from_every_tables_generator(tmp_path):
     assert figures["us_a_table_in_one_call"] > 0
 
 
+def test_compiled_exactness_finds_the_hypot_port_and_the_other_functions_equal_to_cpython(tmp_path):
+    _run_script(ROOT / "benchmarks" / "compiled_exactness.py", "20000", "--json", str(tmp_path / "e.json"))
+    data = json.loads((tmp_path / "e.json").read_text())
+    assert data["inputs"] == 20000 and data["draws_equal"] and data["states_equal"]
+    # What a compiled step relies on: every function but numba's own hypot gives CPython's values.
+    assert {name: count for name, count in data["differ"].items() if name != "hypot"} == dict.fromkeys(
+        ["cpython_hypot", "atan2", "asin", "degrees", "radians", "cos", "sin", "sqrt"], 0)
+
+
 def test_step_kinds_counts_every_table_step_and_every_move(tmp_path):
     _run_script(ROOT / "benchmarks" / "step_kinds.py", "4", "30", "--seed", "5", "--json", str(tmp_path / "k.json"))
     data = json.loads((tmp_path / "k.json").read_text())
