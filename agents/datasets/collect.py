@@ -40,6 +40,13 @@ agent, opponent, env and poolgym version (``minari show`` prints it), and the sa
 started with ``seed`` is reset with ``seed + n + i``, ``n`` the episodes the dataset held
 before the run (0 for a new one), so a run appended with the same ``seed`` plays new racks.
 
+Several episodes at a time: with ``num_envs=N`` (``--num-envs``) the episodes are played N
+at a time on the id's batched env (``gym.make_vec``), each table by an agent of its own,
+each table taking the next seed when its episode ends. A table's episode is its single
+env's, and every agent starts each episode afresh from its seed, so the dataset is the one
+one env records, episode for episode; episodes are handed to the dataset in seed order.
+An interrupted run keeps the finished episodes up to the first unfinished one.
+
 Appending: a dataset id that exists is opened through poolgym's checks
 (``poolgym.agents.datasets.checks``: a dataset is data, and a damaged one is refused in one
 line) and gets the new episodes after its own, once its env spec (id, entry point, keyword
@@ -76,6 +83,7 @@ import numpy as np
 
 import poolgym
 from poolgym.agents.datasets.checks import dataset_folder, load_dataset
+from poolgym.envs.batched import BatchedTables
 from poolgym.files import replace_folder
 
 # Minari's ``namespace/name-vN`` ids (the namespace may be nested: ``poolgym/nine-ball``).
@@ -338,13 +346,16 @@ def make_collection_env(env_id: str, opponent: str | None = None, action_mode: s
 
 def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent: str | None = None,
             action_mode: str | None = None, obs_mode: str | None = None, pot_residual: str | None = None,
-            lookahead_samples: int | None = None, seed: int = 0,
+            lookahead_samples: int | None = None, seed: int = 0, num_envs: int = 1,
             flush_every: int = FLUSH_EVERY, progress: Callable[[], None] | None = None,
             stop_after: int | None = None, trust_model: bool = False) -> CollectResult:
     """Record ``episodes`` episodes of ``agent`` (a ladder name or model spec) in ``env_id``
     into the Minari dataset ``dataset_id`` (module docstring), in an env made with the given
     arguments (``make_collection_env``); ``progress()`` is called
-    after each episode. ``stop_after`` raises ``KeyboardInterrupt`` after that many steps of
+    after each episode. ``num_envs`` above one plays that many episodes at a time on the
+    id's batched env (``gym.make_vec``), one agent per table: the dataset is the one a
+    single env records, episode for episode (``_played_on_tables``). ``stop_after`` raises
+    ``KeyboardInterrupt`` after that many steps of
     this run, as a Ctrl-C would (for tests of an interrupted collection). A
     ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM while the collection runs) keeps the finished
     episodes and is raised again after they are written; ``CollectResult.interrupted`` is
@@ -357,49 +368,51 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
         raise ValueError(f"agent must be a ladder name or model spec (a string), got {agent!r}")
     episodes = _count(episodes, "episodes", 1)
     seed = _count(seed, "seed", 0)
+    num_envs = _count(num_envs, "num_envs", 1)
     flush_every = _count(flush_every, "flush_every", 1)
     env = make_collection_env(env_id, opponent, action_mode, obs_mode, pot_residual, lookahead_samples)
+    tables = None
     try:
+        if num_envs > 1 and episodes > 1:
+            # The id's batched env, made with the arguments the single env's spec records;
+            # an id without one (make_vec wraps single envs) plays one episode at a time.
+            tables = gym.make_vec(env_id, num_envs=min(num_envs, episodes), **env.spec.kwargs)
+            if not isinstance(tables, BatchedTables):
+                tables.close()
+                tables = None
         with dataset_lock(dataset_id), _Interrupts().installed() as interrupts:
-            return _collect(minari, agent, env, episodes, dataset_id, opponent, seed, flush_every, progress,
-                            stop_after, interrupts, trust_model)
+            return _collect(minari, agent, env, tables, episodes, dataset_id, opponent, seed, flush_every,
+                            progress, stop_after, interrupts, trust_model)
     finally:
         env.close()
+        if tables is not None:
+            tables.close()
 
 
-def _collect(minari, agent: str, env: gym.Env, episodes: int, dataset_id: str, opponent: str | None, seed: int,
-             flush_every: int, progress: Callable[[], None] | None, stop_after: int | None,
+def _collect(minari, agent: str, env: gym.Env, tables, episodes: int, dataset_id: str, opponent: str | None,
+             seed: int, flush_every: int, progress: Callable[[], None] | None, stop_after: int | None,
              interrupts: _Interrupts, trust_model: bool) -> CollectResult:
-    """``collect`` once the arguments are checked, the env made and the dataset's lock held."""
+    """``collect`` once the arguments are checked, the env (and with ``num_envs``, the
+    batched ``tables``) made and the dataset's lock held."""
     folder = dataset_folder(dataset_id)
     _remove_leftovers(folder)
     existing = load_dataset(dataset_id) if (folder / "data").exists() else None
     if existing is not None:
         _check_appendable(existing, env, agent)
-    actor = EnvActor(agent, env, seed, trusted=trust_model)
-    game = env.unwrapped
     writer = _Writer(minari, dataset_id, env, agent, opponent, existing)
     # Appended episodes take the seeds after the dataset's own.
     first_seed = seed + writer.total_episodes
-    steps, start = 0, time.perf_counter()
+    seeds = range(first_seed, first_seed + episodes)
+    counted = _StepCount(stop_after)
+    start = time.perf_counter()
     interrupted = None
     try:
-        for i in range(episodes):
-            episode_seed = first_seed + i
-            obs, info = env.reset(seed=episode_seed)
-            actor.start(episode_seed)
-            episode = _Episode(episode_seed, obs, light_info(env, info, False))
-            finished = False
-            while not finished:
-                # Played as recorded: in the action space's dtype (a Box is float32, so a
-                # bot's float64 stroke is rounded before the env sees it).
-                action = np.asarray(game.mapper.validate(actor.act(obs))).astype(env.action_space.dtype)
-                obs, reward, terminated, truncated, info = env.step(action)
-                finished = terminated or truncated
-                episode.add(action, obs, reward, terminated, truncated, light_info(env, info, finished))
-                steps += 1
-                if stop_after is not None and steps >= stop_after:
-                    raise KeyboardInterrupt
+        if tables is None:
+            played = _played_one_by_one(env, EnvActor(agent, env, seed, trusted=trust_model), seeds, counted)
+        else:
+            played = _played_on_tables(tables, [EnvActor(agent, table, seed, trusted=trust_model)
+                                                 for table in tables.tables], seeds, counted)
+        for episode in played:
             writer.add(episode)
             if progress is not None:
                 progress()
@@ -426,6 +439,85 @@ def _collect(minari, agent: str, env: gym.Env, episodes: int, dataset_id: str, o
             interrupted.result = result
         raise interrupted
     return result
+
+
+class _StepCount:
+    """The steps a collection has played; ``KeyboardInterrupt`` once there are ``stop_after``."""
+
+    def __init__(self, stop_after: int | None) -> None:
+        self.stop_after = stop_after
+        self.steps = 0
+
+    def add(self) -> None:
+        self.steps += 1
+        if self.stop_after is not None and self.steps >= self.stop_after:
+            raise KeyboardInterrupt
+
+
+def _played_one_by_one(env: gym.Env, actor: EnvActor, seeds: range, counted: _StepCount) -> Iterator[_Episode]:
+    """Each episode of ``seeds`` played in ``env`` by ``actor``, in order."""
+    game = env.unwrapped
+    for episode_seed in seeds:
+        obs, info = env.reset(seed=episode_seed)
+        actor.start(episode_seed)
+        episode = _Episode(episode_seed, obs, light_info(env, info, False))
+        finished = False
+        while not finished:
+            action = _played(actor, game, obs, env.action_space.dtype)
+            obs, reward, terminated, truncated, info = env.step(action)
+            finished = terminated or truncated
+            episode.add(action, obs, reward, terminated, truncated, light_info(env, info, finished))
+            counted.add()
+        yield episode
+
+
+def _played_on_tables(tables, actors: list[EnvActor], seeds: range, counted: _StepCount) -> Iterator[_Episode]:
+    """The episodes of ``seeds`` played on the batched env's ``tables``, each table playing
+    the next seed when its episode ends, with its own actor (``actors``), and handed on in
+    seed order. A table's episode is its single env's (reset with the seed, the same
+    actions: ``BatchedTables``), and each actor starts every episode afresh from its seed
+    (``EnvActor.start``), so each episode is the one ``_played_one_by_one`` plays. Only the
+    tables with an episode to play are stepped (``BatchedTables.play_phase``)."""
+    dtype = tables.single_action_space.dtype
+    waiting = iter(seeds)
+    playing: dict[int, tuple[_Episode, Any]] = {}  # table: its episode and its observation
+    finished: dict[int, _Episode] = {}  # by seed, until those before it are handed on
+    next_out = seeds.start
+
+    def begin(j: int) -> None:
+        episode_seed = next(waiting, None)
+        if episode_seed is not None:
+            obs, info = tables.reset_table(j, seed=episode_seed)
+            actors[j].start(episode_seed)
+            playing[j] = (_Episode(episode_seed, obs, light_info(tables.tables[j], info, False)), obs)
+
+    for j in range(tables.num_envs):
+        begin(j)
+    while playing:
+        which = sorted(playing)
+        actions = [_played(actors[j], tables.tables[j], playing[j][1], dtype) for j in which]
+        results = tables.play_phase(which, actions).finish()
+        for j, action in zip(which, actions):
+            obs, reward, terminated, truncated, info = results[j]
+            done = terminated or truncated
+            episode = playing[j][0]
+            episode.add(action, obs, reward, terminated, truncated, light_info(tables.tables[j], info, done))
+            counted.add()
+            if done:
+                finished[episode.seed] = episode
+                del playing[j]
+                begin(j)
+            else:
+                playing[j] = (episode, obs)
+        while next_out in finished:
+            yield finished.pop(next_out)
+            next_out += 1
+
+
+def _played(actor: EnvActor, game, obs, dtype) -> np.ndarray:
+    """The actor's action, played as recorded: in the action space's dtype (a Box is
+    float32, so a bot's float64 stroke is rounded before the env sees it)."""
+    return np.asarray(game.mapper.validate(actor.act(obs))).astype(dtype)
 
 
 @contextlib.contextmanager

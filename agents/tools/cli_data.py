@@ -20,7 +20,8 @@ def _collect(args: argparse.Namespace) -> int:
             result = collect(args.agent, args.env, args.episodes, args.dataset_id, opponent=args.opponent,
                              action_mode=args.action_mode, obs_mode=args.observation_mode,
                              pot_residual=args.pot_residual, lookahead_samples=args.lookahead_samples,
-                             seed=args.seed, progress=progress.advance, trust_model=args.trust_model)
+                             seed=args.seed, num_envs=args.num_envs, progress=progress.advance,
+                             trust_model=args.trust_model)
         except KeyboardInterrupt as stop:
             result = getattr(stop, "result", None)
             if result is None:
@@ -58,6 +59,9 @@ def _add_collect(sub) -> None:
                          help="a choice mode's lookahead observation entry, N noisy plays per stroke "
                               "(lookahead=True; default: the env's own, off)")
     collect.add_argument("--seed", type=_seed, default=0, help="episode i is reset with seed + i (default 0)")
+    collect.add_argument("--num-envs", type=_positive_int, default=1, metavar="N",
+                         help="play N episodes at a time on the env id's batched env, one agent per table; "
+                              "the same dataset as one env records, episode for episode (default 1)")
     collect.add_argument("--json", metavar="FILE", type=_output_file, help="also write the figures to FILE")
     collect.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     collect.add_argument("--trust-model", action="store_true", help=TRUST_MODEL_HELP)

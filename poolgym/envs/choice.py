@@ -310,7 +310,8 @@ class ChoiceMapper:
                 params["side"] = move.shot.side / self.max_tip_offset
                 params["vertical"] = move.shot.vertical / self.max_tip_offset
         for name in self.params[:-1]:
-            params[name] = float(np.clip(params[name], -1.0, 1.0))
+            # np.clip's value (NaN and -0.0 kept), without its call on every scalar.
+            params[name] = float(min(max(params[name], -1.0), 1.0))
         if self.mode == "choice":
             scores = -np.ones(cand.N_SLOTS)
             scores[chosen] = 1.0
@@ -325,19 +326,19 @@ class ChoiceMapper:
         call = move.call
         if call.push_out and slots[cand.PUSH_OUT_SLOT] is not None:
             return cand.PUSH_OUT_SLOT
-        for i in valid:  # the slot the move names
-            s = slots[i]
+        made = [(i, slots[i]) for i in valid]  # each slot read once for the searches below
+        for i, s in made:  # the slot the move names
             if s.call == call and (s.ball, s.pocket) == (move.target, move.pocket):
                 return i
-        for i in valid:  # the pot slot of its called ball and pocket
-            s = slots[i]
-            if s.kind == "pot" and call.names_ball and (s.ball, s.pocket) == (call.ball, call.pocket):
-                return i
-        for i in valid:  # the safety slot on its ball
-            s = slots[i]
-            if s.kind == "safety" and call.safety and s.ball == move.target:
-                return i
-        same_call = [i for i in valid if slots[i].call == call] or valid
+        if call.names_ball:
+            for i, s in made:  # the pot slot of its called ball and pocket
+                if s.kind == "pot" and (s.ball, s.pocket) == (call.ball, call.pocket):
+                    return i
+        if call.safety:
+            for i, s in made:  # the safety slot on its ball
+                if s.kind == "safety" and s.ball == move.target:
+                    return i
+        same_call = [i for i, s in made if s.call == call] or valid
 
         def miss(i: int) -> float:
             cue = self._cue(move, slots[i], state)

@@ -461,6 +461,14 @@ def test_compiled_exactness_finds_the_hypot_port_and_the_other_functions_equal_t
         ["cpython_hypot", "atan2", "asin", "degrees", "radians", "cos", "sin", "sqrt"], 0)
 
 
+def test_collect_tables_times_one_env_and_the_tables_alternating(tmp_path):
+    out = _run_script(ROOT / "benchmarks" / "collect_tables.py", "fixed", "3", "2", "2", "--json",
+                      str(tmp_path / "c.json"))
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert len(data["steps_per_s"]["1"]) == len(data["steps_per_s"]["2"]) == len(data["ratios"]) == 2
+    assert all(r > 0 for r in data["ratios"]) and "num_envs=2 over 1: median" in out
+
+
 def test_step_kinds_counts_every_table_step_and_every_move(tmp_path):
     _run_script(ROOT / "benchmarks" / "step_kinds.py", "4", "30", "--seed", "5", "--json", str(tmp_path / "k.json"))
     data = json.loads((tmp_path / "k.json").read_text())

@@ -158,6 +158,48 @@ def test_an_interrupted_collection_keeps_the_finished_episodes(data_path):
     assert dataset.total_episodes == 3 and _replays_exactly(dataset) == 3
 
 
+def _episodes(dataset_id: str) -> list:
+    dataset = minari.load_dataset(dataset_id)
+    return [(_seed(dataset, e), e.observations, e.actions, e.rewards, e.terminations, e.truncations, e.infos)
+            for e in dataset.iterate_episodes()]
+
+
+def _same_episodes(a: list, b: list) -> bool:
+    def same(x, y) -> bool:
+        if isinstance(x, dict):
+            return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+        if isinstance(x, (list, tuple)):
+            return len(x) == len(y) and all(same(u, v) for u, v in zip(x, y))
+        return np.array_equal(x, y)
+    return same(a, b)
+
+
+@pytest.mark.parametrize("agent, env_kwargs, episodes", [
+    ("legal-random", NINE, 7),
+    ("bot:fast", NINE, 3),
+    ("fixed", {"env_id": "poolgym/PotBall-v1", "action_mode": "choice_discrete", "obs_mode": "dict"}, 9),
+    ("random", {"env_id": "poolgym/NineBallSolo-v1", "action_mode": "aim", "obs_mode": "dict"}, 4),
+])
+def test_episodes_played_on_the_batched_tables_are_those_one_env_records(data_path, agent, env_kwargs, episodes):
+    one = collect(agent, episodes=episodes, dataset_id="test/one-v0", seed=40, **env_kwargs)
+    tables = collect(agent, episodes=episodes, dataset_id="test/tables-v0", seed=40, num_envs=3, **env_kwargs)
+    assert (tables.episodes, tables.steps) == (one.episodes, one.steps) == (episodes, one.steps)
+    recorded = _episodes("test/tables-v0")
+    assert [r[0] for r in recorded] == list(range(40, 40 + episodes))
+    assert _same_episodes(recorded, _episodes("test/one-v0"))
+
+
+def test_appending_and_interrupting_on_the_batched_tables_keep_the_seeds_in_order(data_path):
+    collect("legal-random", "poolgym/PotBall-v1", 2, "test/pot-ball/tables-v0", num_envs=4)
+    with pytest.raises(KeyboardInterrupt) as stop:  # one step an episode: the fifth step stops the run
+        collect("legal-random", "poolgym/PotBall-v1", 10, "test/pot-ball/tables-v0", num_envs=4, flush_every=100,
+                stop_after=5)
+    assert stop.value.result.interrupted and stop.value.result.episodes == 4
+    dataset = minari.load_dataset("test/pot-ball/tables-v0")
+    assert [_seed(dataset, e) for e in dataset.iterate_episodes()] == list(range(6))
+    assert _replays_exactly(dataset) == 6
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"dataset_id": "no-namespace-v0"}, "namespace/name-vN"),
     ({"dataset_id": "test/x"}, "namespace/name-vN"),
@@ -167,6 +209,7 @@ def test_an_interrupted_collection_keeps_the_finished_episodes(data_path):
     ({"agent": "bot:huge"}, "the bot rungs are"),
     ({"env_id": "poolgym/Nope-v1"}, "registered id"),
     ({"opponent": "bot:fast"}, "does not take"),
+    ({"num_envs": 0}, "num_envs must be a whole number >= 1"),
 ])
 def test_bad_input_is_refused_naming_the_field(data_path, kwargs, message):
     args = {"agent": "fixed", "env_id": "poolgym/PotBall-v1", "episodes": 1, "dataset_id": "test/pot-ball/bad-v0",
