@@ -189,6 +189,20 @@ def test_episodes_played_on_the_batched_tables_are_those_one_env_records(data_pa
     assert _same_episodes(recorded, _episodes("test/one-v0"))
 
 
+def test_an_id_without_a_batched_env_plays_its_episodes_one_at_a_time(data_path):
+    import gymnasium as gym
+
+    nine = gym.registry["poolgym/NineBall-v1"]
+    gym.register("test/NoTables-v0", entry_point=nine.entry_point, kwargs=nine.kwargs,
+                 max_episode_steps=nine.max_episode_steps)
+    try:
+        collect("legal-random", "test/NoTables-v0", 3, "test/no-tables-v0", num_envs=3)
+        collect("legal-random", "poolgym/NineBall-v1", 3, "test/nine-ball/tables-v0", num_envs=3)
+    finally:
+        del gym.registry["test/NoTables-v0"]
+    assert _same_episodes(_episodes("test/no-tables-v0"), _episodes("test/nine-ball/tables-v0"))
+
+
 def test_appending_and_interrupting_on_the_batched_tables_keep_the_seeds_in_order(data_path):
     collect("legal-random", "poolgym/PotBall-v1", 2, "test/pot-ball/tables-v0", num_envs=4)
     with pytest.raises(KeyboardInterrupt) as stop:  # one step an episode: the fifth step stops the run
