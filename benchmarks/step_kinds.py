@@ -80,11 +80,11 @@ rng, nvec = np.random.default_rng(args.seed), env.single_action_space.nvec
 steps = []  # per table step: (resetting, [kinds of each move])
 sections = collections.Counter()
 move_counts = collections.Counter()
+resetting = [False] * args.tables  # NEXT_STEP: a step resets the tables the step before ended
 for _ in range(args.steps):
-    resetting = env._autoreset.tolist()
     for m in moves:
         m.clear()
-    env.step(random_actions(env.action_space, env.action_masks(), rng, nvec))
+    _, _, terminations, truncations, _ = env.step(random_actions(env.action_space, env.action_masks(), rng, nvec))
     for i in range(args.tables):
         kinds = [move_kinds(r) for r in moves[i]]
         steps.append((resetting[i], kinds))
@@ -92,6 +92,7 @@ for _ in range(args.steps):
         for r in moves[i]:
             if r.outcome is not None:
                 sections.update(f.section for f in r.outcome.fouls)
+    resetting = (terminations | truncations).tolist()
 env.close()
 
 total = len(steps)
