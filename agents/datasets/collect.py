@@ -83,7 +83,8 @@ import numpy as np
 
 import poolgym
 from poolgym.agents.datasets.checks import dataset_folder, load_dataset
-from poolgym.envs.batched import BatchedTables
+from poolgym.envs.seeded_tables import play_seeds, tables_like
+from poolgym.envs.stacking import stack_observations
 from poolgym.files import replace_folder
 
 # Minari's ``namespace/name-vN`` ids (the namespace may be nested: ``poolgym/nine-ball``).
@@ -172,7 +173,7 @@ class EnvActor:
     object changes (PotBall's drill rules name each episode's target) and reseeded every
     episode (``start``), so an episode's actions depend only on its seed."""
 
-    def __init__(self, spec: str, env: gym.Env, seed: int, trusted: bool = False) -> None:
+    def __init__(self, spec: str, env: gym.Env, seed: int, trusted: bool = False, agent=None) -> None:
         from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
 
         self.env, self.game = env, env.unwrapped
@@ -182,8 +183,15 @@ class EnvActor:
                                                  elevation=bool(getattr(self.game, "elevation", False)),
                                                  trusted=trusted)
         self._rules = self.game.rules
-        self.agent = self._make(self._rules, seed)
+        self.agent = agent if agent is not None else self._make(self._rules, seed)
         self._direct = isinstance(self.agent, PolicyAgent) and self._same_format(self.agent)
+
+    @property
+    def batches(self) -> bool:
+        """Whether the agent is a network reading the env's observations as they are whose
+        actions for many tables at once are those it takes for each alone
+        (``SB3Policy.batchable``): the tables may then share it, one call for all."""
+        return self._direct and self.agent.batchable
 
     def _same_format(self, agent) -> bool:
         """A policy that reads the env's observation and writes its actions as they are."""
@@ -195,8 +203,9 @@ class EnvActor:
         return all(record.get(k) == v for k, v in env_side(self.env).items())
 
     def start(self, seed: int) -> None:
-        """A new episode has been reset: the agent for its rules, reseeded with ``seed``."""
-        if self.game.rules is not self._rules:
+        """A new episode has been reset: the agent for its rules, reseeded with ``seed``. A
+        network that reads the env's observations as they are plays on without its rules."""
+        if self.game.rules is not self._rules and not self._direct:
             self._rules = self.game.rules
             self.agent = self._make(self._rules, seed)
         elif hasattr(self.agent, "reseed"):
@@ -376,10 +385,7 @@ def collect(agent: str, env_id: str, episodes: int, dataset_id: str, *, opponent
         if num_envs > 1 and episodes > 1:
             # The id's batched env, made with the arguments the single env's spec records;
             # an id without one (make_vec wraps single envs) plays one episode at a time.
-            tables = gym.make_vec(env_id, num_envs=min(num_envs, episodes), **env.spec.kwargs)
-            if not isinstance(tables, BatchedTables):
-                tables.close()
-                tables = None
+            tables = tables_like(env, min(num_envs, episodes))
         with dataset_lock(dataset_id), _Interrupts().installed() as interrupts:
             return _collect(minari, agent, env, tables, episodes, dataset_id, opponent, seed, flush_every,
                             progress, stop_after, interrupts, trust_model)
@@ -410,8 +416,7 @@ def _collect(minari, agent: str, env: gym.Env, tables, episodes: int, dataset_id
         if tables is None:
             played = _played_one_by_one(env, EnvActor(agent, env, seed, trusted=trust_model), seeds, counted)
         else:
-            played = _played_on_tables(tables, [EnvActor(agent, table, seed, trusted=trust_model)
-                                                 for table in tables.tables], seeds, counted)
+            played = _played_on_tables(tables, _table_actors(agent, tables, seed, trust_model), seeds, counted)
         for episode in played:
             writer.add(episode)
             if progress is not None:
@@ -471,47 +476,58 @@ def _played_one_by_one(env: gym.Env, actor: EnvActor, seeds: range, counted: _St
         yield episode
 
 
+def _table_actors(agent: str, tables, seed: int, trusted: bool) -> list[EnvActor]:
+    """An actor per table; a network that batches (``EnvActor.batches``) is loaded once
+    and shared by them."""
+    first = EnvActor(agent, tables.tables[0], seed, trusted=trusted)
+    shared = first.agent if first.batches else None
+    return [first] + [EnvActor(agent, table, seed, trusted=trusted, agent=shared) for table in tables.tables[1:]]
+
+
 def _played_on_tables(tables, actors: list[EnvActor], seeds: range, counted: _StepCount) -> Iterator[_Episode]:
-    """The episodes of ``seeds`` played on the batched env's ``tables``, each table playing
-    the next seed when its episode ends, with its own actor (``actors``), and handed on in
-    seed order. A table's episode is its single env's (reset with the seed, the same
-    actions: ``BatchedTables``), and each actor starts every episode afresh from its seed
-    (``EnvActor.start``), so each episode is the one ``_played_one_by_one`` plays. Only the
-    tables with an episode to play are stepped (``BatchedTables.play_phase``)."""
+    """The episodes of ``seeds`` played on the batched env's ``tables`` and handed on in
+    seed order (``poolgym.envs.seeded_tables.play_seeds``), each table with its own actor
+    (``actors``). Each actor starts every episode afresh from its seed
+    (``EnvActor.start``), so each episode is the one ``_played_one_by_one`` plays. A
+    network shared by the actors (``_table_actors``) chooses for all the tables in one
+    call (``_network_actions``)."""
     dtype = tables.single_action_space.dtype
-    waiting = iter(seeds)
-    playing: dict[int, tuple[_Episode, Any]] = {}  # table: its episode and its observation
-    finished: dict[int, _Episode] = {}  # by seed, until those before it are handed on
-    next_out = seeds.start
+    network = actors[0].agent if actors[0].batches else None
 
-    def begin(j: int) -> None:
-        episode_seed = next(waiting, None)
-        if episode_seed is not None:
-            obs, info = tables.reset_table(j, seed=episode_seed)
-            actors[j].start(episode_seed)
-            playing[j] = (_Episode(episode_seed, obs, light_info(tables.tables[j], info, False)), obs)
+    def begin(j: int, episode_seed: int, obs, info: dict) -> _Episode:
+        actors[j].start(episode_seed)
+        return _Episode(episode_seed, obs, light_info(tables.tables[j], info, False))
 
-    for j in range(tables.num_envs):
-        begin(j)
-    while playing:
-        which = sorted(playing)
-        actions = [_played(actors[j], tables.tables[j], playing[j][1], dtype) for j in which]
-        results = tables.play_phase(which, actions).finish()
-        for j, action in zip(which, actions):
-            obs, reward, terminated, truncated, info = results[j]
-            done = terminated or truncated
-            episode = playing[j][0]
-            episode.add(action, obs, reward, terminated, truncated, light_info(tables.tables[j], info, done))
-            counted.add()
-            if done:
-                finished[episode.seed] = episode
-                del playing[j]
-                begin(j)
-            else:
-                playing[j] = (episode, obs)
-        while next_out in finished:
-            yield finished.pop(next_out)
-            next_out += 1
+    def actions(which: list[int], observations: list) -> list:
+        if network is not None:
+            return _network_actions(network, actors, tables, which, observations)
+        return [_played(actors[j], tables.tables[j], obs, dtype) for j, obs in zip(which, observations)]
+
+    def record(j: int, episode: _Episode, action, step: tuple) -> None:
+        obs, reward, terminated, truncated, info = step
+        done = terminated or truncated
+        episode.add(action, obs, reward, terminated, truncated, light_info(tables.tables[j], info, done))
+        counted.add()
+
+    return play_seeds(tables, seeds, begin, actions, record)
+
+
+def _network_actions(network, actors: list[EnvActor], tables, which: list[int],
+                     observations: list) -> list[np.ndarray]:
+    """``_played`` of a batching network (``EnvActor.batches``) shared by ``actors`` at the
+    tables ``which``: one call of its policy for all the tables whose match is not over,
+    the others as their actors play them (``EnvActor.act``)."""
+    dtype = tables.single_action_space.dtype
+    games = [tables.tables[j].unwrapped for j in which]
+    live = [i for i, game in enumerate(games) if not game.state.is_over]
+    out = [None if not game.state.is_over else _played(actors[j], tables.tables[j], observations[i], dtype)
+           for i, (game, j) in enumerate(zip(games, which))]
+    if live:
+        stacked = stack_observations(tables.single_observation_space, [observations[i] for i in live])
+        masks = np.stack([games[i].action_masks() for i in live]) if games[0].mapper.masked else None
+        for i, action in zip(live, network.policy.act_batch(stacked, masks)):
+            out[i] = np.asarray(games[i].mapper.validate(action)).astype(dtype)
+    return out
 
 
 def _played(actor: EnvActor, game, obs, dtype) -> np.ndarray:

@@ -30,8 +30,10 @@ racks away, ``random`` itself wins some and ``fixed`` most.
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,10 +41,11 @@ import numpy as np
 
 from poolgym.envs.actions import ShotMove
 from poolgym.files import atomic_writer
+from poolgym.numbers import integer
 from poolgym.physics import Simulator
 from poolgym.rules import Ruleset
 
-from poolgym.agents.evaluation.match import RackRecord, play_rack
+from poolgym.agents.evaluation.match import RackRecord, play_rack, rack_moves
 
 # The agents every evaluation report measures beside agent A (``reference_report``).
 REFERENCE_AGENTS = ("random", "fixed")
@@ -92,7 +95,7 @@ class Match:
 
 
 def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int | range, seed: int = 0,
-              noise: str = "none", progress=None) -> Match:
+              noise: str = "none", progress=None, racks_at_once: int = 1) -> Match:
     """Play ``racks`` racks (a count, or a range of rack numbers) between ``agents[0]`` (A)
     and ``agents[1]`` (B), A breaking the even-numbered racks.
 
@@ -100,19 +103,98 @@ def run_match(rules: Ruleset, agents, names: tuple[str, str], racks: int | range
     (``reseed``) restart their own randomness from ``[seed, k, player]``: every rack plays
     the same whichever process plays it and in whatever order, so a match split over
     workers (``poolgym.agents.evaluation.distributed``) gives the same racks as one played here.
+
+    ``racks_at_once`` above one plays that many racks side by side when an agent chooses
+    for many states in one call (``choose_many`` and ``batchable``: a network choosing
+    deterministically among discrete actions, ``PolicyAgent``): the moves of all the racks
+    waiting for it are chosen together, each move's thinking time its share of the call,
+    while the other agent plays each rack as a copy of its own. The racks are those played
+    one at a time (as ``poolgym.agents.evaluation.policy_eval.evaluate`` says of a batched
+    network call), in the same order; ``progress(done, total)`` follows that order.
     """
+    if integer(racks_at_once, "racks_at_once") < 1:
+        raise ValueError(f"racks_at_once must be a whole number >= 1, got {racks_at_once}")
     simulator = Simulator(rules.table, noise=noise)
     numbers = range(racks) if isinstance(racks, int) else racks
+    if racks_at_once > 1 and len(numbers) > 1 and any(map(_chooses_many, agents)):
+        played = _racks_side_by_side(rules, simulator, agents, numbers, seed, min(racks_at_once, len(numbers)),
+                                     progress)
+        return Match(rules.name, names, played, seed, noise)
     played = []
     for done, k in enumerate(numbers, start=1):
-        for player, agent in enumerate(agents):
-            if hasattr(agent, "reseed"):
-                agent.reseed([seed, k, player])
+        _reseed(agents, seed, k)
         rng = np.random.default_rng([seed, k])
         played.append(play_rack(rules, simulator, agents, rng, breaker=k % 2))
         if progress is not None:
             progress(done, len(numbers))
     return Match(rules.name, names, played, seed, noise)
+
+
+def _reseed(agents, seed: int, k: int) -> None:
+    for player, agent in enumerate(agents):
+        if hasattr(agent, "reseed"):
+            agent.reseed([seed, k, player])
+
+
+def _chooses_many(agent) -> bool:
+    return callable(getattr(agent, "choose_many", None)) and bool(getattr(agent, "batchable", False))
+
+
+def _racks_side_by_side(rules: Ruleset, simulator: Simulator, agents, numbers: range, seed: int, width: int,
+                        progress) -> list[RackRecord]:
+    """``run_match``'s racks, ``width`` at a time (its docstring): each place at the table
+    (a slot) plays its next rack when one ends; the agents that choose many moves at once
+    are shared by the slots, the others copied into each, and reseeded per rack as in
+    ``run_match``."""
+    # The memo keeps the shared agents out of the copies.
+    shared = {id(agent): agent for agent in agents if _chooses_many(agent)}
+    seats = [list(agents)] + [copy.deepcopy(list(agents), dict(shared)) for _ in range(width - 1)]
+    waiting = iter(enumerate(numbers))
+    active: dict[int, tuple[int, Any, tuple[int, Any]]] = {}  # slot: rack index, its moves, (player, state)
+    finished: dict[int, RackRecord] = {}
+    played: list[RackRecord] = []
+
+    def advance(slot: int, index: int, rack, sent) -> None:
+        try:
+            active[slot] = (index, rack, next(rack) if sent is None else rack.send(sent))
+        except StopIteration as ended:
+            finished[index] = ended.value
+            del active[slot]
+            start(slot)
+
+    def start(slot: int) -> None:
+        item = next(waiting, None)
+        if item is not None:
+            index, k = item
+            _reseed(seats[slot], seed, k)
+            advance(slot, index, rack_moves(rules, simulator, np.random.default_rng([seed, k]), breaker=k % 2), None)
+
+    for slot in range(width):
+        start(slot)
+    while active:
+        asked = sorted(active.items())
+        moves: dict[int, tuple[Any, float]] = {}
+        for player, agent in enumerate(agents):
+            if not _chooses_many(agent):
+                continue
+            which = [slot for slot, (_, _, (to_move, _)) in asked if to_move == player]
+            if which:
+                started = time.perf_counter()
+                chosen = agent.choose_many([active[slot][2][1] for slot in which])
+                each = (time.perf_counter() - started) / len(which)
+                moves.update((slot, (move, each)) for slot, move in zip(which, chosen))
+        for slot, (_, _, (player, state)) in asked:
+            if slot not in moves:
+                started = time.perf_counter()
+                move = seats[slot][player].choose(state)
+                moves[slot] = (move, time.perf_counter() - started)
+        for slot, (index, rack, _) in asked:
+            advance(slot, index, rack, moves[slot])
+        while len(played) in finished:
+            played.append(finished.pop(len(played)))
+            if progress is not None:
+                progress(len(played), len(numbers))
+    return played
 
 
 def reference_agents(spec_a: str, agent_a, rules: Ruleset, seed: int = 0,
@@ -130,16 +212,16 @@ def reference_agents(spec_a: str, agent_a, rules: Ruleset, seed: int = 0,
 
 def reference_report(rules: Ruleset, references: dict[str, Any], opponent, opponent_name: str,
                      racks: int, seed: int = 0, noise: str = "none", play=None,
-                     progress=None) -> dict[str, Any]:
+                     progress=None, racks_at_once: int = 1) -> dict[str, Any]:
     """Each reference agent's statistics as agent A against ``opponent`` on the racks of
     ``run_match(..., racks, seed)``: ``{"opponent": name, "agents": {name: stats}}``.
     ``play(name, agent)`` plays a match in another way (e.g. on Ray) and returns it;
-    ``progress`` goes to ``run_match`` otherwise."""
+    ``progress`` and ``racks_at_once`` go to ``run_match`` otherwise."""
     out = {"opponent": opponent_name, "agents": {}}
     for name, agent in references.items():
         match = (play(name, agent) if play is not None else
                  run_match(rules, [agent, opponent], (name, opponent_name), racks, seed=seed, noise=noise,
-                           progress=progress))
+                           progress=progress, racks_at_once=racks_at_once))
         out["agents"][name] = _agent_stats(match, 0)
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
@@ -60,13 +61,32 @@ def play_rack(rules: Ruleset, simulator: Simulator, agents, rng: np.random.Gener
     ``rng`` racks the balls and draws the execution noise; ``state`` starts from a given
     position instead of a fresh rack.
     """
+    rack = rack_moves(rules, simulator, rng, breaker, state, max_moves)
+    try:
+        player, state = next(rack)
+        while True:
+            started = time.perf_counter()
+            move = agents[player].choose(state)
+            player, state = rack.send((move, time.perf_counter() - started))
+    except StopIteration as ended:
+        return ended.value
+
+
+def rack_moves(rules: Ruleset, simulator: Simulator, rng: np.random.Generator, breaker: int = 0,
+               state: GameState | None = None,
+               max_moves: int = MAX_MOVES) -> Generator[tuple[int, GameState], tuple[Any, float], RackRecord]:
+    """``play_rack`` as a generator, for a caller that asks the agents itself: it yields
+    ``(player, state)``, the player to move and the state, and is sent back ``(move,
+    seconds)``, the move and how long the agent thought; its value (``StopIteration``'s) is
+    the ``RackRecord``. Racks played this way side by side
+    (``poolgym.agents.evaluation.evaluate.run_match``'s ``racks_at_once``) are each the one
+    ``play_rack`` plays."""
     state = state if state is not None else rules.new_game(rng=rng, breaker=breaker)
     record = RackRecord(breaker=state.breaker)
     while not state.is_over and len(record.moves) < max_moves:
         player = actor(state)
-        started = time.perf_counter()
-        move = agents[player].choose(state)
-        entry = MoveRecord(player, move, time.perf_counter() - started, state)
+        move, seconds = yield player, state
+        entry = MoveRecord(player, move, seconds, state)
         record.moves.append(entry)
         try:
             if isinstance(move, Decision):

@@ -35,6 +35,9 @@ import numpy as np
 
 from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
+from poolgym.envs.seeded_tables import play_seeds, tables_like
+from poolgym.envs.stacking import stack_observations
+from poolgym.numbers import integer
 
 Policy = Callable[[Any, dict], Any]
 BUILTIN_OPPONENTS = LADDER + ("bot", SOLO, UNIFORM_ACTION)
@@ -156,42 +159,96 @@ def with_action_masks(env: gym.Env, info: dict) -> dict:
     return {**info, "action_masks": env.unwrapped.action_masks()}
 
 
+class _Tally:
+    """One episode's score as it is played: its return, racks won and lost or the target
+    potted, legal pots and steps (``_episode``, ``_episodes_on_tables``)."""
+
+    __slots__ = ("total", "pots", "steps", "won", "lost", "potted", "info")
+
+    def __init__(self) -> None:
+        self.total, self.pots, self.steps, self.won, self.lost = 0.0, 0.0, 0, 0.0, 0.0
+        self.potted, self.info = False, {}
+
+    def add(self, reward, info: dict) -> None:
+        """One step's reward and info."""
+        self.total += float(reward)
+        self.steps += 1
+        self.info = info
+        terms = info.get("reward_terms")
+        if terms is not None:
+            self.won += terms.get("rack_won", 0.0)
+            self.lost += terms.get("rack_lost", 0.0)
+            self.pots += terms.get("legal_pot", 0.0)
+        elif "potted" in info:
+            self.potted = bool(info["potted"]) and not info.get("scratched", False)
+            self.pots += float(self.potted)
+
+    def row(self) -> tuple[float, bool, float, int, str]:
+        """(return, success, legal pots, steps, what success means) of the ended episode."""
+        if "reward_terms" in self.info:
+            return self.total, self.won > self.lost, self.pots, self.steps, "win rate"
+        return self.total, self.potted, self.pots, self.steps, "pot rate"
+
+
 def _episode(env: gym.Env, policy: Policy, seed: int) -> tuple[float, bool, float, int, str]:
     """Play one episode; (return, success, legal pots, steps, what success means)."""
     obs, info = env.reset(seed=seed)
-    total, pots, steps = 0.0, 0.0, 0
-    won = lost = 0.0
-    potted = False
+    tally = _Tally()
     done = False
     while not done:
         obs, reward, terminated, truncated, info = env.step(policy(obs, with_action_masks(env, info)))
-        total += float(reward)
-        steps += 1
+        tally.add(reward, info)
         done = terminated or truncated
-        terms = info.get("reward_terms")
-        if terms is not None:
-            won += terms.get("rack_won", 0.0)
-            lost += terms.get("rack_lost", 0.0)
-            pots += terms.get("legal_pot", 0.0)
-        elif "potted" in info:
-            potted = bool(info["potted"]) and not info.get("scratched", False)
-            pots += float(potted)
-    if "reward_terms" in info:
-        return total, won > lost, pots, steps, "win rate"
-    return total, potted, pots, steps, "pot rate"
+    return tally.row()
+
+
+def _episodes_on_tables(tables, policy, seeds: range) -> list[tuple[float, bool, float, int, str]]:
+    """``_episode`` of each seed, played on the batched env's ``tables`` with one call of a
+    batched policy (``SB3Policy.act_batch``) for all the tables it acts on
+    (``poolgym.envs.seeded_tables.play_seeds``), in seed order."""
+    games = [table.unwrapped for table in tables.tables]
+    masked = getattr(games[0].mapper, "masked", False)
+
+    def actions(which: list[int], observations: list) -> list:
+        masks = np.stack([games[j].action_masks() for j in which]) if masked else None
+        return list(policy.act_batch(stack_observations(tables.single_observation_space, observations), masks))
+
+    def record(j: int, tally: _Tally, action, step: tuple) -> None:
+        tally.add(step[1], step[4])
+
+    return [tally.row() for tally in play_seeds(tables, seeds, lambda *_: _Tally(), actions, record)]
 
 
 def evaluate(policy: Policy | str, env_id: str, env_kwargs: dict | None = None, episodes: int = 100,
-             seed: int = 0, trusted: bool = False) -> Score:
+             seed: int = 0, trusted: bool = False, num_envs: int = 1) -> Score:
     """Play ``episodes`` episodes of ``env_id`` (seeds ``seed``, ``seed + 1``, ...) and score
     them. The same seeds give the same starting positions, so two policies evaluated with
-    one seed face the same racks. ``trusted``: a saved model ``policy`` may be unpickled."""
+    one seed face the same racks. ``trusted``: a saved model ``policy`` may be unpickled.
+
+    ``num_envs`` above one plays that many episodes at a time on the id's batched env, the
+    policy called once for all its tables, when its batched actions are those it takes
+    alone (``batchable``: a network choosing deterministically among discrete actions,
+    ``SB3Policy``): the same episodes and scores as one env. A batched product rounds
+    differently from one row's, by about 1e-5 of a logit, so an action chosen between two
+    logits that close could differ. Other policies (continuous or sampled actions, agents
+    that draw from one generator across episodes), and ids without a batched env, play
+    one env."""
+    if integer(num_envs, "num_envs") < 1:
+        raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs}")
     env = gym.make(env_id, **dict(env_kwargs or {}))
+    tables = None
     try:
         agent = resolve_agent(policy, env, seed=seed + 7919, trusted=trusted)
-        rows = [_episode(env, agent, seed + i) for i in range(episodes)]
+        if getattr(agent, "batchable", False):
+            tables = tables_like(env, min(num_envs, episodes))
+        if tables is None:
+            rows = [_episode(env, agent, seed + i) for i in range(episodes)]
+        else:
+            rows = _episodes_on_tables(tables, agent, range(seed, seed + episodes))
     finally:
         env.close()
+        if tables is not None:
+            tables.close()
     returns = np.array([r[0] for r in rows], dtype=np.float64)
     successes = sum(bool(r[1]) for r in rows)
     half = 1.96 * returns.std(ddof=1) / math.sqrt(episodes) if episodes > 1 else float("inf")

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from poolgym.agents.evaluation import EVAL_TABLES
 from poolgym.agents.tools.cli_args import (
     NO_PROGRESS_HELP, TRUST_MODEL_HELP, UsageError, _fps, _game_env_id, _names, _output_file,
     _positive_int, _ruleset, _seed, agent_help, games_help)
@@ -56,16 +57,17 @@ def _eval(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             play = lambda name, agent: (by_name[name] if name in by_name else  # noqa: E731
                                         evaluate.run_match(rules, [agent, agents[1]], (name, args.b), args.games,
-                                                           seed=args.seed, noise=noise, progress=progress.callback))
+                                                           seed=args.seed, noise=noise, progress=progress.callback,
+                                                           racks_at_once=args.racks_at_once))
         else:
             match = evaluate.run_match(rules, agents, (args.a, args.b), args.games, seed=args.seed,
-                                       noise=noise, progress=progress.callback)
+                                       noise=noise, progress=progress.callback, racks_at_once=args.racks_at_once)
             play = None
         summary = evaluate.summarize(match)
         summary["protocol"] = played_under.describe()
         summary["references"] = evaluate.reference_report(rules, references, agents[1], args.b, args.games,
                                                           seed=args.seed, noise=noise, play=play,
-                                                          progress=progress.callback)
+                                                          progress=progress.callback, racks_at_once=args.racks_at_once)
     print(evaluate.format_summary(summary))
     write_json(args.json, summary)
     if args.csv:
@@ -226,6 +228,10 @@ def _add_eval(sub) -> None:
                          "model, checked against the format recorded in it")
     ev.add_argument("--json", metavar="FILE", type=_output_file, help="also write the summary to FILE")
     ev.add_argument("--csv", metavar="FILE", type=_output_file, help="write one row per shot to FILE")
+    ev.add_argument("--racks-at-once", type=_positive_int, default=EVAL_TABLES, metavar="N",
+                    help=f"racks played side by side when an agent is a network choosing among discrete actions, "
+                         f"one network call for all of them: the same racks, faster; its moves/s is then its "
+                         f"share of a call (default {EVAL_TABLES}; 1 plays one rack at a time)")
     ev.add_argument("--ray", action="store_true", help="spread the racks over a local Ray instance")
     ev.add_argument("--address", help="spread the racks over the Ray cluster at ADDR (implies --ray)")
     ev.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)

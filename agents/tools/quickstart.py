@@ -91,6 +91,7 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 100, se
     a GIF. The drill's observations and actions (candidate slots, binned strokes) are
     9-ball's too, so the drill-trained policy plays the whole game (with the mapping recorded
     in the model) and pots a legal ball where it can."""
+    from poolgym.agents.evaluation import EVAL_TABLES
     from poolgym.agents.evaluation.evaluate import format_references, reference_agents, reference_report, run_match, summarize
     from poolgym.agents.evaluation.loading import load_sb3, make_agent
     from poolgym.agents.evaluation.protocol import protocol
@@ -104,10 +105,11 @@ def nine_ball_match(model_path: str | Path, cfg, out: Path, racks: int = 100, se
     trained = load_sb3(str(model_path), cfg.algorithm, rules, noise=p.noise)
     opponent = make_agent(NINE_BALL_OPPONENT, rules, seed=seed + 1, **settings)
     stats = summarize(run_match(rules, [trained, opponent], ("trained", NINE_BALL_OPPONENT), racks, seed=seed,
-                                noise=p.noise))
+                                noise=p.noise, racks_at_once=EVAL_TABLES))
     references = {PRETRAINED: make_agent(PRETRAINED, rules, seed=seed, **settings),
                   **reference_agents(spec, trained, rules, seed=seed, **settings)}
-    report = reference_report(rules, references, opponent, NINE_BALL_OPPONENT, racks, seed=seed, noise=p.noise)
+    report = reference_report(rules, references, opponent, NINE_BALL_OPPONENT, racks, seed=seed, noise=p.noise,
+                              racks_at_once=EVAL_TABLES)
     rows = {"trained": stats["agents"]["trained"], **report["agents"]}
     gif = out / "nine_ball_rack.gif"
     watch(rules, Simulator(rules.table, noise=p.noise), [trained, opponent], seed=seed, gif=str(gif),

@@ -57,6 +57,7 @@ import gymnasium as gym
 import poolgym  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
 from poolgym.agents.training import return_norm, run_folder
 from poolgym.agents.evaluation.evaluate import REFERENCE_AGENTS
+from poolgym.agents.evaluation import EVAL_TABLES
 from poolgym.agents.evaluation.policy_eval import evaluate, resolve_opponent
 from poolgym.agents.training.train_config import Stage, TrainConfig, check_seed, load_config
 from poolgym.envs.sb3_models import algorithm_class, env_record, load_model as load_sb3_model, write_env_record
@@ -205,7 +206,7 @@ def _periodic_eval_callback(cfg: TrainConfig, out: Path, start: float, record: d
             policy = SB3Policy(self.model, deterministic=cfg.eval.deterministic)
             for opponent in _matchups(cfg):
                 score = evaluate(policy, cfg.env_id, _env_kwargs(cfg, opponent), cfg.eval.episodes,
-                                 seed=cfg.seed + EVAL_SEED_OFFSET)
+                                 seed=cfg.seed + EVAL_SEED_OFFSET, num_envs=EVAL_TABLES)
                 tag = f"eval/{opponent}" if opponent else "eval"
                 self.logger.record(f"{tag}/mean_reward", score.mean_reward)
                 self.logger.record(f"{tag}/{score.success_name.replace(' ', '_')}", score.success_rate)
@@ -234,7 +235,7 @@ def final_evaluation(model_or_policy: Any, cfg: TrainConfig, episodes: int | Non
     from poolgym.envs.opponents import SB3Policy
 
     def scored(agent, kwargs):
-        score = evaluate(agent, cfg.env_id, kwargs, n, seed=seed).to_dict()
+        score = evaluate(agent, cfg.env_id, kwargs, n, seed=seed, num_envs=EVAL_TABLES).to_dict()
         if progress is not None:
             progress()
         return score

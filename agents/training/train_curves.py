@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from poolgym.agents.evaluation import EVAL_TABLES
 from poolgym.agents.evaluation.evaluate import run_match, wilson_interval
 from poolgym.agents.evaluation.loading import PolicyAgent, make_agent
 from poolgym.agents.evaluation.protocol import protocol
@@ -98,7 +99,7 @@ class Curve:
         p = self.protocol
         other = make_agent(opponent, p.rules, seed=self.seed + 1, noise=p.noise, max_speed=p.max_speed)
         match = run_match(p.rules, [agent, other], ("agent", opponent), racks, seed=self.seed, noise=p.noise,
-                          progress=self._callback)
+                          progress=self._callback, racks_at_once=EVAL_TABLES)
         wins = sum(1 for r in match.racks if r.winner == 0)
         low, high = wilson_interval(wins, racks)
         return {"opponent": opponent, "racks": racks, "wins": wins, "win_rate": wins / racks,

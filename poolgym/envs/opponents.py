@@ -99,6 +99,30 @@ class SB3Policy:
         self.deterministic = deterministic
         self.maskable = is_maskable(model)
 
+    @property
+    def batchable(self) -> bool:
+        """Whether ``act_batch`` over many tables gives each the action it would get alone,
+        so that ``poolgym.agents.evaluation.policy_eval.evaluate`` may batch the calls:
+        deterministic actions chosen among discrete ones. A batched product rounds a
+        network's outputs differently from one row's (by about 1e-5), which changes a
+        discrete choice only between two outputs that close, but every continuous action."""
+        from gymnasium.spaces import Discrete, MultiBinary, MultiDiscrete
+
+        return self.deterministic and isinstance(self.model.action_space, (Discrete, MultiDiscrete, MultiBinary))
+
+    def act_batch(self, observations, masks: np.ndarray | None = None) -> np.ndarray:
+        """The actions for stacked ``observations`` (one row per table; ``masks`` their
+        action masks, one row each, for a maskable model), in one call of the network."""
+        with _one_torch_thread():
+            if self.maskable:
+                if masks is None:
+                    raise ValueError("a maskable model needs the action masks of every observation")
+                actions, _ = self.model.predict(observations, deterministic=self.deterministic,
+                                                action_masks=np.asarray(masks, dtype=bool))
+            else:
+                actions, _ = self.model.predict(observations, deterministic=self.deterministic)
+        return actions
+
     def __call__(self, observation, info: dict):
         with _one_torch_thread():
             if self.maskable:

@@ -469,6 +469,17 @@ def test_collect_tables_times_one_env_and_the_tables_alternating(tmp_path):
     assert all(r > 0 for r in data["ratios"]) and "num_envs=2 over 1: median" in out
 
 
+@pytest.mark.parametrize("racks", [False, True])
+def test_evaluate_tables_times_one_at_a_time_and_side_by_side_and_checks_the_results(tmp_path, racks):
+    out = _run_script(ROOT / "benchmarks" / "evaluate_tables.py", "long", "4", "3", "2", "--json",
+                      str(tmp_path / "e.json"), *(["--racks"] if racks else []))
+    data = json.loads((tmp_path / "e.json").read_text())
+    what = "racks" if racks else "episodes"
+    assert len(data[f"{what}_per_s"]["1"]) == len(data[f"{what}_per_s"]["3"]) == len(data["ratios"]) == 2
+    assert data["equal"] and all(0 <= w <= 1 for w in data["win_rates"])
+    assert f"3 at once over 1: median" in out and f"the {what} equal in every round" in out
+
+
 def test_step_kinds_counts_every_table_step_and_every_move(tmp_path):
     _run_script(ROOT / "benchmarks" / "step_kinds.py", "4", "30", "--seed", "5", "--json", str(tmp_path / "k.json"))
     data = json.loads((tmp_path / "k.json").read_text())

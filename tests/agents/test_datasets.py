@@ -189,6 +189,42 @@ def test_episodes_played_on_the_batched_tables_are_those_one_env_records(data_pa
     assert _same_episodes(recorded, _episodes("test/one-v0"))
 
 
+def _network_zip(folder: Path, action_mode: str, seed: int) -> str:
+    """An untrained MaskablePPO network saved with the record of its NineBall-v1 env."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    from poolgym.agents.training.train import save_with_env
+    from poolgym.envs.sb3_models import env_record
+
+    kwargs = {"action_mode": action_mode, "obs_mode": "flat"}
+    env = gym.make("poolgym/NineBall-v1", **kwargs)
+    model = MaskablePPO("MlpPolicy", env, seed=seed, policy_kwargs={"net_arch": [32, 32]})
+    path = str(folder / f"{action_mode}.zip")
+    save_with_env(model, path, env_record(env, "poolgym/NineBall-v1", kwargs))
+    env.close()
+    return path
+
+
+@pytest.mark.parametrize("spec, env_kwargs", [
+    ("choice_discrete", NINE),
+    ("pretrained:nine_ball", {**NINE, "action_mode": "choice_canonical", "lookahead_samples": 8}),
+])
+def test_a_network_chooses_for_all_the_tables_at_once_and_records_what_one_env_records(
+        data_path, tmp_path, monkeypatch, spec, env_kwargs):
+    from poolgym.envs.opponents import SB3Policy
+
+    agent = spec if spec.startswith("pretrained:") else f"MaskablePPO:{_network_zip(tmp_path, spec, 5)}"
+    calls = []
+    batch = SB3Policy.act_batch
+    monkeypatch.setattr(SB3Policy, "act_batch", lambda self, *a: calls.append(len(a[0])) or batch(self, *a))
+    one = collect(agent, episodes=5, dataset_id="test/one-v0", seed=60, **env_kwargs)
+    assert calls == []
+    collect(agent, episodes=5, dataset_id="test/tables-v0", seed=60, num_envs=4, **env_kwargs)
+    assert _same_episodes(_episodes("test/tables-v0"), _episodes("test/one-v0"))
+    assert max(calls) == 4 and sum(calls) <= one.steps
+
+
 def test_an_id_without_a_batched_env_plays_its_episodes_one_at_a_time(data_path):
     import gymnasium as gym
 
