@@ -24,6 +24,7 @@ from typing import Sequence
 
 from poolgym.envs.opponents import LADDER
 
+from poolgym.agents.evaluation import EVAL_TABLES
 from poolgym.agents.evaluation.evaluate import break_figures, run_match, summarize, wilson_interval
 from poolgym.agents.evaluation.loading import make_agent
 from poolgym.agents.evaluation.protocol import protocol
@@ -142,14 +143,16 @@ def agent_match(env_id: str, agent: str, opponent: str, racks: int, seed: int, w
     protocol of ``env_id`` (alternating breaks, the agent breaking the even racks).
     ``wrap``, when given, turns A's agent into the one that plays (a diagnostic's change to
     its moves); ``progress(done, total)`` is called after each rack (``run_match``);
-    ``trusted``: a model may be unpickled."""
+    ``trusted``: a model may be unpickled. A network choosing among discrete actions plays
+    ``EVAL_TABLES`` racks side by side (``run_match``'s ``racks_at_once``: the same racks)."""
     played_under = protocol(env_id)
     rules, noise = played_under.rules, played_under.noise
     players = [_agent(spec, rules, seed + i, noise, played_under.max_speed, trusted)
                for i, spec in enumerate((agent, opponent))]
     if wrap is not None:
         players[0] = wrap(players[0])
-    return run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise, progress=progress)
+    return run_match(rules, players, ("A", "B"), racks, seed=seed, noise=noise, progress=progress,
+                     racks_at_once=EVAL_TABLES)
 
 
 def play_agent(env_id: str, agent: str, opponent: str, racks: int, seed: int, progress=None,
