@@ -28,6 +28,7 @@ envs stack them (a key per info entry, ``_key`` its mask).
 
 from __future__ import annotations
 
+import copy
 import numbers
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -77,7 +78,9 @@ class BatchedTables(VectorEnv):
                                  f"or gym.make(id, {name}=...) for rendering")
         self.num_envs = int(num_envs)
         self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
-        self.tables = [self.table_class(**kwargs) for _ in range(self.num_envs)]
+        opponents = table_opponents(kwargs.get("opponent"), self.num_envs)
+        self.tables = [self.table_class(**({**kwargs, "opponent": opponents[i]} if opponents else kwargs))
+                       for i in range(self.num_envs)]
         first = self.tables[0]
         self.simulator = first.simulator  # every table's simulator is built alike: one plays them all
         self.single_observation_space = first.observation_space
@@ -247,6 +250,23 @@ class BatchedTables(VectorEnv):
 
     def _stack_infos(self, infos: list[dict]) -> dict:
         return stacked_infos(self, infos)
+
+
+def table_opponents(opponent: Any, num_envs: int) -> list | None:
+    """Each table's own ``opponent``, when it is an object (an agent, a policy): the first
+    table takes it and the others a copy each. One object shared by the tables would be
+    reseeded by each table's reset and would draw for all of them in turn, so no table
+    would play the single env's game. None for a name or None (each table makes its own
+    from the name). A function is shared: it is not copied. An object that cannot be
+    copied is refused in one line."""
+    if opponent is None or isinstance(opponent, str):
+        return None
+    try:
+        return [opponent] + [copy.deepcopy(opponent) for _ in range(num_envs - 1)]
+    except Exception as exc:  # whatever the object's own copying raises
+        raise ValueError(f"opponent {quote(opponent)} cannot be copied for each of the {num_envs} tables "
+                         f"({type(exc).__name__}: {exc}); pass its name, or use "
+                         f"gym.make_vec(id, num_envs, vectorization_mode='sync')") from None
 
 
 def autoreset_mode_of(mode) -> AutoresetMode:

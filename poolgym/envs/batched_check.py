@@ -11,6 +11,7 @@ researcher can run it on a variant's batched form::
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import Any
 
@@ -94,10 +95,15 @@ def play_side_by_side(env_id: str, seeds: Iterable[int], steps: int, policy: str
     workers = {} if num_workers is None else {"num_workers": num_workers}
     if same_step:
         workers["autoreset_mode"] = gym.vector.AutoresetMode.SAME_STEP
+    # Each single env its own copy of an opponent object, as each table has one
+    # (``table_opponents``), copied before the tables are made.
+    opponent = kwargs.get("opponent")
+    own = None if opponent is None or isinstance(opponent, str) else [copy.deepcopy(opponent) for _ in seeds]
     vec = gym.make_vec(env_id, num_envs=len(seeds), **threads, **workers, **limit, **kwargs)
     if not isinstance(vec, (BatchedTables, ShardedTables)):
         raise ValueError(f"{env_id!r} has no batched form (no vector_entry_point)")
-    singles = [gym.make(env_id, **limit, **kwargs) for _ in seeds]
+    singles = [gym.make(env_id, **limit, **({**kwargs, "opponent": own[i]} if own else kwargs))
+               for i in range(len(seeds))]
     try:
         obs, infos = vec.reset(seed=seeds)
         for i, (o, info) in enumerate(env.reset(seed=s) for env, s in zip(singles, seeds)):

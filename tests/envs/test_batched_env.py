@@ -20,6 +20,38 @@ def _play_both(env_id: str, seeds: list[int], steps: int, policy: str, max_episo
     return play_side_by_side(env_id, seeds, steps, policy, max_episode_steps, **kwargs)["episode_ends"]
 
 
+def test_an_opponent_object_is_copied_for_each_table():
+    # One object shared by the tables would be reseeded by every table's reset and draw for
+    # all of them in turn: no table would play its single env's game.
+    from poolgym.agents.evaluation.loading import make_agent
+    from poolgym.rules import get_ruleset
+
+    rules = get_ruleset("nine_ball")
+    for opponent in (make_agent("legal-random", rules, seed=3), make_agent("bot:weak", rules, seed=3)):
+        ends = _play_both("poolgym/NineBall-v1", [4401, 4402, 4403], 25, "masked", action_mode="choice_discrete",
+                          opponent=opponent)
+        assert ends > 0
+    vec = gym.make_vec("poolgym/NineBall-v1", num_envs=3, opponent=opponent)
+    assert vec.tables[0].opponent is opponent
+    assert len({id(table.opponent) for table in vec.tables}) == 3
+
+
+def test_an_opponent_that_cannot_be_copied_is_refused_in_one_line():
+    import threading
+
+    class Locked:
+        """A policy holding a lock, which cannot be copied."""
+
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+
+        def __call__(self, observation, info):
+            return None
+
+    with pytest.raises(ValueError, match=r"cannot be copied for each of the 2 tables .*vectorization_mode='sync'"):
+        gym.make_vec("poolgym/NineBall-v1", num_envs=2, opponent=Locked())
+
+
 def test_make_vec_gives_the_batched_env_and_sync_still_wraps():
     vec = gym.make_vec("poolgym/NineBall-v1", num_envs=3, action_mode="choice_discrete")
     assert isinstance(vec, BatchedPoolEnv) and vec.num_envs == 3
