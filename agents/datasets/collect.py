@@ -84,7 +84,6 @@ import numpy as np
 import poolgym
 from poolgym.agents.datasets.checks import dataset_folder, load_dataset
 from poolgym.envs.seeded_tables import play_seeds, tables_like
-from poolgym.envs.stacking import stack_observations
 from poolgym.files import replace_folder
 
 # Minari's ``namespace/name-vN`` ids (the namespace may be nested: ``poolgym/nine-ball``).
@@ -519,13 +518,16 @@ def _network_actions(network, actors: list[EnvActor], tables, which: list[int],
     the others as their actors play them (``EnvActor.act``)."""
     dtype = tables.single_action_space.dtype
     games = [tables.tables[j].unwrapped for j in which]
-    live = [i for i, game in enumerate(games) if not game.state.is_over]
-    out = [None if not game.state.is_over else _played(actors[j], tables.tables[j], observations[i], dtype)
-           for i, (game, j) in enumerate(zip(games, which))]
+    out: list = [None] * len(which)
+    live = []
+    for i, (game, j) in enumerate(zip(games, which)):
+        if game.state.is_over:
+            out[i] = _played(actors[j], tables.tables[j], observations[i], dtype)
+        else:
+            live.append(i)
     if live:
-        stacked = stack_observations(tables.single_observation_space, [observations[i] for i in live])
-        masks = np.stack([games[i].action_masks() for i in live]) if games[0].mapper.masked else None
-        for i, action in zip(live, network.policy.act_batch(stacked, masks)):
+        masks = [games[i].action_masks() for i in live] if games[0].mapper.masked else None
+        for i, action in zip(live, network.policy.act_batch([observations[i] for i in live], masks)):
             out[i] = np.asarray(games[i].mapper.validate(action)).astype(dtype)
     return out
 

@@ -146,8 +146,9 @@ def _racks_side_by_side(rules: Ruleset, simulator: Simulator, agents, numbers: r
     (a slot) plays its next rack when one ends; the agents that choose many moves at once
     are shared by the slots, the others copied into each, and reseeded per rack as in
     ``run_match``."""
+    many = [agent if _chooses_many(agent) else None for agent in agents]  # by player
     # The memo keeps the shared agents out of the copies.
-    shared = {id(agent): agent for agent in agents if _chooses_many(agent)}
+    shared = {id(agent): agent for agent in many if agent is not None}
     seats = [list(agents)] + [copy.deepcopy(list(agents), dict(shared)) for _ in range(width - 1)]
     waiting = iter(enumerate(numbers))
     active: dict[int, tuple[int, Any, tuple[int, Any]]] = {}  # slot: rack index, its moves, (player, state)
@@ -174,8 +175,8 @@ def _racks_side_by_side(rules: Ruleset, simulator: Simulator, agents, numbers: r
     while active:
         asked = sorted(active.items())
         moves: dict[int, tuple[Any, float]] = {}
-        for player, agent in enumerate(agents):
-            if not _chooses_many(agent):
+        for player, agent in enumerate(many):
+            if agent is None:
                 continue
             which = [slot for slot, (_, _, (to_move, _)) in asked if to_move == player]
             if which:

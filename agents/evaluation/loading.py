@@ -24,8 +24,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-import numpy as np
-
 from poolgym.envs.actions import ActionMapper
 from poolgym.envs.choice import ChoiceMapper, make_action_mapper
 from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
@@ -34,7 +32,6 @@ from poolgym.envs.lookahead_agent import LookaheadGreedyAgent
 from poolgym.envs.observations import actor, flatten_observation, observe_candidates, observe_game
 from poolgym.envs.sb3_models import (SB3_ALGORITHMS, action_mapper, check_spaces, infer_record, parse_model_spec,
                                      read_env_record, recorded_game, recorded_mapping)
-from poolgym.envs.stacking import stack_observations
 from poolgym.physics import Noise, Simulator
 from poolgym.rules import GameState, Ruleset
 
@@ -110,9 +107,8 @@ class PolicyAgent:
         """The moves in ``states``, the policy called once for all of them
         (``SB3Policy.act_batch``)."""
         observed = [self.observe(state) for state in states]
-        stacked = stack_observations(self.policy.model.observation_space, [obs for obs, _ in observed])
-        masks = np.stack([info["action_masks"] for _, info in observed]) if self.mapper.masked else None
-        actions = self.policy.act_batch(stacked, masks)
+        masks = [info["action_masks"] for _, info in observed] if self.mapper.masked else None
+        actions = self.policy.act_batch([obs for obs, _ in observed], masks)
         return [self.mapper.decode(self.mapper.validate(action), state, self.rules)
                 for action, state in zip(actions, states)]
 

@@ -9,8 +9,8 @@ not a choice) forfeits the rack to the other player and is recorded as illegal.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from collections.abc import Generator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np

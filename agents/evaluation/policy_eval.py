@@ -36,7 +36,6 @@ import numpy as np
 from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
 from poolgym.envs.opponents import LADDER, SOLO, UNIFORM_ACTION, RandomPolicy
 from poolgym.envs.seeded_tables import play_seeds, tables_like
-from poolgym.envs.stacking import stack_observations
 from poolgym.numbers import integer
 
 Policy = Callable[[Any, dict], Any]
@@ -210,8 +209,7 @@ def _episodes_on_tables(tables, policy, seeds: range) -> list[tuple[float, bool,
     masked = getattr(games[0].mapper, "masked", False)
 
     def actions(which: list[int], observations: list) -> list:
-        masks = np.stack([games[j].action_masks() for j in which]) if masked else None
-        return list(policy.act_batch(stack_observations(tables.single_observation_space, observations), masks))
+        return list(policy.act_batch(observations, [games[j].action_masks() for j in which] if masked else None))
 
     def record(j: int, tally: _Tally, action, step: tuple) -> None:
         tally.add(step[1], step[4])

@@ -34,6 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from poolgym.envs.baseline_agents import BASELINE_AGENTS, make_baseline_agent
+from poolgym.envs.stacking import stack_observations
 from poolgym.rules import Ruleset
 
 Policy = Callable[[Any, dict], Any]
@@ -106,21 +107,22 @@ class SB3Policy:
         deterministic actions chosen among discrete ones. A batched product rounds a
         network's outputs differently from one row's (by about 1e-5), which changes a
         discrete choice only between two outputs that close, but every continuous action."""
-        from gymnasium.spaces import Discrete, MultiBinary, MultiDiscrete
+        return self.deterministic and isinstance(self.model.action_space,
+                                                 (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary))
 
-        return self.deterministic and isinstance(self.model.action_space, (Discrete, MultiDiscrete, MultiBinary))
-
-    def act_batch(self, observations, masks: np.ndarray | None = None) -> np.ndarray:
-        """The actions for stacked ``observations`` (one row per table; ``masks`` their
-        action masks, one row each, for a maskable model), in one call of the network."""
+    def act_batch(self, observations, masks=None) -> np.ndarray:
+        """The actions for ``observations``, one per table (a list, or an array of rows),
+        stacked as a vector env stacks them (``poolgym.envs.stacking``); ``masks`` their action
+        masks, one per table, for a maskable model. One call of the network."""
+        stacked = stack_observations(self.model.observation_space, observations)
         with _one_torch_thread():
             if self.maskable:
                 if masks is None:
                     raise ValueError("a maskable model needs the action masks of every observation")
-                actions, _ = self.model.predict(observations, deterministic=self.deterministic,
+                actions, _ = self.model.predict(stacked, deterministic=self.deterministic,
                                                 action_masks=np.asarray(masks, dtype=bool))
             else:
-                actions, _ = self.model.predict(observations, deterministic=self.deterministic)
+                actions, _ = self.model.predict(stacked, deterministic=self.deterministic)
         return actions
 
     def __call__(self, observation, info: dict):

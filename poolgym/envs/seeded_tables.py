@@ -46,34 +46,32 @@ def play_seeds(tables: BatchedTables, seeds: range, begin: Callable[[int, int, A
     after ``action``. An episode is handed on once it has ended and every seed before it
     has been handed on."""
     waiting = iter(seeds)
-    playing: dict[int, tuple[Episode, Any]] = {}  # table: its episode and latest observation
+    playing: dict[int, tuple[int, Episode, Any]] = {}  # table: its seed, episode and latest observation
     finished: dict[int, Episode] = {}  # by seed, until those before it are handed on
-    seed_of: dict[int, int] = {}
     next_out = seeds.start
 
     def start(j: int) -> None:
         episode_seed = next(waiting, None)
         if episode_seed is not None:
             obs, info = tables.reset_table(j, seed=episode_seed)
-            playing[j] = (begin(j, episode_seed, obs, info), obs)
-            seed_of[j] = episode_seed
+            playing[j] = (episode_seed, begin(j, episode_seed, obs, info), obs)
 
     for j in range(tables.num_envs):
         start(j)
     while playing:
         which = sorted(playing)
-        chosen = actions(which, [playing[j][1] for j in which])
+        chosen = actions(which, [playing[j][2] for j in which])
         results = tables.play_phase(which, chosen).finish()
         for j, action in zip(which, chosen):
             step = results[j]
-            episode = playing[j][0]
+            episode_seed, episode, _ = playing[j]
             record(j, episode, action, step)
             if step[2] or step[3]:
-                finished[seed_of[j]] = episode
+                finished[episode_seed] = episode
                 del playing[j]
                 start(j)
             else:
-                playing[j] = (episode, step[0])
+                playing[j] = (episode_seed, episode, step[0])
         while next_out in finished:
             yield finished.pop(next_out)
             next_out += 1
