@@ -10,7 +10,11 @@ this returns (a log of rows, the final phases, optionally every phase) into the 
 ``ShotResult``; the formulas are documented there and in ``contact_time``/``contacts``.
 
 Everything here is a compiled kernel (``poolgym.physics.jit``) on float64 and int64
-arrays of fixed layout, so one compilation serves every shot and table.
+arrays of fixed layout, so one compilation serves every shot and table. numba counts the
+references of every array a kernel is handed and of every row view it takes (an atomic
+increment and decrement each; about a quarter of a shot's time), so the kernels index rows
+in place (``segments[i, S_AX]``, not ``s = segments[i]``) and skip calls whose work a test
+of the caller's can rule out.
 """
 
 from __future__ import annotations
@@ -140,11 +144,11 @@ def _close_phase(B, mode, k, t, phases, count):
     """Record ball k's current phase as ending at t (if it lasted at all)."""
     if t <= B[k, T0]:
         return  # a phase replaced at the instant it began leaves nothing to draw
-    row = phases[count[C_PHASES]]
-    row[F_BALL], row[F_T0], row[F_T1], row[F_MODE] = k, B[k, T0], t, mode[k]
-    row[F_X], row[F_Y], row[F_VX], row[F_VY] = B[k, X], B[k, Y], B[k, VX], B[k, VY]
-    row[F_AX], row[F_AY] = B[k, AX], B[k, AY]
-    row[F_Z], row[F_VZ], row[F_AZ] = B[k, Z], B[k, VZ], B[k, AZ]
+    r = count[C_PHASES]
+    phases[r, F_BALL], phases[r, F_T0], phases[r, F_T1], phases[r, F_MODE] = k, B[k, T0], t, mode[k]
+    phases[r, F_X], phases[r, F_Y], phases[r, F_VX], phases[r, F_VY] = B[k, X], B[k, Y], B[k, VX], B[k, VY]
+    phases[r, F_AX], phases[r, F_AY] = B[k, AX], B[k, AY]
+    phases[r, F_Z], phases[r, F_VZ], phases[r, F_AZ] = B[k, Z], B[k, VZ], B[k, AZ]
     count[C_PHASES] += 1
 
 
@@ -366,7 +370,9 @@ def _schedule_pairs(B, mode, ver, on, k, t, only, P, times, events, count):
     else:
         xk, yk, vxk, vyk, _, _, _ = state_at(B, mode, k, t, R, spin_dec)
     axk, ayk = B[k, AX], B[k, AY]
-    zk, vzk = height_at(B, mode, k, t)
+    # height_at's values, called only for a flight: most partners are on a surface, and a
+    # call passes (and counts references to) its arrays.
+    zk, vzk = height_at(B, mode, k, t) if mode[k] == AIRBORNE else (B[k, Z], 0.0)
     azk = B[k, AZ]
     tk_end = B[k, TEND]
     reach = 2.0 * R
@@ -391,7 +397,7 @@ def _schedule_pairs(B, mode, ver, on, k, t, only, P, times, events, count):
             vxj, vyj = B[j, VX] + axj * tau, B[j, VY] + ayj * tau
             xj = B[j, X] + (B[j, VX] + 0.5 * axj * tau) * tau
             yj = B[j, Y] + (B[j, VY] + 0.5 * ayj * tau) * tau
-        zj, vzj = height_at(B, mode, j, t)
+        zj, vzj = height_at(B, mode, j, t) if mode[j] == AIRBORNE else (B[j, Z], 0.0)
         dx, dy = xj - xk, yj - yk
         dvx, dvy = vxj - vxk, vyj - vyk
         dax, day = axj - axk, ayj - ayk
@@ -413,12 +419,18 @@ def _schedule_pairs(B, mode, ver, on, k, t, only, P, times, events, count):
             _push(times, events, count, on, ver, t + tau, BALL, k, j, ver[j])
 
 
+@kernel(inline=True)
+def _clear_of_features(B, k, open_box):
+    """Whether ball k's current phase stays clear of every cushion, jaw and hole."""
+    return open_box[0] < B[k, BX0] and B[k, BX1] < open_box[1] and open_box[2] < B[k, BY0] and B[k, BY1] < open_box[3]
+
+
 @kernel()
 def _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count):
     """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole."""
+    if _clear_of_features(B, k, open_box):
+        return
     b0, b1, b2, b3 = B[k, BX0], B[k, BX1], B[k, BY0], B[k, BY1]
-    if open_box[0] < b0 and b1 < open_box[1] and open_box[2] < b2 and b3 < open_box[3]:
-        return  # the whole phase stays clear of every cushion, jaw and hole
     R = P[P_R]
     if t == B[k, T0]:
         x, y, vx, vy = B[k, X], B[k, Y], B[k, VX], B[k, VY]
@@ -428,30 +440,27 @@ def _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_bo
     horizon = B[k, TEND] - t
     best, kind, which = INF, -1, -1
     for i in range(segments.shape[0]):
-        s = segments[i]
-        if s[S_B0] > b1 or s[S_B1] < b0 or s[S_B2] > b3 or s[S_B3] < b2:
+        if segments[i, S_B0] > b1 or segments[i, S_B1] < b0 or segments[i, S_B2] > b3 or segments[i, S_B3] < b2:
             continue
-        nx, ny = s[S_NX], s[S_NY]
-        c0 = nx * (x - s[S_AX]) + ny * (y - s[S_AY]) - R
+        nx, ny = segments[i, S_NX], segments[i, S_NY]
+        c0 = nx * (x - segments[i, S_AX]) + ny * (y - segments[i, S_AY]) - R
         tau = quadratic_entry(c0, nx * vx + ny * vy, 0.5 * (nx * ax + ny * ay), min(horizon, best))
         if tau < best:
-            px = x + (vx + 0.5 * ax * tau) * tau - s[S_AX]
-            py = y + (vy + 0.5 * ay * tau) * tau - s[S_AY]
-            if 0.0 <= s[S_UX] * px + s[S_UY] * py <= s[S_LEN]:
+            px = x + (vx + 0.5 * ax * tau) * tau - segments[i, S_AX]
+            py = y + (vy + 0.5 * ay * tau) * tau - segments[i, S_AY]
+            if 0.0 <= segments[i, S_UX] * px + segments[i, S_UY] * py <= segments[i, S_LEN]:
                 best, kind, which = tau, SEGMENT, i
     for i in range(tips.shape[0]):
-        q = tips[i]
-        if q[Q_B0] > b1 or q[Q_B1] < b0 or q[Q_B2] > b3 or q[Q_B3] < b2:
+        if tips[i, Q_B0] > b1 or tips[i, Q_B1] < b0 or tips[i, Q_B2] > b3 or tips[i, Q_B3] < b2:
             continue
-        tau = point_entry(x - q[Q_X], y - q[Q_Y], vx, vy, ax, ay, R * R, min(horizon, best))
+        tau = point_entry(x - tips[i, Q_X], y - tips[i, Q_Y], vx, vy, ax, ay, R * R, min(horizon, best))
         if tau < best:
             best, kind, which = tau, TIP, i
     for i in range(holes.shape[0]):
-        h = holes[i]
-        if h[H_B0] > b1 or h[H_B1] < b0 or h[H_B2] > b3 or h[H_B3] < b2:
+        if holes[i, H_B0] > b1 or holes[i, H_B1] < b0 or holes[i, H_B2] > b3 or holes[i, H_B3] < b2:
             continue
-        r = h[H_R]
-        tau = point_entry(x - h[H_X], y - h[H_Y], vx, vy, ax, ay, r * r, min(horizon, best))
+        r = holes[i, H_R]
+        tau = point_entry(x - holes[i, H_X], y - holes[i, H_Y], vx, vy, ax, ay, r * r, min(horizon, best))
         if tau < best:
             best, kind, which = tau, HOLE, i
     if kind >= 0:
@@ -509,11 +518,10 @@ def _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, ev
     d0, d1, d2 = R + z - h, vz, -0.5 * g  # centre height above the nose edge
     best, kind, which = INF, -1, -1
     for i in range(segments.shape[0]):
-        s = segments[i]
-        if s[S_B0] > b1 or s[S_B1] < b0 or s[S_B2] > b3 or s[S_B3] < b2:
+        if segments[i, S_B0] > b1 or segments[i, S_B1] < b0 or segments[i, S_B2] > b3 or segments[i, S_B3] < b2:
             continue
-        nx, ny = s[S_NX], s[S_NY]
-        e0 = nx * (x - s[S_AX]) + ny * (y - s[S_AY]) - inset
+        nx, ny = segments[i, S_NX], segments[i, S_NY]
+        e0 = nx * (x - segments[i, S_AX]) + ny * (y - segments[i, S_AY]) - inset
         e1 = nx * vx + ny * vy
         c0 = e0 * e0 + d0 * d0 - R * R
         c1 = 2.0 * (e0 * e1 + d0 * d1)
@@ -522,15 +530,14 @@ def _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, ev
         c4 = d2 * d2
         tau = quartic_entry(c0, c1, c2, c3, c4, min(horizon, best))
         if tau < best:
-            px, py = x + vx * tau - s[S_AX], y + vy * tau - s[S_AY]
-            if 0.0 <= s[S_UX] * px + s[S_UY] * py <= s[S_LEN]:
+            px, py = x + vx * tau - segments[i, S_AX], y + vy * tau - segments[i, S_AY]
+            if 0.0 <= segments[i, S_UX] * px + segments[i, S_UY] * py <= segments[i, S_LEN]:
                 best, kind, which = tau, SEGMENT, i
     for i in range(tips.shape[0]):
-        q = tips[i]
-        if q[Q_B0] > b1 or q[Q_B1] < b0 or q[Q_B2] > b3 or q[Q_B3] < b2:
+        if tips[i, Q_B0] > b1 or tips[i, Q_B1] < b0 or tips[i, Q_B2] > b3 or tips[i, Q_B3] < b2:
             continue
         # The post's side, met by a ball whose centre is below its top ...
-        px, py = x - q[Q_X], y - q[Q_Y]
+        px, py = x - tips[i, Q_X], y - tips[i, Q_Y]
         tau = point_entry(px, py, vx, vy, 0.0, 0.0, R * R, min(horizon, best))
         if tau < best and d0 + (d1 + d2 * tau) * tau <= 0.0:
             best, kind, which = tau, TIP, i
@@ -662,7 +669,9 @@ def _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, t
             if air is not None:
                 _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count)
         else:
-            _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
+            # Checked here too: a phase clear of them (most) saves the call and its arrays.
+            if not _clear_of_features(B, k, open_box):
+                _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
         if k == cue:
             _schedule_head_string(B, ver, on, k, t, P, times, events, count)
     _schedule_pairs(B, mode, ver, on, k, t, -1, P, times, events, count)
@@ -672,9 +681,9 @@ def _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, t
 @kernel("(float64[:, ::1], int64[::1], int64, float64, int64, int64, float64, float64, float64, float64, "
         "float64)")
 def _log(log, count, kind, t, a, b, x1, y1, x2, y2, flag):
-    row = log[count[C_LOG]]
-    row[L_KIND], row[L_TIME], row[L_A], row[L_B] = kind, t, a, b
-    row[L_X1], row[L_Y1], row[L_X2], row[L_Y2], row[L_FLAG] = x1, y1, x2, y2, flag
+    r = count[C_LOG]
+    log[r, L_KIND], log[r, L_TIME], log[r, L_A], log[r, L_B] = kind, t, a, b
+    log[r, L_X1], log[r, L_Y1], log[r, L_X2], log[r, L_Y2], log[r, L_FLAG] = x1, y1, x2, y2, flag
     count[C_LOG] += 1
 
 
@@ -815,9 +824,9 @@ def _air_cushion(B, mode, ver, on, k, kind, which, t, cue, P, segments, tips, ho
     x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, t, R, P[P_SPIN_DEC])
     z, vz = height_at(B, mode, k, t)
     if kind == SEGMENT:
-        s = segments[which]
-        e = s[S_NX] * (x - s[S_AX]) + s[S_NY] * (y - s[S_AY]) - P[P_NOSE_INSET]
-        nx, ny, nz = e * s[S_NX], e * s[S_NY], R + z - P[P_NOSE_H]
+        e = (segments[which, S_NX] * (x - segments[which, S_AX]) + segments[which, S_NY] * (y - segments[which, S_AY])
+             - P[P_NOSE_INSET])
+        nx, ny, nz = e * segments[which, S_NX], e * segments[which, S_NY], R + z - P[P_NOSE_H]
         cushion = which
     else:  # the post's side, or its top corner when the centre is above it
         nx, ny, nz = x - tips[which, Q_X], y - tips[which, Q_Y], max(R + z - P[P_NOSE_H], 0.0)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from poolgym.physics.jit import kernel
 
 # The smallest positive normal double: coordinates below 2**-1024 are scaled by it first.
@@ -39,10 +41,22 @@ def _exact_product(x, y):
 
 
 @kernel()
+def _biased_exponent(x):
+    """The exponent field of the double ``x`` (0 for zero and subnormals, 2047 for inf/nan)."""
+    return (np.float64(x).view(np.int64) >> 52) & 0x7FF
+
+
+@kernel()
 def _norm(x, y, largest):
     """sqrt(x^2 + y^2) for finite x, y >= 0 with ``largest`` = max(x, y) > 2**-1024."""
-    _, exponent = math.frexp(largest)
-    scale = math.ldexp(1.0, -exponent)
+    biased = _biased_exponent(largest)
+    if 1 <= biased <= 2044:
+        # frexp's exponent is biased - 1022 for a normal number, and 2**-(biased - 1022) is
+        # a normal number too: the scale straight from its bits, without libm's calls.
+        scale = np.int64((2045 - biased) << 52).view(np.float64)
+    else:
+        _, exponent = math.frexp(largest)
+        scale = math.ldexp(1.0, -exponent)
     total, frac1, frac2 = 1.0, 0.0, 0.0
     for value in (x, y):
         value *= scale  # lossless
@@ -72,7 +86,10 @@ def hypot(x, y):
         return math.nan
     if largest == 0.0:
         return largest
-    _, exponent = math.frexp(largest)
+    if _biased_exponent(largest) == 0:  # subnormal: frexp tells the smallest ones apart
+        _, exponent = math.frexp(largest)
+    else:
+        exponent = 0
     if exponent < -1023:  # 2**-exponent would overflow: bring subnormals up first
         return _DBL_MIN * _norm(x / _DBL_MIN, y / _DBL_MIN, largest / _DBL_MIN)
     return _norm(x, y, largest)

@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 
 import poolgym
-from poolgym.physics import hypot as _compiled  # noqa: F401  (the kernels' cache is complete here)
+from poolgym.physics import hypot as _compiled  # the kernels' cache is complete here
 
 PACKAGE = Path(poolgym.__file__).resolve().parent
 # A small kernel compiled at import (it has a signature): the damaged entry of each test.
-ENTRY = f"hypot.hypot-64.py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+# numba names an entry by the kernel's first source line (its decorator's).
+ENTRY = (f"hypot.hypot-{_compiled.hypot.py_func.__code__.co_firstlineno}.py{sys.version_info[0]}"
+         f"{sys.version_info[1]}{getattr(sys, 'abiflags', '')}")
 SHOT = ("from poolgym.physics import Shot, Simulator\n"
         "from poolgym.table import Table\n"
         "r = Simulator(Table.preset('9ft')).simulate({0: (0.5, 0.6), 1: (1.5, 0.6)}, Shot(speed=2.0, angle_deg=0.0))\n"

@@ -106,7 +106,10 @@ def test_hypot_is_cpythons_to_the_last_bit():
         assert hypot(x, y) == math.hypot(x, y), (x, y)
     tiny = 5e-324  # subnormals, zeros, infinities and NaN take their own branches
     for x, y in [(0.0, 0.0), (-3.0, 0.0), (3.0, 4.0), (tiny, tiny), (3 * tiny, 1e-310), (1e308, 1e308),
-                 (math.inf, math.nan), (-math.inf, 1.0), (1.0, math.nan)]:
+                 (math.inf, math.nan), (-math.inf, 1.0), (1.0, math.nan),
+                 # the ends of the scale read from the exponent's bits, and past them frexp's
+                 (2.0 ** 1021 * 1.5, 2.0 ** 1020), (2.0 ** 1022, 3.0), (2.0 ** 1023 * 1.75, 1e300),
+                 (2.0 ** -1022, 2.0 ** -1023), (2.0 ** -1023 * 1.5, 0.0), (2.0 ** -1024 * 1.25, tiny)]:
         expected = math.hypot(x, y)
         assert hypot(x, y) == expected or (math.isnan(expected) and math.isnan(hypot(x, y)))
 
