@@ -285,7 +285,7 @@ def _sift_up(times, events, i):
         i = parent
 
 
-@kernel("(float64[::1], int64[:, ::1], int64, int64)")
+@kernel("(float64[::1], int64[:, ::1], int64, int64)", inline=True)
 def _sift_down(times, events, i, size):
     while True:
         first = i
@@ -300,7 +300,7 @@ def _sift_down(times, events, i, size):
         i = first
 
 
-@kernel()
+@kernel(inline=True)
 def _is_current(events, i, on, ver):
     """Whether queued event i still applies: its balls are on the table, in the phases it
     was computed for."""
@@ -429,7 +429,7 @@ def _clear_of_features(B, k, open_box):
 def _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count):
     """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole."""
     if _clear_of_features(B, k, open_box):
-        return
+        return  # the whole phase stays clear of every cushion, jaw and hole
     b0, b1, b2, b3 = B[k, BX0], B[k, BX1], B[k, BY0], B[k, BY1]
     R = P[P_R]
     if t == B[k, T0]:
@@ -653,25 +653,42 @@ def _schedule_head_string(B, ver, on, k, after, P, times, events, count):
         _push(times, events, count, on, ver, B[k, T0] + first, HEAD, k, -1, 0)
 
 
+@kernel(inline=True)
+def _on_bed(B, mode, k):
+    """Whether ball k is on the bed: not flying and not on a rail top."""
+    return mode[k] != AIRBORNE and not B[k, Z] > 0.0
+
+
+@kernel(inline=True)
+def _schedule_on_bed(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count):
+    """``_schedule`` for a ball on the bed (``_on_bed``), inlined where it is frequent."""
+    if mode[k] != STILL:
+        _push(times, events, count, on, ver, B[k, TEND], TRANSITION, k, -1, 0)
+        # Checked here too: a phase clear of them (most) saves the call and its arrays.
+        if not _clear_of_features(B, k, open_box):
+            _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
+        if k == cue:
+            _schedule_head_string(B, ver, on, k, t, P, times, events, count)
+    _schedule_pairs(B, mode, ver, on, k, t, -1, P, times, events, count)
+
+
 @kernel()
 def _schedule(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count, air):
     """Queue every event ball k may take part in from time t on its current phase. ``air``
     as ``run_shot``'s: in the level core no ball flies or rides a rail top, and the
     scheduling of those is not compiled there."""
+    if _on_bed(B, mode, k):
+        _schedule_on_bed(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open_box, times, events, count)
+        return
     if mode[k] == AIRBORNE:
         if air is not None:
             _schedule_flight(B, mode, ver, on, k, t, P, segments, tips, holes, times, events, count)
             if k == cue:
                 _schedule_head_string(B, ver, on, k, t, P, times, events, count)
-    elif mode[k] != STILL:
+    elif mode[k] != STILL:  # on a rail top
         _push(times, events, count, on, ver, B[k, TEND], TRANSITION, k, -1, 0)
-        if B[k, Z] > 0.0:
-            if air is not None:
-                _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count)
-        else:
-            # Checked here too: a phase clear of them (most) saves the call and its arrays.
-            if not _clear_of_features(B, k, open_box):
-                _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
+        if air is not None:
+            _schedule_rail(B, mode, ver, on, k, t, P, holes, times, events, count)
         if k == cue:
             _schedule_head_string(B, ver, on, k, t, P, times, events, count)
     _schedule_pairs(B, mode, ver, on, k, t, -1, P, times, events, count)
@@ -924,7 +941,13 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             # on round-off. A rolling phase ends with the ball stopped.
             _set_phase(B, mode, ver, k, time, x, y, vx, vy, wx, wy, wz, mode[k] == SLIDING, P, record,
                        phases, count, B[k, Z])
-            _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count, air)
+            # The most frequent event: its scheduling inlined for a ball on the bed.
+            if _on_bed(B, mode, k):
+                _schedule_on_bed(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events,
+                                 count)
+            else:
+                _schedule(B, mode, ver, on, k, time, cue, P, segments, tips, holes, open_box, times, events, count,
+                          air)
         elif kind == BALL:
             if mode[k] == AIRBORNE or mode[other] == AIRBORNE or B[k, Z] != B[other, Z]:
                 if air is None:
