@@ -386,6 +386,21 @@ def test_rules_judging_times_the_moves_a_batched_env_judged():
     assert int(line.rsplit("over ", 1)[1].split()[0]) >= 6  # two tables, three steps: a move each at least
 
 
+def test_event_loop_shots_replays_the_shots_a_batched_env_played_to_the_same_digest():
+    first, second = (_run_script(ROOT / "benchmarks" / "event_loop_shots.py", "2", "3", "2").strip().splitlines()[-1]
+                     for _ in range(2))
+    assert first.startswith(f"{ROOT}: ") and "us CPU per shot (best of 2 rounds over" in first
+    assert int(first.split("over ", 1)[1].split()[0]) >= 6  # two tables, three steps: a shot each at least
+    assert first.rsplit("digest ", 1)[1] == second.rsplit("digest ", 1)[1]  # the same shots, the same bits
+
+
+def test_event_loop_shots_times_the_lookahead_env_to_the_same_digest():
+    first, second = (_run_script(ROOT / "benchmarks" / "event_loop_shots.py", "2", "2", "1",
+                                 "--lookahead").strip().splitlines()[-1] for _ in range(2))
+    assert first.startswith(f"{ROOT}: lookahead env ") and "table steps per CPU second (2 tables, 2 steps)" in first
+    assert first.rsplit("digest ", 1)[1] == second.rsplit("digest ", 1)[1]
+
+
 def test_recipe_training_split_times_the_rollouts_and_the_updates():
     # One rollout of the recipe's 32 tables x 64 steps, then its update.
     out = _run_script(ROOT / "benchmarks" / "recipe_training_split.py", "2048")
