@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 import poolgym
-from poolgym.agents.tools.speed_compare import random_actions
+from poolgym.agents.tools.speed_compare import masked_random_steps, random_actions
 from poolgym.physics import batch, contact_time, contacts, event_core, frozen, hypot, simulator
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -73,11 +73,7 @@ def recording(*arguments):
 
 
 simulator.play_layouts = recording
-env = gym.make_vec("poolgym/NineBall-v1", num_envs=N, action_mode="choice_discrete")
-env.reset(seed=0)
-rng = np.random.default_rng(0)
-for _ in range(STEPS):
-    env.step(random_actions(env.action_space, env.action_masks(), rng, env.single_action_space.nvec))
+masked_random_steps(N, STEPS)
 simulator.play_layouts = play
 shots = sum(int(arguments[-1].sum()) for arguments in calls)
 

@@ -10,11 +10,8 @@ the two trees play the same."""
 import sys
 import time
 
-import gymnasium as gym
-import numpy as np
-
 import poolgym
-from poolgym.agents.tools.speed_compare import random_actions
+from poolgym.agents.tools.speed_compare import masked_random_steps
 from poolgym.rules.base import Ruleset
 
 N, STEPS, ROUNDS = (int(a) for a in (sys.argv[1:] or ["32", "100", "7"]))
@@ -27,11 +24,7 @@ def recording(self, state, call, events, simulated=False):
 
 
 Ruleset.apply_shot = recording
-env = gym.make_vec("poolgym/NineBall-v1", num_envs=N, action_mode="choice_discrete")
-env.reset(seed=0)
-rng = np.random.default_rng(0)
-for _ in range(STEPS):
-    env.step(random_actions(env.action_space, env.action_masks(), rng, env.single_action_space.nvec))
+masked_random_steps(N, STEPS)
 Ruleset.apply_shot = judge
 best = float("inf")
 for _ in range(ROUNDS):

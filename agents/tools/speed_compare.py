@@ -69,6 +69,21 @@ def random_actions(space, masks, rng, nvec=None):
     return np.array([[rng.choice(np.flatnonzero(p)) for p in np.split(m, cuts)] for m in masks], space.dtype)
 
 
+def masked_random_steps(num_envs: int, steps: int, seed: int = 0) -> None:
+    """Step ``gym.make_vec("poolgym/NineBall-v1", num_envs, action_mode="choice_discrete")``,
+    reset with ``seed``, ``steps`` times with masked random actions from ``default_rng(seed)``:
+    the play the benchmarks record a step's parts from."""
+    import gymnasium as gym
+    import numpy as np
+
+    env = gym.make_vec("poolgym/NineBall-v1", num_envs=num_envs, action_mode="choice_discrete")
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        env.step(random_actions(env.action_space, env.action_masks(), rng, env.single_action_space.nvec))
+    env.close()
+
+
 def time_kind(kind: str, env_id: str, mode: str, num_envs: int, steps: int, seed: int = 0,
               num_threads: int | None = None, num_workers: int | None = None) -> tuple[float, float]:
     """Table steps per second of ``kind`` ("single": one ``gym.make`` env stepped
