@@ -427,9 +427,9 @@ def _clear_of_features(B, k, open_box):
 
 @kernel()
 def _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count):
-    """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole."""
-    if _clear_of_features(B, k, open_box):
-        return  # the whole phase stays clear of every cushion, jaw and hole
+    """Queue ball k's first contact with a cushion segment, a jaw tip or a pocket hole.
+    A phase clear of them all (``_clear_of_features``) finds none: the frequent caller
+    tests that first and skips the call."""
     b0, b1, b2, b3 = B[k, BX0], B[k, BX1], B[k, BY0], B[k, BY1]
     R = P[P_R]
     if t == B[k, T0]:
@@ -664,7 +664,7 @@ def _schedule_on_bed(B, mode, ver, on, k, t, cue, P, segments, tips, holes, open
     """``_schedule`` for a ball on the bed (``_on_bed``), inlined where it is frequent."""
     if mode[k] != STILL:
         _push(times, events, count, on, ver, B[k, TEND], TRANSITION, k, -1, 0)
-        # Checked here too: a phase clear of them (most) saves the call and its arrays.
+        # A phase clear of every cushion, jaw and hole (most) saves the call and its arrays.
         if not _clear_of_features(B, k, open_box):
             _schedule_cushions(B, mode, ver, on, k, t, P, segments, tips, holes, open_box, times, events, count)
         if k == cue:

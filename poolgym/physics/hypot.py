@@ -86,10 +86,8 @@ def hypot(x, y):
         return math.nan
     if largest == 0.0:
         return largest
-    if _biased_exponent(largest) == 0:  # subnormal: frexp tells the smallest ones apart
-        _, exponent = math.frexp(largest)
-    else:
-        exponent = 0
-    if exponent < -1023:  # 2**-exponent would overflow: bring subnormals up first
+    # 2**-exponent would overflow for the smallest subnormals: bring them up first (frexp
+    # only for a subnormal, whose exponent field is 0).
+    if _biased_exponent(largest) == 0 and math.frexp(largest)[1] < -1023:
         return _DBL_MIN * _norm(x / _DBL_MIN, y / _DBL_MIN, largest / _DBL_MIN)
     return _norm(x, y, largest)
