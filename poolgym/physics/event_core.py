@@ -12,9 +12,10 @@ this returns (a log of rows, the final phases, optionally every phase) into the 
 Everything here is a compiled kernel (``poolgym.physics.jit``) on float64 and int64
 arrays of fixed layout, so one compilation serves every shot and table. numba counts the
 references of every array a kernel is handed and of every row view it takes (an atomic
-increment and decrement each; about a quarter of a shot's time), so the kernels index rows
-in place (``segments[i, S_AX]``, not ``s = segments[i]``) and skip calls whose work a test
-of the caller's can rule out.
+increment and decrement each; about a quarter of a shot's time), so ``run_shot`` hands its
+calls borrowed views (``poolgym.physics.borrow``), which are not counted, and the kernels
+index rows in place (``segments[i, S_AX]``, not ``s = segments[i]``) and skip calls whose
+work a test of the caller's can rule out.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import math
 import numpy as np
 
 from poolgym.physics.contact_time import INF, point_entry, quadratic_entry, quartic_entry
+from poolgym.physics.borrow import alive, borrowed
 from poolgym.physics.contacts import ball_ball_impulse, ball_ball_impulse_3d, cushion_impulse, surface_impulse
 from poolgym.physics.hypot import hypot
 from poolgym.physics.jit import compile_later, kernel
@@ -896,26 +898,36 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
     """
     n = x0.shape[0]
     R, spin_dec = P[P_R], P[P_SPIN_DEC]
-    B = np.zeros((n, BALL_COLUMNS))
+    # Every call below gets borrowed views (no reference counting) of the arguments and of
+    # the arrays made here. Those this returns stay alive to the return; the others (modes,
+    # versions, the heap) are named in ``alive`` before each return, or numba would free
+    # them after their last use by name, here.
+    ball_table = np.zeros((n, BALL_COLUMNS))
+    on_table = np.ones(n, np.bool_)
+    counters = np.zeros(4, np.int64)
+    log_rows = np.empty((64, LOG_COLUMNS))
+    phase_rows = np.empty((64 if record else 0, PHASE_COLUMNS))
+    modes = np.full(n, STILL, np.int64)
+    versions = np.zeros(n, np.int64)
+    heap_times = np.empty(_HEAP_SLOTS)
+    heap_events = np.empty((_HEAP_SLOTS, 6), np.int64)
+    B, on, count, log, phases = (borrowed(ball_table), borrowed(on_table), borrowed(counters),
+                                 borrowed(log_rows), borrowed(phase_rows))
+    mode, ver, times, events = borrowed(modes), borrowed(versions), borrowed(heap_times), borrowed(heap_events)
+    x0, y0, strike, P, frozen = borrowed(x0), borrowed(y0), borrowed(strike), borrowed(P), borrowed(frozen)
+    segments, tips, holes, open_box = borrowed(segments), borrowed(tips), borrowed(holes), borrowed(open_box)
     for k in range(n):
         B[k, X] = B[k, BX0] = B[k, BX1] = x0[k]
         B[k, Y] = B[k, BY0] = B[k, BY1] = y0[k]
         B[k, TEND] = INF
-    mode = np.full(n, STILL, np.int64)
-    ver = np.zeros(n, np.int64)
-    on = np.ones(n, np.bool_)
-    times = np.empty(_HEAP_SLOTS)
-    events = np.empty((_HEAP_SLOTS, 6), np.int64)
-    count = np.zeros(4, np.int64)
-    log = np.empty((64, LOG_COLUMNS))
-    phases = np.empty((64 if record else 0, PHASE_COLUMNS))
     n_segments = segments.shape[0]
 
     if strike[5] == 0.0:
         _set_phase(B, mode, ver, cue, 0.0, x0[cue], y0[cue], strike[0], strike[1], strike[2], strike[3],
                    strike[4], False, P, record, phases, count, 0.0)
     elif air is None:
-        return AIRBORNE_SHOT, B, on, log, phases, count, 0.0, 0.0
+        alive((modes, versions, heap_times, heap_events))
+        return AIRBORNE_SHOT, ball_table, on_table, log_rows, phase_rows, counters, 0.0, 0.0
     else:
         _resume(B, mode, ver, cue, 0.0, x0[cue], y0[cue], 0.0, strike[0], strike[1], strike[5], strike[2],
                 strike[3], strike[4], 0.0, P, record, phases, count)
@@ -928,13 +940,17 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             continue
         processed += 1
         if processed > max_events:
-            return TOO_MANY_EVENTS, B, on, log, phases, count, now, now
+            alive((modes, versions, heap_times, heap_events))
+            return TOO_MANY_EVENTS, ball_table, on_table, log_rows, phase_rows, counters, now, now
         time, kind, k, other = times[e], events[e, E_KIND], events[e, E_K], events[e, E_OTHER]
         now = time
         # Each event writes at most one log row and closes at most two phases.
-        log = _grown(log, count[C_LOG], 1)
-        if record:
-            phases = _grown(phases, count[C_PHASES], 2)
+        if count[C_LOG] + 1 > log.shape[0]:
+            log_rows = _grown(log_rows, count[C_LOG], 1)
+            log = borrowed(log_rows)
+        if record and count[C_PHASES] + 2 > phases.shape[0]:
+            phase_rows = _grown(phase_rows, count[C_PHASES], 2)
+            phases = borrowed(phase_rows)
         if kind == TRANSITION:
             x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, time, R, spin_dec)
             # Slip ends exactly at the end of a sliding phase: roll from there, never re-slide
@@ -951,7 +967,8 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
         elif kind == BALL:
             if mode[k] == AIRBORNE or mode[other] == AIRBORNE or B[k, Z] != B[other, Z]:
                 if air is None:
-                    return AIRBORNE_SHOT, B, on, log, phases, count, now, now
+                    alive((modes, versions, heap_times, heap_events))
+                    return AIRBORNE_SHOT, ball_table, on_table, log_rows, phase_rows, counters, now, now
                 _ball_ball_3d(B, mode, ver, on, k, other, time, cue, P, segments, tips, holes, open_box,
                               times, events, count, log, record, phases, air)
             else:
@@ -960,7 +977,8 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
         elif kind == SEGMENT or kind == TIP:
             if mode[k] == AIRBORNE:
                 if air is None:
-                    return AIRBORNE_SHOT, B, on, log, phases, count, now, now
+                    alive((modes, versions, heap_times, heap_events))
+                    return AIRBORNE_SHOT, ball_table, on_table, log_rows, phase_rows, counters, now, now
                 _air_cushion(B, mode, ver, on, k, kind, other, time, cue, P, segments, tips, holes, open_box,
                              times, events, count, log, record, phases, n_segments, air)
             else:
@@ -978,7 +996,8 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             _log(log, count, HEAD, time, k, -1, x, y, 0.0, 0.0, 1.0 if vx > 0.0 else 0.0)
             _schedule_head_string(B, ver, on, k, time, P, times, events, count)
         elif air is None:  # LAND or RAIL: only a ball that left the bed meets them
-            return AIRBORNE_SHOT, B, on, log, phases, count, now, now
+            alive((modes, versions, heap_times, heap_events))
+            return AIRBORNE_SHOT, ball_table, on_table, log_rows, phase_rows, counters, now, now
         else:  # LAND or RAIL
             x, y, vx, vy, wx, wy, wz = state_at(B, mode, k, time, R, spin_dec)
             z, vz = height_at(B, mode, k, time)
@@ -1007,17 +1026,20 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
         if on[k]:
             duration = max(duration, B[k, T0] + max(0.0, abs(B[k, WZ]) - P[P_REST_SPIN]) / spin_dec)
     if record:
-        phases = _grown(phases, count[C_PHASES], n)
+        phase_rows = _grown(phase_rows, count[C_PHASES], n)
+        phases = borrowed(phase_rows)
         for k in range(n):
             if on[k]:
                 _close_phase(B, mode, k, duration, phases, count)
     # A ball at rest on a rail top is off the table (WPA 8.5).
-    log = _grown(log, count[C_LOG], n)
+    log_rows = _grown(log_rows, count[C_LOG], n)
+    log = borrowed(log_rows)
     for k in range(n):
         if on[k] and B[k, Z] > 0.0:
             on[k] = False
             _log(log, count, OFF, duration, k, -1, B[k, X], B[k, Y], 0.0, 0.0, B[k, Z])
-    return DONE, B, on, log, phases, count, now, duration
+    alive((modes, versions, heap_times, heap_events))
+    return DONE, ball_table, on_table, log_rows, phase_rows, counters, now, duration
 
 
 def airborne_core() -> None:

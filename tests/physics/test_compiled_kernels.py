@@ -290,6 +290,65 @@ def test_the_level_core_plays_level_shots_as_the_airborne_core_to_the_last_bit()
     assert events > 0
 
 
+def played_cases_digest() -> dict:
+    """``run_shot`` on 9-ball and 15-ball breaks, random level shots, elevated (jump) shots
+    and hard shots into 15 balls on a 1 m table (logs of over 64 rows), recorded or not: a
+    digest of every returned array's bytes, the largest log and phase counts, and how many
+    shots flew."""
+    import dataclasses
+    import hashlib
+
+    from poolgym.agents.tools import bench
+    from poolgym.physics import Shot, Simulator
+    from poolgym.physics.invariants import random_layout, random_shot
+    from poolgym.table import Table
+
+    core.airborne_core()
+    rng = np.random.default_rng(23)
+    sim = Simulator(Table.preset("9ft"))
+    small = Simulator(dataclasses.replace(Table.preset("7ft"), length=1.0, width=0.5))
+    rack = dict(bench.rack_start(sim.table))
+    fifteen = {0: rack[0], **dict(enumerate(sim.table.rack_positions((1, 2, 3, 4, 5)), start=1))}
+    cases = [(sim, layout, Shot(speed=speed, angle_deg=bench.aim_deg(layout[0], layout[1])), record)
+             for layout in (rack, fifteen) for speed in (6.0, 10.0, 14.0) for record in (False, True)]
+    for _ in range(30):
+        cases.append((sim, random_layout(sim.table, int(rng.integers(1, 16)), rng),
+                      random_shot(rng, max_speed=12.0), bool(rng.uniform() < 0.5)))
+    for _ in range(10):
+        cases.append((sim, random_layout(sim.table, int(rng.integers(2, 16)), rng),
+                      Shot(speed=float(rng.uniform(3.0, 8.0)), angle_deg=float(rng.uniform(-180.0, 180.0)),
+                           elevation_deg=float(rng.uniform(20.0, 60.0))), True))
+    for i in range(20):
+        cases.append((small, random_layout(small.table, 15, rng),
+                      Shot(speed=15.0, angle_deg=float(rng.uniform(-180.0, 180.0))), i % 2 == 0))
+    digest, most_log, most_phases, flew = hashlib.sha256(), 0, 0, 0
+    for simulator, layout, shot, record in cases:
+        played = _played(core.run_shot(*_core_args(simulator, layout, shot, record), True))
+        for part in played:
+            digest.update(repr(part).encode())
+        counts = np.frombuffer(played[5], np.int64)
+        most_log, most_phases = max(most_log, int(counts[core.C_LOG])), max(most_phases, int(counts[core.C_PHASES]))
+        phases = np.frombuffer(played[4]).reshape(-1, core.PHASE_COLUMNS)
+        flew += bool((phases[:, core.F_MODE] == core.AIRBORNE).any())
+    return {"digest": digest.hexdigest(), "most_log": most_log, "most_phases": most_phases, "flew": flew}
+
+
+def test_the_event_loops_borrowed_views_never_outlive_their_arrays():
+    """``run_shot`` hands its calls borrowed views (``poolgym.physics.borrow``) of arrays it
+    owns. A process whose freed memory glibc overwrites at once (``MALLOC_PERTURB_``) plays
+    the same shots to the last bit as this one: no view is read after its array is freed,
+    including a log and a phase table grown past their first 64 rows and shots that fly."""
+    here = played_cases_digest()
+    assert here["most_log"] > 64 and here["most_phases"] > 64 and here["flew"] > 0
+    env = {**os.environ, "MALLOC_PERTURB_": "165"}
+    script = "import json; from tests.physics.test_compiled_kernels import played_cases_digest as p; " \
+             "print(json.dumps(p()))"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    perturbed = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True,
+                               check=True, timeout=600)
+    assert json.loads(perturbed.stdout.strip().splitlines()[-1]) == here
+
+
 _LEVEL_THEN_JUMP = """
 import json
 from poolgym.physics import Shot, Simulator, event_core
