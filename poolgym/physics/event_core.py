@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from poolgym.physics.contact_time import INF, point_entry, quadratic_entry, quartic_entry
 from poolgym.physics.borrow import alive, borrowed
+from poolgym.physics.contact_time import INF, point_entry, quadratic_entry, quartic_entry
 from poolgym.physics.contacts import ball_ball_impulse, ball_ball_impulse_3d, cushion_impulse, surface_impulse
 from poolgym.physics.hypot import hypot
 from poolgym.physics.jit import compile_later, kernel
