@@ -944,7 +944,8 @@ def run_shot(x0, y0, cue, strike, P, segments, tips, holes, open_box, frozen, ma
             return TOO_MANY_EVENTS, ball_table, on_table, log_rows, phase_rows, counters, now, now
         time, kind, k, other = times[e], events[e, E_KIND], events[e, E_K], events[e, E_OTHER]
         now = time
-        # Each event writes at most one log row and closes at most two phases.
+        # Each event writes at most one log row and closes at most two phases. Room is
+        # checked here, so that only a growth hands ``_grown`` an owned (counted) array.
         if count[C_LOG] + 1 > log.shape[0]:
             log_rows = _grown(log_rows, count[C_LOG], 1)
             log = borrowed(log_rows)

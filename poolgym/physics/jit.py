@@ -40,8 +40,7 @@ from numba.core import caching
 
 # The modules whose functions are compiled; each kernel's cache is valid for this source.
 KERNEL_MODULES = ("contact_time.py", "contacts.py", "event_core.py", "hypot.py", "pot_geometry.py", "frozen.py",
-                  "batch.py", "strikes.py", "stroke_summary.py",
-                  "borrow.py")
+                  "batch.py", "strikes.py", "stroke_summary.py", "borrow.py")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
